@@ -1,0 +1,374 @@
+// Command localcluster runs the local control plane (kube-apiserver + etcd + Kueue CRDs +
+// fake HyperPod nodes, see internal/localcluster) in the background, for `make cluster-up`
+// and `make cluster-down`.
+//
+//	localcluster up    [--dir .cache/localcluster] [--assets DIR]  start it detached, wait until it answers
+//	localcluster down  [--dir .cache/localcluster]                 stop it (idempotent)
+//	localcluster serve [--dir .cache/localcluster] [--assets DIR]  run it in the foreground until SIGTERM/SIGINT
+//
+// The work directory holds kubeconfig, localcluster.pid, localcluster.log and the
+// control plane logs.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
+)
+
+const (
+	pidFile = "localcluster.pid"
+	logFile = "localcluster.log"
+
+	upTimeout   = 120 * time.Second
+	downTimeout = 30 * time.Second
+)
+
+func main() {
+	log := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "localcluster: "+format+"\n", args...) }
+	if len(os.Args) < 2 {
+		usage()
+		os.Exit(2)
+	}
+	cmd := os.Args[1]
+	fs := flag.NewFlagSet("localcluster "+cmd, flag.ExitOnError)
+	dir := fs.String("dir", ".cache/localcluster", "work directory (kubeconfig, pid file, logs)")
+	assets := fs.String("assets", "", "directory holding kube-apiserver, etcd and crds/ (default: as scripts/controlplane-assets.sh, $"+localcluster.EnvAssetsDir+")")
+	_ = fs.Parse(os.Args[2:])
+	if fs.NArg() > 0 {
+		log("unexpected arguments: %v", fs.Args())
+		os.Exit(2)
+	}
+	abs, err := filepath.Abs(*dir)
+	if err != nil {
+		log("%v", err)
+		os.Exit(1)
+	}
+
+	switch cmd {
+	case "up":
+		err = up(abs, *assets)
+	case "serve":
+		err = serve(abs, *assets)
+	case "down":
+		err = down(abs)
+	case "-h", "--help", "help":
+		usage()
+		return
+	default:
+		usage()
+		os.Exit(2)
+	}
+	if err != nil {
+		log("%v", err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, `usage: localcluster up|down|serve [--dir DIR] [--assets DIR]
+  up     start the local control plane in the background and wait until it answers
+  down   stop it (does nothing when it is not running)
+  serve  run it in the foreground until SIGTERM or SIGINT`)
+}
+
+func resolveAssets(flagValue string) (string, error) {
+	if flagValue == "" {
+		return localcluster.AssetsDirFromEnv()
+	}
+	abs, err := filepath.Abs(flagValue)
+	if err != nil {
+		return "", err
+	}
+	return abs, localcluster.CheckAssets(abs)
+}
+
+// up starts `serve` as a detached child (its own session) and waits until the API server
+// answers through the kubeconfig it writes.
+func up(dir, assetsFlag string) error {
+	kubeconfig := filepath.Join(dir, localcluster.KubeconfigFile)
+	if pid, alive := runningPID(dir); alive {
+		// Running, or still starting (another `up`): wait for it either way.
+		if err := waitReady(kubeconfig, upTimeout, nil); err != nil {
+			return fmt.Errorf("a localcluster (pid %d) runs in %s but its API server does not answer: %w\n"+
+				"run `make cluster-down` (or `localcluster down --dir %s`) and try again%s",
+				pid, dir, err, dir, logTail(dir))
+		}
+		fmt.Printf("local control plane already running (pid %d)\n", pid)
+		printUsage(dir)
+		return nil
+	}
+
+	assets, err := resolveAssets(assetsFlag)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	_ = os.Remove(filepath.Join(dir, pidFile))
+	_ = os.Remove(kubeconfig)
+
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	logPath := filepath.Join(dir, logFile)
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	child := exec.Command(self, "serve", "--dir", dir, "--assets", assets)
+	child.Stdout, child.Stderr = logf, logf
+	child.Dir = dir
+	// A new session: the cluster outlives this command and ignores the terminal's signals.
+	child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	fmt.Fprintf(os.Stderr, "localcluster: starting kube-apiserver and etcd from %s (log %s)\n", assets, logPath)
+	start := time.Now()
+	if err := child.Start(); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = child.Wait(); close(done) }()
+
+	if err := waitReady(kubeconfig, upTimeout, done); err != nil {
+		select {
+		case <-done:
+			err = fmt.Errorf("%w (%v)", err, waitErr)
+		default: // still starting: stop it rather than leave a half-started cluster behind
+			_ = child.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-done:
+			case <-time.After(downTimeout):
+				_ = child.Process.Kill()
+			}
+		}
+		return fmt.Errorf("the local control plane did not come up: %w%s", err, logTail(dir))
+	}
+	fmt.Printf("local control plane is up after %s (pid %d)\n", time.Since(start).Round(100*time.Millisecond), child.Process.Pid)
+	printUsage(dir)
+	// Leave the child running: it is in its own session and is reparented when we exit.
+	return child.Process.Release()
+}
+
+func printUsage(dir string) {
+	kubeconfig := filepath.Join(dir, localcluster.KubeconfigFile)
+	if cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig); err == nil {
+		fmt.Printf("  API server:  %s\n", cfg.Host)
+	}
+	fmt.Printf("  kubeconfig:  %s\n  logs:        %s\n\n", kubeconfig, filepath.Join(dir, logFile))
+	fmt.Printf("  export KUBE_CONFIG_PATH=%s\n", kubeconfig)
+	if _, err := exec.LookPath("kubectl"); err == nil {
+		fmt.Printf("  kubectl --kubeconfig %s get nodes -L %s\n", kubeconfig, localcluster.LabelInstanceType)
+	}
+	fmt.Printf("  make cluster-down   # stop it\n")
+}
+
+// waitReady polls until kubeconfig exists and the API server answers /readyz. It gives up
+// early when exited is closed (the server process ended).
+func waitReady(kubeconfig string, timeout time.Duration, exited <-chan struct{}) error {
+	deadline := time.Now().Add(timeout)
+	last := errors.New("no kubeconfig yet")
+	for {
+		if err := ping(kubeconfig); err == nil {
+			return nil
+		} else {
+			last = err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("timed out after %s: %w", timeout, last)
+		}
+		select {
+		case <-exited:
+			return errors.New("the server process ended")
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func ping(kubeconfig string) error {
+	if _, err := os.Stat(kubeconfig); err != nil {
+		return err
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return err
+	}
+	cfg.Timeout = 3 * time.Second
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_, err = cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+	return err
+}
+
+// serve runs the cluster until SIGTERM or SIGINT.
+func serve(dir, assetsFlag string) error {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if pid, alive := runningPID(dir); alive && pid != os.Getpid() {
+		return fmt.Errorf("another localcluster (pid %d) already serves %s", pid, dir)
+	}
+	pidPath := filepath.Join(dir, pidFile)
+	if err := os.WriteFile(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		return err
+	}
+	defer os.Remove(pidPath)
+
+	assets, err := resolveAssets(assetsFlag)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	fmt.Fprintf(os.Stderr, "%s starting the local control plane from %s\n", stamp(), assets)
+	cluster, err := localcluster.Start(ctx, localcluster.Options{AssetsDir: assets, WorkDir: dir})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "%s ready after %s: %s, kubeconfig %s\n", stamp(), time.Since(start).Round(100*time.Millisecond), cluster.Host, cluster.KubeconfigPath)
+	<-ctx.Done()
+	fmt.Fprintf(os.Stderr, "%s stopping\n", stamp())
+	if err := cluster.Stop(); err != nil { // also removes the kubeconfig
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "%s stopped\n", stamp())
+	return nil
+}
+
+func stamp() string { return time.Now().Format(time.RFC3339) }
+
+// down stops the serve process: SIGTERM, then SIGKILL (with the control plane processes
+// it started) after 30 s.
+func down(dir string) error {
+	pid, alive := runningPID(dir)
+	if !alive {
+		fmt.Fprintf(os.Stderr, "localcluster: not running in %s\n", dir)
+		_ = os.Remove(filepath.Join(dir, pidFile))
+		_ = os.Remove(filepath.Join(dir, localcluster.KubeconfigFile))
+		return nil
+	}
+	fmt.Fprintf(os.Stderr, "localcluster: stopping pid %d\n", pid)
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return err
+	}
+	deadline := time.Now().Add(downTimeout)
+	for processAlive(pid) && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	if processAlive(pid) {
+		fmt.Fprintf(os.Stderr, "localcluster: pid %d still running after %s; killing it and its control plane\n", pid, downTimeout)
+		// envtest starts etcd and kube-apiserver in their own process groups: kill them by pid.
+		for _, child := range childPIDs(pid) {
+			_ = syscall.Kill(child, syscall.SIGKILL)
+		}
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		for i := 0; i < 50 && processAlive(pid); i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	_ = os.Remove(filepath.Join(dir, pidFile))
+	_ = os.Remove(filepath.Join(dir, localcluster.KubeconfigFile))
+	fmt.Fprintln(os.Stderr, "localcluster: stopped")
+	return nil
+}
+
+// runningPID reads the pid file and reports whether that process is alive and is a
+// localcluster serve process (not a recycled pid).
+func runningPID(dir string) (int, bool) {
+	data, err := os.ReadFile(filepath.Join(dir, pidFile))
+	if err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	if !processAlive(pid) {
+		return pid, false
+	}
+	if cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil {
+		args := strings.Split(string(cmdline), "\x00")
+		if len(args) < 2 || args[1] != "serve" {
+			return pid, false
+		}
+	}
+	return pid, true
+}
+
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	if err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	// A zombie is not alive for our purposes.
+	if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		if f := procStatFields(string(stat)); len(f) > 0 && f[0] == "Z" {
+			return false
+		}
+	}
+	return true
+}
+
+// procStatFields returns the fields of /proc/<pid>/stat after the command name
+// (state, ppid, ...).
+func procStatFields(stat string) []string {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(stat[i+1:])
+}
+
+// childPIDs lists the direct children of pid (Linux /proc; empty elsewhere).
+func childPIDs(pid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		if f := procStatFields(string(stat)); len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+func logTail(dir string) string {
+	path := filepath.Join(dir, logFile)
+	tail := localcluster.TailFile(path, 30)
+	if tail == "" {
+		return ""
+	}
+	return fmt.Sprintf("\n--- last lines of %s ---\n%s", path, tail)
+}

@@ -1,0 +1,142 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/flowcontrol"
+)
+
+// Client hands out Kubernetes clients built lazily from the provider
+// settings. Creating a Client does no I/O and cannot fail, so a provider
+// pointed at an unreachable (or not yet existing) cluster can still plan;
+// the configuration is built, once, on the first call of a method, and an
+// error from that build is remembered and returned by every later call.
+// Building reads kubeconfig and certificate files but connects to nothing;
+// the first network access is the first API request. Nothing here performs
+// discovery or fetches OpenAPI documents. A Client is safe for concurrent
+// use.
+type Client struct {
+	build func() (*rest.Config, error)
+	retry RetrySettings
+
+	once      sync.Once
+	config    *rest.Config
+	clientset kubernetes.Interface
+	dynamic   dynamic.Interface
+	err       error
+}
+
+// NewClient returns a Client for s. It does no I/O and never fails; errors in
+// s surface from the first method call.
+func NewClient(s Settings) *Client {
+	s = s.clone()
+	return &Client{build: s.RESTConfig, retry: s.Retry}
+}
+
+// NewClientFromConfig returns a Client for an existing client-go config (a
+// copy of it is used), with the retry layer added on first use.
+func NewClientFromConfig(cfg *rest.Config, r RetrySettings) *Client {
+	cfg = rest.CopyConfig(cfg)
+	return &Client{build: func() (*rest.Config, error) { return cfg, nil }, retry: r}
+}
+
+// Clientset returns the typed client.
+func (c *Client) Clientset(ctx context.Context) (kubernetes.Interface, error) {
+	if err := c.init(ctx); err != nil {
+		return nil, err
+	}
+	return c.clientset, nil
+}
+
+// Dynamic returns the dynamic client (for Kueue's custom resources).
+func (c *Client) Dynamic(ctx context.Context) (dynamic.Interface, error) {
+	if err := c.init(ctx); err != nil {
+		return nil, err
+	}
+	return c.dynamic, nil
+}
+
+// RESTConfig returns a copy of the configuration the clients use, retry
+// layer, rate limiter and user agent included, for building other clients.
+func (c *Client) RESTConfig(ctx context.Context) (*rest.Config, error) {
+	if err := c.init(ctx); err != nil {
+		return nil, err
+	}
+	return rest.CopyConfig(c.config), nil
+}
+
+func (c *Client) init(ctx context.Context) error {
+	c.once.Do(func() {
+		c.err = c.doInit(ctx)
+		if c.err != nil {
+			tflog.SubsystemDebug(tflog.NewSubsystem(ctx, LogSubsystem), LogSubsystem,
+				"cannot build Kubernetes client configuration", map[string]interface{}{"kube_error": c.err.Error()})
+		}
+	})
+	return c.err
+}
+
+func (c *Client) doInit(ctx context.Context) error {
+	if err := c.retry.Validate(); err != nil {
+		return err
+	}
+	cfg, err := c.build()
+	if err != nil {
+		return err
+	}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = DefaultUserAgent
+	}
+	WrapRetries(cfg, c.retry)
+
+	// One client-side rate limiter for the typed and the dynamic client, so
+	// qps/burst limit the provider as a whole.
+	if cfg.RateLimiter == nil && cfg.QPS >= 0 {
+		qps, burst := cfg.QPS, cfg.Burst
+		if qps == 0 {
+			qps = rest.DefaultQPS
+		}
+		if burst <= 0 {
+			burst = rest.DefaultBurst
+		}
+		cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(qps, burst)
+	}
+
+	// One HTTP client (connection pool, TLS, credentials) for both clients.
+	var httpClient *http.Client
+	if httpClient, err = rest.HTTPClientFor(cfg); err != nil {
+		return fmt.Errorf("building Kubernetes HTTP client: %w", err)
+	}
+	cs, err := kubernetes.NewForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return fmt.Errorf("building Kubernetes client: %w", err)
+	}
+	dyn, err := dynamic.NewForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return fmt.Errorf("building Kubernetes dynamic client: %w", err)
+	}
+	c.config, c.clientset, c.dynamic = cfg, cs, dyn
+	tflog.SubsystemDebug(tflog.NewSubsystem(ctx, LogSubsystem), LogSubsystem, "Kubernetes client configured", map[string]interface{}{
+		"kube_host":         redactHost(cfg.Host),
+		"kube_max_attempts": c.retry.WithDefaults().MaxAttempts,
+	})
+	return nil
+}
+
+// redactHost drops any user information from a server URL before logging it.
+func redactHost(host string) string {
+	u, err := url.Parse(host)
+	if err != nil {
+		return "(unparsable host)"
+	}
+	u.User = nil
+	return u.String()
+}

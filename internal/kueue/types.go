@@ -1,0 +1,136 @@
+// Package kueue holds the subset of the Kueue v1beta2 API that the provider reads and writes.
+//
+// The provider talks to one API version only: Kueue's CRDs carry no conversion webhook, so a
+// field renamed between v1beta1 and v1beta2 would be silently dropped by a mixed reader. The
+// types are declared here rather than imported from sigs.k8s.io/kueue so the provider does not
+// inherit Kueue's controller dependencies; field names and JSON tags follow Kueue v0.17.0.
+package kueue
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Group and Version of the Kueue API the provider uses.
+const (
+	Group   = "kueue.x-k8s.io"
+	Version = "v1beta2"
+)
+
+// GroupVersion is kueue.x-k8s.io/v1beta2.
+var GroupVersion = schema.GroupVersion{Group: Group, Version: Version}
+
+// Resources (plural names) of the Kueue kinds the provider touches.
+var (
+	ClusterQueues   = GroupVersion.WithResource("clusterqueues")
+	LocalQueues     = GroupVersion.WithResource("localqueues")
+	ResourceFlavors = GroupVersion.WithResource("resourceflavors")
+	Workloads       = GroupVersion.WithResource("workloads")
+)
+
+// Kinds.
+const (
+	KindClusterQueue   = "ClusterQueue"
+	KindLocalQueue     = "LocalQueue"
+	KindResourceFlavor = "ResourceFlavor"
+)
+
+// Preemption and stop policies used by the provider.
+const (
+	PreemptionNever         = "Never"
+	PreemptionLowerPriority = "LowerPriority"
+	PreemptionAny           = "Any"
+
+	StopPolicyNone = "None"
+	StopPolicyHold = "Hold"
+)
+
+// ClusterQueue is kueue.x-k8s.io/v1beta2 ClusterQueue.
+type ClusterQueue struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              ClusterQueueSpec `json:"spec,omitempty"`
+}
+
+// ClusterQueueList is a list of ClusterQueues.
+type ClusterQueueList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ClusterQueue `json:"items"`
+}
+
+// ClusterQueueSpec holds the fields the provider manages. Fields it does not manage
+// (queueingStrategy, flavorFungibility, admission checks) are left out so that server-side
+// apply never claims them.
+type ClusterQueueSpec struct {
+	ResourceGroups    []ResourceGroup         `json:"resourceGroups,omitempty"`
+	CohortName        string                  `json:"cohortName,omitempty"`
+	NamespaceSelector *metav1.LabelSelector   `json:"namespaceSelector,omitempty"`
+	Preemption        *ClusterQueuePreemption `json:"preemption,omitempty"`
+	StopPolicy        *string                 `json:"stopPolicy,omitempty"`
+	FairSharing       *FairSharing            `json:"fairSharing,omitempty"`
+}
+
+// ResourceGroup is a set of resources covered by the same flavors.
+type ResourceGroup struct {
+	CoveredResources []corev1.ResourceName `json:"coveredResources,omitempty"`
+	Flavors          []FlavorQuotas        `json:"flavors,omitempty"`
+}
+
+// FlavorQuotas holds the quotas of one flavor for every covered resource.
+type FlavorQuotas struct {
+	Name      string          `json:"name"`
+	Resources []ResourceQuota `json:"resources,omitempty"`
+}
+
+// ResourceQuota is the quota of one resource in one flavor.
+type ResourceQuota struct {
+	Name           corev1.ResourceName `json:"name,omitempty"`
+	NominalQuota   resource.Quantity   `json:"nominalQuota"`
+	BorrowingLimit *resource.Quantity  `json:"borrowingLimit,omitempty"`
+	LendingLimit   *resource.Quantity  `json:"lendingLimit,omitempty"`
+}
+
+// ClusterQueuePreemption configures preemption.
+type ClusterQueuePreemption struct {
+	ReclaimWithinCohort string              `json:"reclaimWithinCohort,omitempty"`
+	BorrowWithinCohort  *BorrowWithinCohort `json:"borrowWithinCohort,omitempty"`
+	WithinClusterQueue  string              `json:"withinClusterQueue,omitempty"`
+}
+
+// BorrowWithinCohort configures preemption while borrowing.
+type BorrowWithinCohort struct {
+	Policy string `json:"policy,omitempty"`
+}
+
+// FairSharing holds the fair-sharing weight.
+type FairSharing struct {
+	Weight *resource.Quantity `json:"weight,omitempty"`
+}
+
+// LocalQueue is kueue.x-k8s.io/v1beta2 LocalQueue.
+type LocalQueue struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              LocalQueueSpec `json:"spec,omitempty"`
+}
+
+// LocalQueueSpec points a namespace's queue at a ClusterQueue. clusterQueue is immutable.
+type LocalQueueSpec struct {
+	ClusterQueue string  `json:"clusterQueue,omitempty"`
+	StopPolicy   *string `json:"stopPolicy,omitempty"`
+}
+
+// ResourceFlavor is kueue.x-k8s.io/v1beta2 ResourceFlavor.
+type ResourceFlavor struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              ResourceFlavorSpec `json:"spec,omitempty"`
+}
+
+// ResourceFlavorSpec selects the nodes of a flavor.
+type ResourceFlavorSpec struct {
+	NodeLabels map[string]string `json:"nodeLabels,omitempty"`
+}

@@ -1,0 +1,412 @@
+// Package localcluster runs a real kube-apiserver and etcd (built from source by
+// scripts/controlplane-assets.sh) with controller-runtime's envtest, installs the Kueue
+// CRDs and creates Nodes that mimic a SageMaker HyperPod cluster. The acceptance tests'
+// TestMain and `make cluster-up` (internal/cmd/localcluster) use it.
+//
+// What runs is an API server and nothing else: no kubelet, scheduler, controller-manager
+// or Kueue manager. Consequences, and what this package does about them:
+//   - Nodes are plain API objects; CreateFleet writes their status (capacity,
+//     allocatable, Ready) and the taints the node lifecycle controller would keep.
+//   - Pods are accepted but never scheduled or run. envtest disables the ServiceAccount
+//     admission plugin (the "default" ServiceAccount is created by a controller that does
+//     not run), so Pods can be created in any namespace without creating one first.
+//   - The namespace controller is replaced by a small in-process loop, so deleting a
+//     Namespace empties it and completes instead of staying Terminating forever.
+//   - There is no garbage collector: ownerReferences do not cascade.
+//   - No Kueue webhooks or controllers: CRD schema validation and defaulting apply,
+//     webhook-only rules do not, and no Kueue finalizers or status are written.
+package localcluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+)
+
+// Files written to Options.WorkDir.
+const (
+	KubeconfigFile = "kubeconfig"
+	APIServerLog   = "kube-apiserver.log"
+	EtcdLog        = "etcd.log"
+)
+
+// AdminUser is the user of the kubeconfig and RESTConfig (group system:masters).
+const AdminUser = "hyperpod-admin"
+
+// Options configures Start.
+type Options struct {
+	// AssetsDir holds kube-apiserver, etcd and crds/*.yaml (see AssetsDirFromEnv).
+	AssetsDir string
+	// WorkDir receives the admin kubeconfig and the control plane logs. Created if
+	// missing; a temporary directory (removed by Stop) when empty.
+	WorkDir string
+
+	// Fleet is the set of Nodes to create; nil means the package's Fleet, an empty
+	// non-nil slice means no Nodes.
+	Fleet []NodeSpec
+	// Catalog gives the per-instance figures of the Nodes; nil means catalog.Builtin().
+	Catalog *catalog.Catalog
+
+	// StartTimeout bounds the start of each of etcd and kube-apiserver; 0 means 90 s
+	// (the KUBEBUILDER_CONTROLPLANE_START_TIMEOUT variable is honoured when 0).
+	StartTimeout time.Duration
+	// DisableNamespaceFinalizer turns off the stand-in for the namespace controller.
+	DisableNamespaceFinalizer bool
+}
+
+// Cluster is a running local control plane.
+type Cluster struct {
+	// RESTConfig authenticates as AdminUser (system:masters) with a client certificate.
+	RESTConfig *rest.Config
+	// KubeconfigPath is the admin kubeconfig (WorkDir/kubeconfig); it is removed by Stop.
+	KubeconfigPath string
+	// Host is the API server URL, https://127.0.0.1:<port>.
+	Host string
+	// WorkDir is the absolute work directory.
+	WorkDir string
+	// Clientset talks to the cluster as RESTConfig.
+	Clientset kubernetes.Interface
+	// CRDs are the installed CustomResourceDefinitions.
+	CRDs []*apiextensionsv1.CustomResourceDefinition
+
+	env        *envtest.Environment
+	logs       []*os.File
+	cancel     context.CancelFunc
+	done       chan struct{}
+	tempWork   bool
+	stopOnce   sync.Once
+	stopResult error
+}
+
+// Start starts etcd and kube-apiserver on 127.0.0.1, installs every CRD in
+// AssetsDir/crds and waits until they are established, creates the fleet and writes an
+// admin kubeconfig to WorkDir/kubeconfig. Nothing is downloaded. On error, everything
+// started is stopped again.
+func Start(ctx context.Context, o Options) (_ *Cluster, retErr error) {
+	if o.AssetsDir == "" {
+		return nil, errors.New("localcluster: Options.AssetsDir is empty (see AssetsDirFromEnv)")
+	}
+	assets, err := filepath.Abs(o.AssetsDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckAssets(assets); err != nil {
+		return nil, err
+	}
+
+	c := &Cluster{done: make(chan struct{})}
+	if o.WorkDir == "" {
+		if c.WorkDir, err = os.MkdirTemp("", "localcluster-"); err != nil {
+			return nil, err
+		}
+		c.tempWork = true
+	} else {
+		if c.WorkDir, err = filepath.Abs(o.WorkDir); err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(c.WorkDir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	c.KubeconfigPath = filepath.Join(c.WorkDir, KubeconfigFile)
+	// A kubeconfig left by an earlier run points at a dead server: never let anyone use it.
+	if err := os.Remove(c.KubeconfigPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	defer func() {
+		if retErr != nil {
+			_ = c.Stop()
+		}
+	}()
+
+	apiLog, err := c.openLog(APIServerLog)
+	if err != nil {
+		return nil, err
+	}
+	etcdLog, err := c.openLog(EtcdLog)
+	if err != nil {
+		return nil, err
+	}
+	apiPort, err := freeLoopbackPort()
+	if err != nil {
+		return nil, err
+	}
+	etcdPort, err := freeLoopbackPort()
+	if err != nil {
+		return nil, err
+	}
+
+	startTimeout := o.StartTimeout
+	if startTimeout == 0 && os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") == "" {
+		startTimeout = 90 * time.Second
+	}
+
+	api := &envtest.APIServer{
+		// Explicit paths: KUBEBUILDER_ASSETS and TEST_ASSET_* must not pick other binaries.
+		Path: filepath.Join(assets, APIServerBinary),
+		SecureServing: envtest.SecureServing{
+			ListenAddr: envtest.ListenAddr{Address: "127.0.0.1", Port: strconv.Itoa(apiPort)},
+		},
+		Out: apiLog,
+		Err: apiLog,
+	}
+	// envtest sets --bind-address from SecureServing. The advertised address would
+	// otherwise be the host's default-interface IP, which a machine without network may
+	// not have; a loopback address is only accepted without an endpoint reconciler. No
+	// in-cluster client needs the "kubernetes" Service's endpoints here.
+	api.Configure().Set("advertise-address", "127.0.0.1")
+	api.Configure().Set("endpoint-reconciler-type", "none")
+	// envtest's default, stated so it is visible here: the ServiceAccount admission plugin
+	// would reject Pods in namespaces without a "default" ServiceAccount, which only the
+	// (absent) controller-manager creates.
+	api.Configure().Set("disable-admission-plugins", "ServiceAccount")
+
+	c.env = &envtest.Environment{
+		ControlPlane: envtest.ControlPlane{
+			APIServer: api,
+			Etcd: &envtest.Etcd{
+				Path: filepath.Join(assets, EtcdBinary),
+				URL:  mustURL("http://127.0.0.1:" + strconv.Itoa(etcdPort)),
+				Out:  etcdLog,
+				Err:  etcdLog,
+			},
+			// kubectl is not needed; point at a path that never resolves elsewhere.
+			KubectlPath: filepath.Join(assets, "kubectl"),
+		},
+		BinaryAssetsDirectory:    assets,
+		DownloadBinaryAssets:     false,
+		UseExistingCluster:       ptr.To(false), // ignore USE_EXISTING_CLUSTER
+		CRDDirectoryPaths:        []string{filepath.Join(assets, CRDsDir)},
+		ErrorIfCRDPathMissing:    true,
+		ControlPlaneStartTimeout: startTimeout,
+		ControlPlaneStopTimeout:  30 * time.Second,
+	}
+	c.env.CRDInstallOptions.MaxTime = 60 * time.Second
+
+	if _, err := c.env.Start(); err != nil {
+		return nil, fmt.Errorf("starting the local control plane from %s: %w%s", assets, err, c.logTails())
+	}
+
+	admin, err := c.env.AddUser(envtest.User{Name: AdminUser, Groups: []string{"system:masters"}},
+		&rest.Config{QPS: 200, Burst: 400, Timeout: 30 * time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("provisioning the admin user: %w", err)
+	}
+	c.RESTConfig = admin.Config()
+	c.RESTConfig.Host = strings.TrimSuffix(c.RESTConfig.Host, "/")
+	c.Host = c.RESTConfig.Host
+	c.CRDs = c.env.CRDs
+	if c.Clientset, err = kubernetes.NewForConfig(c.RESTConfig); err != nil {
+		return nil, err
+	}
+
+	if err := waitEstablished(ctx, c.RESTConfig, c.CRDs); err != nil {
+		return nil, err
+	}
+
+	fleet := o.Fleet
+	if fleet == nil {
+		fleet = Fleet
+	}
+	if err := CreateFleet(ctx, c.Clientset, fleet, o.Catalog); err != nil {
+		return nil, fmt.Errorf("creating the fleet: %w", err)
+	}
+
+	bgCtx, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	if o.DisableNamespaceFinalizer {
+		close(c.done)
+	} else {
+		// Quiet: listing every resource type draws deprecation warnings (v1 Endpoints).
+		quiet := rest.CopyConfig(c.RESTConfig)
+		quiet.WarningHandler = rest.NoWarnings{}
+		nfcs, err := kubernetes.NewForConfig(quiet)
+		if err != nil {
+			return nil, err
+		}
+		dyn, err := dynamic.NewForConfig(quiet)
+		if err != nil {
+			return nil, err
+		}
+		nf := &namespaceFinalizer{cs: nfcs, dyn: dyn, interval: 500 * time.Millisecond}
+		go func() {
+			defer close(c.done)
+			nf.run(bgCtx)
+		}()
+	}
+
+	kubeconfig, err := admin.KubeConfig()
+	if err != nil {
+		return nil, fmt.Errorf("rendering the admin kubeconfig: %w", err)
+	}
+	if err := writeFileAtomic(c.KubeconfigPath, kubeconfig, 0o600); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Stop stops the control plane, removes the kubeconfig (it points at a dead server
+// afterwards) and, for a temporary WorkDir, the WorkDir. Logs in a given WorkDir are kept.
+// Safe to call more than once.
+func (c *Cluster) Stop() error {
+	c.stopOnce.Do(func() {
+		var errs []error
+		if c.cancel != nil {
+			c.cancel()
+			<-c.done
+		}
+		if c.env != nil {
+			if err := c.env.Stop(); err != nil {
+				errs = append(errs, fmt.Errorf("stopping the local control plane: %w", err))
+			}
+		}
+		for _, f := range c.logs {
+			_ = f.Close()
+		}
+		if c.KubeconfigPath != "" {
+			if err := os.Remove(c.KubeconfigPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		}
+		if c.tempWork {
+			_ = os.RemoveAll(c.WorkDir)
+		}
+		c.stopResult = errors.Join(errs...)
+	})
+	return c.stopResult
+}
+
+func (c *Cluster) openLog(name string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(c.WorkDir, name), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	c.logs = append(c.logs, f)
+	return f, nil
+}
+
+// logTails returns the last lines of the control plane logs, for error messages.
+func (c *Cluster) logTails() string {
+	var b strings.Builder
+	for _, l := range []struct {
+		name  string
+		lines int
+	}{{EtcdLog, 5}, {APIServerLog, 20}} {
+		path := filepath.Join(c.WorkDir, l.name)
+		if tail := TailFile(path, l.lines); tail != "" {
+			fmt.Fprintf(&b, "\n--- last lines of %s ---\n%s", path, tail)
+		}
+	}
+	return b.String()
+}
+
+// TailFile returns up to the last n lines of a file ("" when it cannot be read).
+func TailFile(path string, n int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	const maxBytes = 64 << 10
+	if fi, err := f.Stat(); err == nil && fi.Size() > maxBytes {
+		_, _ = f.Seek(-maxBytes, io.SeekEnd)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// waitEstablished waits until every CRD reports Established=True. envtest already waited
+// for discovery to list them; this also covers the Established condition itself.
+func waitEstablished(ctx context.Context, cfg *rest.Config, crds []*apiextensionsv1.CustomResourceDefinition) error {
+	cs, err := apiextensionsclient.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	for _, crd := range crds {
+		var last string
+		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+			got, err := cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
+			if err != nil {
+				last = err.Error()
+				return false, nil
+			}
+			for _, cond := range got.Status.Conditions {
+				if cond.Type == apiextensionsv1.Established {
+					last = string(cond.Status) + ": " + cond.Message
+					return cond.Status == apiextensionsv1.ConditionTrue, nil
+				}
+			}
+			last = "no Established condition yet"
+			return false, nil
+		})
+		if err != nil {
+			return fmt.Errorf("CRD %s not established (%s): %w", crd.Name, last, err)
+		}
+	}
+	return nil
+}
+
+func freeLoopbackPort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("finding a free port on 127.0.0.1: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func mustURL(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}

@@ -1,0 +1,180 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+)
+
+var _ datasource.DataSourceWithConfigure = (*instanceTypeCapacityDataSource)(nil)
+
+// NewInstanceTypeCapacityDataSource returns the hyperpod_instance_type_capacity data source.
+func NewInstanceTypeCapacityDataSource() datasource.DataSource {
+	return &instanceTypeCapacityDataSource{}
+}
+
+type instanceTypeCapacityDataSource struct {
+	data *providerData
+}
+
+func (d *instanceTypeCapacityDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_instance_type_capacity"
+}
+
+func (d *instanceTypeCapacityDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	computedInt := func(text string) schema.Int64Attribute {
+		return schema.Int64Attribute{Computed: true, Description: text}
+	}
+	computedFloat := func(text string) schema.Float64Attribute {
+		return schema.Float64Attribute{Computed: true, Description: text}
+	}
+	resp.Schema = schema.Schema{
+		Description: "Per-instance capacity of a HyperPod instance type (from the provider's `instance_types` or the " +
+			"built-in catalog) and what the cluster has of it: its Nodes, their allocatable resources, and how much " +
+			"of that the ClusterQueues already hand out as nominal quota.",
+		Attributes: map[string]schema.Attribute{
+			"instance_type": schema.StringAttribute{
+				Required:    true,
+				Description: "Instance type, e.g. `ml.g5.12xlarge`. Unknown types are an error that names the closest known ones.",
+			},
+			"accelerators":         computedInt("Accelerator devices per instance (0 for CPU types)."),
+			"accelerator_type":     schema.StringAttribute{Computed: true, Description: "Accelerator model, e.g. `A10G` or `Trainium`; empty for CPU types and provider-defined types."},
+			"accelerator_resource": schema.StringAttribute{Computed: true, Description: "Extended resource the accelerators are requested as, e.g. `nvidia.com/gpu`; empty for CPU types."},
+			"vcpu":                 computedFloat("vCPUs per instance."),
+			"memory_in_gib":        computedFloat("Memory per instance in GiB."),
+			"efa":                  computedInt("EFA interfaces per instance."),
+			"mig_profiles":         schema.ListAttribute{Computed: true, ElementType: types.StringType, Description: "MIG profiles the GPUs can be partitioned into, e.g. `mig-1g.10gb`."},
+			"source":               schema.StringAttribute{Computed: true, Description: "`catalog` for built-in figures, `provider` when the provider's `instance_types` defines or overrides them."},
+
+			"node_count":             computedInt("Nodes labelled `node.kubernetes.io/instance-type=<instance_type>`."),
+			"schedulable_node_count": computedInt("Those Nodes that are Ready and not cordoned."),
+
+			"total_accelerators":  computedInt("Sum of the Nodes' allocatable accelerators."),
+			"total_vcpu":          computedFloat("Sum of the Nodes' allocatable vCPU."),
+			"total_memory_in_gib": computedFloat("Sum of the Nodes' allocatable memory in GiB."),
+
+			"allocated_accelerators":  computedInt("Sum of the nominal accelerator quotas of every ClusterQueue for this flavor."),
+			"allocated_vcpu":          computedFloat("Sum of the nominal vCPU quotas of every ClusterQueue for this flavor."),
+			"allocated_memory_in_gib": computedFloat("Sum of the nominal memory quotas (GiB) of every ClusterQueue for this flavor."),
+
+			"unallocated_accelerators":  computedInt("`total_accelerators - allocated_accelerators`; negative when quotas promise more than the nodes have."),
+			"unallocated_vcpu":          computedFloat("`total_vcpu - allocated_vcpu`; negative when overcommitted."),
+			"unallocated_memory_in_gib": computedFloat("`total_memory_in_gib - allocated_memory_in_gib`; negative when overcommitted."),
+		},
+	}
+}
+
+func (d *instanceTypeCapacityDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = configuredData(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *instanceTypeCapacityDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m instanceTypeCapacityModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || d.data == nil {
+		return
+	}
+	name := m.InstanceType.ValueString()
+	it, ok := d.data.catalog.Lookup(name)
+	if !ok {
+		resp.Diagnostics.AddAttributeError(path.Root("instance_type"), "Unknown instance type", unknownInstanceTypeDetail(d.data.catalog, name))
+		return
+	}
+
+	cs, err := d.data.kube.Clientset(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot configure the Kubernetes client", err.Error())
+		return
+	}
+	selector := labels.SelectorFromSet(labels.Set{capacity.InstanceTypeLabel: name}).String()
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot list Nodes", fmt.Sprintf("Listing Nodes labelled %s failed: %s. The provider's credentials need list permission on nodes.", selector, err))
+		return
+	}
+	queues, err := d.listClusterQueues(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot list ClusterQueues", err.Error())
+		return
+	}
+	tflog.Debug(ctx, "read instance type capacity", map[string]any{"instance_type": name, "nodes": len(nodes.Items), "cluster_queues": len(queues)})
+
+	s := capacity.Summarize(it, nodes.Items, queues)
+	m.Accelerators = types.Int64Value(it.Accelerators)
+	m.AcceleratorType = types.StringValue(it.AcceleratorType)
+	m.AcceleratorResource = types.StringValue(it.AcceleratorResource)
+	m.VCPU = types.Float64Value(it.VCPU)
+	m.MemoryInGiB = types.Float64Value(it.MemoryGiB)
+	m.EFA = types.Int64Value(it.EFA)
+	profiles, diags := types.ListValueFrom(ctx, types.StringType, nonNil(it.MIGProfiles))
+	resp.Diagnostics.Append(diags...)
+	m.MIGProfiles = profiles
+	m.Source = types.StringValue(string(it.Source))
+	m.NodeCount = types.Int64Value(s.NodeCount)
+	m.SchedulableNodeCount = types.Int64Value(s.SchedulableNodeCount)
+	m.TotalAccelerators, m.TotalVCPU, m.TotalMemoryInGiB = amountValues(s.Total)
+	m.AllocatedAccelerators, m.AllocatedVCPU, m.AllocatedMemoryInGiB = amountValues(s.Allocated)
+	m.UnallocatedAccelerators, m.UnallocatedVCPU, m.UnallocatedMemoryInGiB = amountValues(s.Unallocated)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (d *instanceTypeCapacityDataSource) listClusterQueues(ctx context.Context) ([]kueue.ClusterQueue, error) {
+	dc, err := d.data.kube.Dynamic(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := dc.Resource(kueue.ClusterQueues).List(ctx, metav1.ListOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("the cluster does not serve %s ClusterQueues: install Kueue v0.17 or newer (or HyperPod task governance) before using this provider", kueue.GroupVersion)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing %s ClusterQueues failed: %w. The provider's credentials need list permission on clusterqueues.kueue.x-k8s.io", kueue.GroupVersion, err)
+	}
+	queues := make([]kueue.ClusterQueue, 0, len(list.Items))
+	for _, item := range list.Items {
+		var cq kueue.ClusterQueue
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, &cq); err != nil {
+			return nil, fmt.Errorf("ClusterQueue %q cannot be read: %w", item.GetName(), err)
+		}
+		queues = append(queues, cq)
+	}
+	return queues, nil
+}
+
+func amountValues(a capacity.Amounts) (types.Int64, types.Float64, types.Float64) {
+	return types.Int64Value(a.Accelerators), types.Float64Value(a.VCPU), types.Float64Value(a.MemoryGiB)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// unknownInstanceTypeDetail explains an unknown type and names the closest known ones.
+func unknownInstanceTypeDetail(cat *catalog.Catalog, name string) string {
+	closest := cat.Closest(name, 3)
+	quoted := make([]string, len(closest))
+	for i, c := range closest {
+		quoted[i] = fmt.Sprintf("%q", c)
+	}
+	return fmt.Sprintf("%q is not in the built-in instance catalog or the provider's instance_types. "+
+		"Did you mean %s? To use a type the catalog lacks, describe it in the provider block: "+
+		"instance_types = { %q = { vcpu = ..., memory_in_gib = ..., accelerators = ... } }.",
+		name, strings.Join(quoted, ", "), name)
+}

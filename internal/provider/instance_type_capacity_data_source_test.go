@@ -1,0 +1,225 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
+)
+
+func capacityConfig(types ...string) string {
+	cfg := ""
+	for _, t := range types {
+		cfg += fmt.Sprintf(`
+data "hyperpod_instance_type_capacity" %q {
+  instance_type = %q
+}
+`, dataName(t), t)
+	}
+	return cfg
+}
+
+// dataName turns ml.g5.12xlarge into g5_12xlarge for use as a Terraform name.
+func dataName(instanceType string) string {
+	return regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(instanceType[len("ml."):], "_")
+}
+
+func capacityAddr(instanceType string) string {
+	return "data.hyperpod_instance_type_capacity." + dataName(instanceType)
+}
+
+func expectAttr(instanceType, attr string, v knownvalue.Check) statecheck.StateCheck {
+	return statecheck.ExpectKnownValue(capacityAddr(instanceType), tfjsonpath.New(attr), v)
+}
+
+// The per-instance figures and the cluster totals of every instance type in the fake fleet.
+func TestAccInstanceTypeCapacity_fleet(t *testing.T) {
+	totals, err := localcluster.ExpectedTotals(localcluster.Fleet, catalog.Builtin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	var checks []statecheck.StateCheck
+	for _, spec := range localcluster.Fleet {
+		name := spec.InstanceType
+		names = append(names, name)
+		it, _ := catalog.Builtin().Lookup(name)
+		want := totals[name]
+		checks = append(checks,
+			expectAttr(name, "accelerators", knownvalue.Int64Exact(it.Accelerators)),
+			expectAttr(name, "accelerator_type", knownvalue.StringExact(it.AcceleratorType)),
+			expectAttr(name, "accelerator_resource", knownvalue.StringExact(it.AcceleratorResource)),
+			expectAttr(name, "vcpu", knownvalue.Float64Exact(it.VCPU)),
+			expectAttr(name, "memory_in_gib", knownvalue.Float64Exact(it.MemoryGiB)),
+			expectAttr(name, "efa", knownvalue.Int64Exact(it.EFA)),
+			expectAttr(name, "source", knownvalue.StringExact("catalog")),
+			expectAttr(name, "node_count", knownvalue.Int64Exact(int64(want.Nodes))),
+			expectAttr(name, "schedulable_node_count", knownvalue.Int64Exact(int64(want.SchedulableNodes))),
+			expectAttr(name, "total_accelerators", knownvalue.Int64Exact(want.Accelerators)),
+			expectAttr(name, "total_vcpu", knownvalue.Float64Exact(want.VCPU)),
+			expectAttr(name, "total_memory_in_gib", knownvalue.Float64Exact(want.MemoryGiB)),
+			expectAttr(name, "allocated_accelerators", knownvalue.Int64Exact(0)),
+			expectAttr(name, "unallocated_accelerators", knownvalue.Int64Exact(want.Accelerators)),
+			expectAttr(name, "unallocated_vcpu", knownvalue.Float64Exact(want.VCPU)),
+		)
+	}
+	// Spelled out once, so a mistake shared by the fleet helper and the data source still fails.
+	checks = append(checks,
+		expectAttr("ml.g5.12xlarge", "total_accelerators", knownvalue.Int64Exact(16)),
+		expectAttr("ml.g5.12xlarge", "total_memory_in_gib", knownvalue.Float64Exact(768)),
+		expectAttr("ml.c5.4xlarge", "node_count", knownvalue.Int64Exact(4)),
+		expectAttr("ml.c5.4xlarge", "schedulable_node_count", knownvalue.Int64Exact(3)),
+		expectAttr("ml.c5.4xlarge", "accelerator_resource", knownvalue.StringExact("")),
+		expectAttr("ml.c5.4xlarge", "mig_profiles", knownvalue.ListExact([]knownvalue.Check{})),
+		expectAttr("ml.p5.48xlarge", "mig_profiles", knownvalue.ListPartial(map[int]knownvalue.Check{
+			0: knownvalue.StringExact("mig-1g.10gb"), 5: knownvalue.StringExact("mig-7g.80gb"),
+		})),
+		expectAttr("ml.trn1.32xlarge", "accelerator_resource", knownvalue.StringExact("aws.amazon.com/neurondevice")),
+	)
+
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:            capacityConfig(names...),
+			ConfigStateChecks: checks,
+		}},
+	})
+}
+
+// allocated_* sums nominal quotas of every ClusterQueue for the flavor; unallocated_* is the rest.
+func TestAccInstanceTypeCapacity_allocated(t *testing.T) {
+	const trn1, g5 = "ml.trn1.32xlarge", "ml.g5.12xlarge"
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					createClusterQueue(t, "acc-capacity-a", map[string][3]string{trn1: {"64", "256Gi", "8"}, g5: {"24", "96Gi", "2"}}, "aws.amazon.com/neurondevice")
+					createClusterQueue(t, "acc-capacity-b", map[string][3]string{g5: {"1500m", "512Mi", "1"}}, "nvidia.com/gpu")
+				},
+				Config: capacityConfig(trn1, g5),
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr(trn1, "allocated_accelerators", knownvalue.Int64Exact(8)),
+					expectAttr(trn1, "allocated_vcpu", knownvalue.Float64Exact(64)),
+					expectAttr(trn1, "allocated_memory_in_gib", knownvalue.Float64Exact(256)),
+					expectAttr(trn1, "unallocated_accelerators", knownvalue.Int64Exact(24)),
+					expectAttr(trn1, "unallocated_vcpu", knownvalue.Float64Exact(192)),
+					expectAttr(trn1, "unallocated_memory_in_gib", knownvalue.Float64Exact(768)),
+					expectAttr(g5, "allocated_accelerators", knownvalue.Int64Exact(3)),
+					expectAttr(g5, "allocated_vcpu", knownvalue.Float64Exact(25.5)),
+					expectAttr(g5, "allocated_memory_in_gib", knownvalue.Float64Exact(96.5)),
+					expectAttr(g5, "unallocated_accelerators", knownvalue.Int64Exact(13)),
+					expectAttr(g5, "unallocated_vcpu", knownvalue.Float64Exact(166.5)),
+					expectAttr(g5, "unallocated_memory_in_gib", knownvalue.Float64Exact(671.5)),
+				},
+			},
+		},
+	})
+}
+
+// An unknown instance type fails during plan and names the closest known types.
+func TestAccInstanceTypeCapacity_unknownType(t *testing.T) {
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      capacityConfig("ml.p5.48xl"),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Unknown instance type.*"ml\.p5\.48xl" is not in the built-in instance\s+catalog.*Did you mean\s+"ml\.p5\.48xlarge"`),
+		}},
+	})
+}
+
+// The provider's instance_types add types and override built-in figures.
+func TestAccInstanceTypeCapacity_providerOverride(t *testing.T) {
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+provider "hyperpod" {
+  instance_types = {
+    "ml.g7.12xlarge" = { accelerators = 4, vcpu = 48, memory_in_gib = 384, efa = 1 }
+    "ml.c5.4xlarge"  = { vcpu = 15.5 }
+  }
+}
+` + capacityConfig("ml.g7.12xlarge", "ml.c5.4xlarge"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectAttr("ml.g7.12xlarge", "source", knownvalue.StringExact("provider")),
+				expectAttr("ml.g7.12xlarge", "accelerators", knownvalue.Int64Exact(4)),
+				expectAttr("ml.g7.12xlarge", "accelerator_resource", knownvalue.StringExact("nvidia.com/gpu")),
+				expectAttr("ml.g7.12xlarge", "memory_in_gib", knownvalue.Float64Exact(384)),
+				expectAttr("ml.g7.12xlarge", "node_count", knownvalue.Int64Exact(0)),
+				expectAttr("ml.c5.4xlarge", "source", knownvalue.StringExact("provider")),
+				expectAttr("ml.c5.4xlarge", "vcpu", knownvalue.Float64Exact(15.5)),
+				expectAttr("ml.c5.4xlarge", "memory_in_gib", knownvalue.Float64Exact(32)),
+				// Totals still come from the nodes, not from the override.
+				expectAttr("ml.c5.4xlarge", "total_vcpu", knownvalue.Float64Exact(64)),
+			},
+		}},
+	})
+}
+
+// createClusterQueue creates a ClusterQueue with client-go, as another tool would, and deletes it
+// when the test ends. quotas maps a flavor to its cpu, memory and accelerator nominal quotas.
+func createClusterQueue(t *testing.T, name string, quotas map[string][3]string, acceleratorResource string) {
+	t.Helper()
+	var flavors []any
+	for _, flavor := range sortedKeys(quotas) {
+		q := quotas[flavor]
+		flavors = append(flavors, map[string]any{
+			"name": flavor,
+			"resources": []any{
+				map[string]any{"name": "cpu", "nominalQuota": q[0]},
+				map[string]any{"name": "memory", "nominalQuota": q[1]},
+				map[string]any{"name": acceleratorResource, "nominalQuota": q[2]},
+			},
+		})
+	}
+	cq := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": kueue.GroupVersion.String(),
+		"kind":       kueue.KindClusterQueue,
+		"metadata":   map[string]any{"name": name},
+		"spec": map[string]any{
+			"namespaceSelector": map[string]any{},
+			"resourceGroups": []any{map[string]any{
+				"coveredResources": []any{"cpu", "memory", acceleratorResource},
+				"flavors":          flavors,
+			}},
+		},
+	}}
+	ctx := context.Background()
+	if _, err := acc.dynamic.Resource(kueue.ClusterQueues).Create(ctx, cq, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating ClusterQueue %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		err := acc.dynamic.Resource(kueue.ClusterQueues).Delete(context.Background(), name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting ClusterQueue %s: %v", name, err)
+		}
+	})
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

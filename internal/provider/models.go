@@ -1,0 +1,75 @@
+package provider
+
+import "github.com/hashicorp/terraform-plugin-framework/types"
+
+// Models of every schema in the provider, kept together so the shapes are easy to compare.
+
+type providerModel struct {
+	ConfigPath            types.String  `tfsdk:"config_path"`
+	ConfigPaths           types.List    `tfsdk:"config_paths"`
+	ConfigContext         types.String  `tfsdk:"config_context"`
+	ConfigContextAuthInfo types.String  `tfsdk:"config_context_auth_info"`
+	ConfigContextCluster  types.String  `tfsdk:"config_context_cluster"`
+	Host                  types.String  `tfsdk:"host"`
+	Token                 types.String  `tfsdk:"token"`
+	ClusterCACertificate  types.String  `tfsdk:"cluster_ca_certificate"`
+	ClientCertificate     types.String  `tfsdk:"client_certificate"`
+	ClientKey             types.String  `tfsdk:"client_key"`
+	Insecure              types.Bool    `tfsdk:"insecure"`
+	TLSServerName         types.String  `tfsdk:"tls_server_name"`
+	ProxyURL              types.String  `tfsdk:"proxy_url"`
+	QPS                   types.Float64 `tfsdk:"qps"`
+	Burst                 types.Int64   `tfsdk:"burst"`
+	InstanceTypes         types.Map     `tfsdk:"instance_types"`
+	Exec                  *execModel    `tfsdk:"exec"`
+	Retry                 *retryModel   `tfsdk:"retry"`
+}
+
+type execModel struct {
+	APIVersion types.String `tfsdk:"api_version"`
+	Command    types.String `tfsdk:"command"`
+	Args       types.List   `tfsdk:"args"`
+	Env        types.Map    `tfsdk:"env"`
+}
+
+type retryModel struct {
+	MaxAttempts types.Int64  `tfsdk:"max_attempts"`
+	MinBackoff  types.String `tfsdk:"min_backoff"`
+	MaxBackoff  types.String `tfsdk:"max_backoff"`
+}
+
+type instanceTypeOverrideModel struct {
+	Accelerators        types.Int64   `tfsdk:"accelerators"`
+	AcceleratorResource types.String  `tfsdk:"accelerator_resource"`
+	VCPU                types.Float64 `tfsdk:"vcpu"`
+	MemoryInGiB         types.Float64 `tfsdk:"memory_in_gib"`
+	EFA                 types.Int64   `tfsdk:"efa"`
+	MIGProfiles         types.List    `tfsdk:"mig_profiles"`
+}
+
+type instanceTypeCapacityModel struct {
+	InstanceType        types.String  `tfsdk:"instance_type"`
+	Accelerators        types.Int64   `tfsdk:"accelerators"`
+	AcceleratorType     types.String  `tfsdk:"accelerator_type"`
+	AcceleratorResource types.String  `tfsdk:"accelerator_resource"`
+	VCPU                types.Float64 `tfsdk:"vcpu"`
+	MemoryInGiB         types.Float64 `tfsdk:"memory_in_gib"`
+	EFA                 types.Int64   `tfsdk:"efa"`
+	MIGProfiles         types.List    `tfsdk:"mig_profiles"`
+	Source              types.String  `tfsdk:"source"`
+
+	NodeCount            types.Int64 `tfsdk:"node_count"`
+	SchedulableNodeCount types.Int64 `tfsdk:"schedulable_node_count"`
+
+	TotalAccelerators types.Int64   `tfsdk:"total_accelerators"`
+	TotalVCPU         types.Float64 `tfsdk:"total_vcpu"`
+	TotalMemoryInGiB  types.Float64 `tfsdk:"total_memory_in_gib"`
+
+	AllocatedAccelerators types.Int64   `tfsdk:"allocated_accelerators"`
+	AllocatedVCPU         types.Float64 `tfsdk:"allocated_vcpu"`
+	AllocatedMemoryInGiB  types.Float64 `tfsdk:"allocated_memory_in_gib"`
+
+	UnallocatedAccelerators types.Int64   `tfsdk:"unallocated_accelerators"`
+	UnallocatedVCPU         types.Float64 `tfsdk:"unallocated_vcpu"`
+	UnallocatedMemoryInGiB  types.Float64 `tfsdk:"unallocated_memory_in_gib"`
+}

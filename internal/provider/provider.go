@@ -1,0 +1,277 @@
+// Package provider implements the hyperpod Terraform provider: schema, planning and CRUD that
+// call into the pure packages (catalog, quota) and the Kubernetes access layer (kube).
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
+)
+
+var _ provider.Provider = (*hyperpodProvider)(nil)
+
+// New returns a constructor for the provider, as providerserver.Serve expects.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider {
+		return &hyperpodProvider{version: version, lookupEnv: os.LookupEnv}
+	}
+}
+
+type hyperpodProvider struct {
+	version string
+	// lookupEnv is injectable so tests can prove the KUBE_* fallbacks without touching the process environment.
+	lookupEnv func(string) (string, bool)
+}
+
+// providerData is what resources and data sources receive from Configure.
+type providerData struct {
+	kube    *kube.Client
+	catalog *catalog.Catalog
+}
+
+func (p *hyperpodProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "hyperpod"
+	resp.Version = p.version
+}
+
+// envDescription appends the KUBE_* variable an attribute falls back to.
+func envDescription(attribute, text string) string {
+	for _, ev := range kube.EnvVars {
+		if ev.Attribute == attribute {
+			return fmt.Sprintf("%s Can also be set with the `%s` environment variable.", text, ev.Variable)
+		}
+	}
+	return text
+}
+
+func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	str := func(name, text string, sensitive bool) schema.StringAttribute {
+		return schema.StringAttribute{Optional: true, Sensitive: sensitive, Description: envDescription(name, text)}
+	}
+	resp.Schema = schema.Schema{
+		Description: "Manages SageMaker HyperPod task-governance compute quotas as Kueue objects on any Kubernetes " +
+			"cluster with Kueue. Cluster access is configured like the kubernetes and helm providers; nothing connects " +
+			"to the cluster until a resource or data source needs it, so new quotas can be planned offline.",
+		Attributes: map[string]schema.Attribute{
+			"config_path": str("config_path", "Path to a kubeconfig file.", false),
+			"config_paths": schema.ListAttribute{
+				ElementType: types.StringType, Optional: true,
+				Description: envDescription("config_paths", "Kubeconfig files merged in order, like `KUBECONFIG`."),
+			},
+			"config_context":           str("config_context", "Kubeconfig context to use instead of the current one.", false),
+			"config_context_auth_info": str("config_context_auth_info", "Kubeconfig user to use instead of the context's.", false),
+			"config_context_cluster":   str("config_context_cluster", "Kubeconfig cluster to use instead of the context's.", false),
+			"host":                     str("host", "URL of the Kubernetes API server, e.g. `https://ABC.gr7.us-west-2.eks.amazonaws.com`.", false),
+			"token":                    str("token", "Bearer token for the API server. Never logged.", true),
+			"cluster_ca_certificate":   str("cluster_ca_certificate", "PEM-encoded root certificate of the API server.", false),
+			"client_certificate":       str("client_certificate", "PEM-encoded client certificate for TLS authentication.", false),
+			"client_key":               str("client_key", "PEM-encoded client key for TLS authentication. Never logged.", true),
+			"insecure": schema.BoolAttribute{
+				Optional:    true,
+				Description: envDescription("insecure", "Skip verification of the API server's certificate. For test clusters only."),
+			},
+			"tls_server_name": str("tls_server_name", "Server name used to verify the API server's certificate.", false),
+			"proxy_url":       str("proxy_url", "URL of a proxy for all API requests.", false),
+			"qps": schema.Float64Attribute{
+				Optional:    true,
+				Description: envDescription("qps", "Client-side rate limit in queries per second (client-go default 5)."),
+			},
+			"burst": schema.Int64Attribute{
+				Optional:    true,
+				Description: envDescription("burst", "Client-side burst above `qps` (client-go default 10)."),
+			},
+			"instance_types": schema.MapNestedAttribute{
+				Optional: true,
+				Description: "Per-instance capacity of instance types, keyed by name (`ml.<family>.<size>`). An entry for a " +
+					"type of the built-in catalog overrides only the fields it sets; an entry for a new type must set " +
+					"`vcpu` and `memory_in_gib`. Used for plan-time defaults and by `hyperpod_instance_type_capacity`.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"accelerators":         schema.Int64Attribute{Optional: true, Description: "Accelerator devices per instance."},
+					"accelerator_resource": schema.StringAttribute{Optional: true, Description: "Extended resource name of the accelerators, e.g. `nvidia.com/gpu` (the default when `accelerators` > 0) or `aws.amazon.com/neuron`."},
+					"vcpu":                 schema.Float64Attribute{Optional: true, Description: "vCPUs per instance."},
+					"memory_in_gib":        schema.Float64Attribute{Optional: true, Description: "Memory per instance in GiB."},
+					"efa":                  schema.Int64Attribute{Optional: true, Description: "EFA interfaces per instance."},
+					"mig_profiles":         schema.ListAttribute{ElementType: types.StringType, Optional: true, Description: "MIG profiles the GPUs can be partitioned into, e.g. `mig-1g.10gb`."},
+				}},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"exec": schema.SingleNestedBlock{
+				Description: "Get credentials from a command, e.g. `aws eks get-token`.",
+				Attributes: map[string]schema.Attribute{
+					"api_version": schema.StringAttribute{Optional: true, Description: "API version of the credential plugin, e.g. `client.authentication.k8s.io/v1beta1`."},
+					"command":     schema.StringAttribute{Optional: true, Description: "Command to run."},
+					"args":        schema.ListAttribute{ElementType: types.StringType, Optional: true, Description: "Arguments of the command."},
+					"env":         schema.MapAttribute{ElementType: types.StringType, Optional: true, Description: "Environment variables for the command."},
+				},
+			},
+			"retry": schema.SingleNestedBlock{
+				Description: "Retries of idempotent API requests after connection errors, 429 and 5xx responses (`Retry-After` is honoured).",
+				Attributes: map[string]schema.Attribute{
+					"max_attempts": schema.Int64Attribute{Optional: true, Description: fmt.Sprintf("Attempts per request, including the first (default %d).", kube.DefaultRetry.MaxAttempts)},
+					"min_backoff":  schema.StringAttribute{Optional: true, Description: fmt.Sprintf("Shortest wait between attempts, a Go duration (default `%s`).", kube.DefaultRetry.MinBackoff)},
+					"max_backoff":  schema.StringAttribute{Optional: true, Description: fmt.Sprintf("Longest wait between attempts, a Go duration (default `%s`).", kube.DefaultRetry.MaxBackoff)},
+				},
+			},
+		},
+	}
+}
+
+func (p *hyperpodProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var cfg providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	settings, diags := cfg.settings(ctx)
+	resp.Diagnostics.Append(diags...)
+	if err := settings.ApplyEnv(p.lookupEnv); err != nil {
+		resp.Diagnostics.AddError("Invalid KUBE_* environment variable", err.Error()+" Fix or unset the variable.")
+	}
+
+	cat, catDiags := cfg.catalog(ctx)
+	resp.Diagnostics.Append(catDiags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	// No connection here: the client is built on first use so plans of new resources work offline.
+	tflog.Debug(ctx, "configured hyperpod provider", map[string]any{
+		"host_set": settings.Host != "", "config_path": settings.ConfigPath, "context": settings.ConfigContext,
+	})
+	data := &providerData{kube: kube.NewClient(settings), catalog: cat}
+	resp.DataSourceData = data
+	resp.ResourceData = data
+}
+
+func (m providerModel) settings(ctx context.Context) (kube.Settings, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	s := kube.Settings{
+		ConfigPath:            m.ConfigPath.ValueString(),
+		ConfigContext:         m.ConfigContext.ValueString(),
+		ConfigContextAuthInfo: m.ConfigContextAuthInfo.ValueString(),
+		ConfigContextCluster:  m.ConfigContextCluster.ValueString(),
+		Host:                  m.Host.ValueString(),
+		Token:                 m.Token.ValueString(),
+		ClusterCACertificate:  m.ClusterCACertificate.ValueString(),
+		ClientCertificate:     m.ClientCertificate.ValueString(),
+		ClientKey:             m.ClientKey.ValueString(),
+		TLSServerName:         m.TLSServerName.ValueString(),
+		ProxyURL:              m.ProxyURL.ValueString(),
+		Insecure:              m.Insecure.ValueBoolPointer(),
+		QPS:                   m.QPS.ValueFloat64Pointer(),
+		Burst:                 m.Burst.ValueInt64Pointer(),
+	}
+	if !m.ConfigPaths.IsNull() && !m.ConfigPaths.IsUnknown() {
+		diags.Append(m.ConfigPaths.ElementsAs(ctx, &s.ConfigPaths, false)...)
+	}
+	if m.Exec != nil {
+		s.Exec = &kube.ExecSettings{APIVersion: m.Exec.APIVersion.ValueString(), Command: m.Exec.Command.ValueString()}
+		if !m.Exec.Args.IsNull() {
+			diags.Append(m.Exec.Args.ElementsAs(ctx, &s.Exec.Args, false)...)
+		}
+		if !m.Exec.Env.IsNull() {
+			diags.Append(m.Exec.Env.ElementsAs(ctx, &s.Exec.Env, false)...)
+		}
+	}
+	if m.Retry != nil {
+		if !m.Retry.MaxAttempts.IsNull() {
+			if v := m.Retry.MaxAttempts.ValueInt64(); v < 1 || v > 100 {
+				diags.AddAttributeError(path.Root("retry").AtName("max_attempts"), "Invalid retry attempts",
+					fmt.Sprintf("max_attempts is %d; set a number between 1 (no retries) and 100.", v))
+			} else {
+				s.Retry.MaxAttempts = int(v)
+			}
+		}
+		s.Retry.MinBackoff = parseDuration(&diags, m.Retry.MinBackoff, path.Root("retry").AtName("min_backoff"))
+		s.Retry.MaxBackoff = parseDuration(&diags, m.Retry.MaxBackoff, path.Root("retry").AtName("max_backoff"))
+	}
+	return s, diags
+}
+
+func parseDuration(diags *diag.Diagnostics, v types.String, p path.Path) time.Duration {
+	if v.IsNull() || v.IsUnknown() {
+		return 0
+	}
+	d, err := time.ParseDuration(v.ValueString())
+	if err != nil || d <= 0 {
+		diags.AddAttributeError(p, "Invalid duration",
+			fmt.Sprintf("%q is not a positive Go duration; write it like \"500ms\", \"2s\" or \"1m\".", v.ValueString()))
+		return 0
+	}
+	return d
+}
+
+// catalog merges the provider's instance_types into the built-in catalog.
+func (m providerModel) catalog(ctx context.Context) (*catalog.Catalog, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	if m.InstanceTypes.IsNull() || m.InstanceTypes.IsUnknown() {
+		return catalog.Builtin(), diags
+	}
+	var entries map[string]instanceTypeOverrideModel
+	diags.Append(m.InstanceTypes.ElementsAs(ctx, &entries, false)...)
+	if diags.HasError() {
+		return nil, diags
+	}
+	overrides := make(map[string]catalog.Override, len(entries))
+	for name, e := range entries {
+		o := catalog.Override{
+			Accelerators:        e.Accelerators.ValueInt64Pointer(),
+			AcceleratorResource: e.AcceleratorResource.ValueStringPointer(),
+			VCPU:                e.VCPU.ValueFloat64Pointer(),
+			MemoryGiB:           e.MemoryInGiB.ValueFloat64Pointer(),
+			EFA:                 e.EFA.ValueInt64Pointer(),
+		}
+		if !e.MIGProfiles.IsNull() && !e.MIGProfiles.IsUnknown() {
+			o.MIGProfiles = []string{}
+			diags.Append(e.MIGProfiles.ElementsAs(ctx, &o.MIGProfiles, false)...)
+		}
+		overrides[name] = o
+	}
+	cat, errs := catalog.New(overrides)
+	for _, e := range errs {
+		p := path.Root("instance_types").AtMapKey(e.InstanceType)
+		if e.Field != "" {
+			p = p.AtName(e.Field)
+		}
+		diags.AddAttributeError(p, "Invalid instance type override", e.Detail)
+	}
+	return cat, diags
+}
+
+func (p *hyperpodProvider) Resources(_ context.Context) []func() resource.Resource {
+	return []func() resource.Resource{}
+}
+
+func (p *hyperpodProvider) DataSources(_ context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{
+		NewInstanceTypeCapacityDataSource,
+	}
+}
+
+// configuredData extracts the provider data handed to a resource or data source.
+func configuredData(data any, diags *diag.Diagnostics) *providerData {
+	if data == nil {
+		return nil // the provider is not configured yet (validation and early plan phases)
+	}
+	pd, ok := data.(*providerData)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T; this is a bug in the provider, please report it.", data))
+		return nil
+	}
+	return pd
+}

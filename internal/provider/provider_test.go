@@ -1,0 +1,97 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
+)
+
+// testAccProtoV6ProviderFactories serves the provider in-process to the terraform CLI.
+var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
+	"hyperpod": providerserver.NewProtocol6WithError(New("test")()),
+}
+
+// acc is the cluster the acceptance tests run against, set up once by TestMain.
+var acc struct {
+	config    *rest.Config
+	clientset kubernetes.Interface
+	dynamic   dynamic.Interface
+}
+
+// TestMain starts the local control plane for acceptance tests (TF_ACC set) unless
+// KUBE_CONFIG_PATH already names a cluster, and stops it afterwards. The provider under test
+// finds the cluster through KUBE_CONFIG_PATH, the same way users configure it.
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	if os.Getenv("TF_ACC") == "" {
+		return m.Run()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	kubeconfig := os.Getenv("KUBE_CONFIG_PATH")
+	if kubeconfig == "" {
+		assets, err := localcluster.AssetsDirFromEnv()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "acceptance tests need the local control plane:", err)
+			return 1
+		}
+		workDir, err := os.MkdirTemp("", "hyperpod-acc-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(workDir)
+		started := time.Now()
+		cluster, err := localcluster.Start(ctx, localcluster.Options{AssetsDir: assets, WorkDir: workDir})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "starting the local control plane:", err)
+			return 1
+		}
+		defer func() {
+			if err := cluster.Stop(); err != nil {
+				fmt.Fprintln(os.Stderr, "stopping the local control plane:", err)
+			}
+		}()
+		fmt.Fprintf(os.Stderr, "local control plane at %s started in %s\n", cluster.Host, time.Since(started).Round(time.Millisecond))
+		kubeconfig = cluster.KubeconfigPath
+		os.Setenv("KUBE_CONFIG_PATH", kubeconfig)
+	}
+
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "loading %s: %v\n", kubeconfig, err)
+		return 1
+	}
+	acc.config = cfg
+	acc.clientset = kubernetes.NewForConfigOrDie(cfg)
+	acc.dynamic = dynamic.NewForConfigOrDie(cfg)
+	// An existing cluster (kind) gets the same fake HyperPod nodes; creating them is idempotent.
+	if err := localcluster.CreateFleet(ctx, acc.clientset, localcluster.Fleet, catalog.Builtin()); err != nil {
+		fmt.Fprintln(os.Stderr, "creating the fake HyperPod nodes:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+func testAccPreCheck(t *testing.T) {
+	t.Helper()
+	if acc.clientset == nil {
+		t.Fatal("TestMain did not set up a cluster; run the acceptance tests with TF_ACC=1 (make test-acc)")
+	}
+}

@@ -1,0 +1,245 @@
+package quota
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// Config is a hyperpod_compute_quota as the user configured it.
+//
+// A nil pointer means "not configured" (null in Terraform): Defaults fills it. Decimal numbers
+// are exact rationals; the Terraform layer converts its float64 values with DecimalFromFloat so
+// that memory_in_gib = 2.9 means exactly 2.9.
+//
+// Unknown values (terraform plan with values known only after apply) are passed as nil/zero
+// together with a mark in Unknown, set with MarkUnknown. Validate skips every check that needs
+// an unknown value, and Defaults leaves entries with unknown inputs unresolved.
+type Config struct {
+	Name        string
+	Description string
+	Team        string
+
+	ActivationState  *string // Enabled | Disabled; nil = default Enabled
+	PreemptTeamTasks *string // LowerPriority | Never; nil = default LowerPriority
+	Cohort           *string // nil = default hyperpod-cohort; "" is invalid
+	FairShareWeight  int64   // 0-100
+
+	Sharing   Sharing
+	Resources []Entry
+
+	// Unknown holds the attribute paths (PathKey) whose values are unknown at plan time.
+	Unknown map[string]bool
+}
+
+// Sharing is the resource_sharing block.
+type Sharing struct {
+	Strategy             *string // LendAndBorrow | Lend | DontLend; nil = default LendAndBorrow
+	BorrowLimit          *int64  // percent; nil = default (50 when the strategy borrows)
+	AbsoluteBorrowLimits []AbsoluteBorrowLimit
+}
+
+// AbsoluteBorrowLimit caps borrowing for one instance type regardless of the percentage. A nil
+// field leaves that resource to borrow_limit.
+type AbsoluteBorrowLimit struct {
+	InstanceType string
+	Accelerators *int64
+	VCPU         *big.Rat
+	MemoryGiB    *big.Rat
+}
+
+// Partition is an accelerator_partition block: Count MIG partitions of profile Type.
+type Partition struct {
+	Type  string // MIG profile, e.g. "mig-1g.5gb"
+	Count int64
+}
+
+// Entry is one element of resources. A nil field is not configured.
+type Entry struct {
+	InstanceType string
+	Count        *int64
+	Accelerators *int64
+	EFA          *int64
+	VCPU         *big.Rat
+	MemoryGiB    *big.Rat
+	Partition    *Partition
+}
+
+// PathKey joins attribute path steps into a Config.Unknown key, e.g.
+// PathKey("resources", "0", "count") or PathKey("resource_sharing", "strategy"). List elements
+// are their decimal index. Marking a path marks everything below it.
+func PathKey(steps ...string) string { return strings.Join(steps, ".") }
+
+// MarkUnknown records that the attribute at path is unknown at plan time. Typical marks:
+// "resources" (the whole list), "resources.<i>" or "resources.<i>.<attribute>",
+// "resources.<i>.accelerator_partition[.type|.count]", "resource_sharing[.strategy|.borrow_limit|
+// .absolute_borrow_limits[.<i>[.<attribute>]]]", "team", "name", "cohort", "fair_share_weight",
+// "activation_state", "preempt_team_tasks".
+func (c *Config) MarkUnknown(steps ...string) {
+	if c.Unknown == nil {
+		c.Unknown = map[string]bool{}
+	}
+	c.Unknown[PathKey(steps...)] = true
+}
+
+// IsUnknown reports whether the value at path, or any attribute containing it, is marked unknown.
+func (c Config) IsUnknown(steps ...string) bool {
+	if len(c.Unknown) == 0 {
+		return false
+	}
+	for i := 1; i <= len(steps); i++ {
+		if c.Unknown[PathKey(steps[:i]...)] {
+			return true
+		}
+	}
+	return false
+}
+
+// hasUnknownWithin reports whether path or anything below or above it is unknown.
+func (c Config) hasUnknownWithin(steps ...string) bool {
+	if c.IsUnknown(steps...) {
+		return true
+	}
+	prefix := PathKey(steps...) + "."
+	for k := range c.Unknown {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// DecimalFromFloat returns the shortest decimal that converts back to f, as an exact rational:
+// 2.9 (whose binary value is 2.899999999999999911...) becomes exactly 29/10. Terraform hands the
+// provider float64 values; this recovers the decimal the user wrote. It returns nil for NaN and
+// infinities, which no attribute accepts.
+func DecimalFromFloat(f float64) *big.Rat {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	r, ok := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
+	if !ok { // cannot happen: FormatFloat output always parses
+		return new(big.Rat).SetFloat64(f)
+	}
+	return r
+}
+
+// FloatFromRat returns the float64 nearest to r (0 for nil), for handing values to Terraform.
+func FloatFromRat(r *big.Rat) float64 {
+	if r == nil {
+		return 0
+	}
+	f, _ := r.Float64()
+	return f
+}
+
+// RatString formats r exactly: as a decimal ("2.9", "41.142578125", "48") when it has a finite
+// decimal expansion, otherwise as a fraction ("1/3").
+func RatString(r *big.Rat) string {
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	if n, ok := decimalPlaces(r); ok {
+		return strings.TrimRight(strings.TrimRight(r.FloatString(n), "0"), ".")
+	}
+	return r.RatString()
+}
+
+// decimalPlaces returns how many decimal places r needs, when its expansion is finite.
+func decimalPlaces(r *big.Rat) (int, bool) {
+	d := new(big.Int).Set(r.Denom())
+	two, five := big.NewInt(2), big.NewInt(5)
+	m := new(big.Int)
+	var twos, fives int
+	for {
+		q, rem := new(big.Int).QuoRem(d, two, m)
+		if rem.Sign() != 0 {
+			break
+		}
+		d, twos = q, twos+1
+	}
+	for {
+		q, rem := new(big.Int).QuoRem(d, five, m)
+		if rem.Sign() != 0 {
+			break
+		}
+		d, fives = q, fives+1
+	}
+	if d.Cmp(big.NewInt(1)) != 0 {
+		return 0, false
+	}
+	return max(twos, fives), true
+}
+
+// parseRat parses RatString output (and any decimal or fraction big.Rat accepts).
+func parseRat(s string) (*big.Rat, bool) {
+	return new(big.Rat).SetString(s)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func ratInt(n int64) *big.Rat { return new(big.Rat).SetInt64(n) }
+
+func cloneRat(r *big.Rat) *big.Rat {
+	if r == nil {
+		return nil
+	}
+	return new(big.Rat).Set(r)
+}
+
+func cloneInt(p *int64) *int64 {
+	if p == nil {
+		return nil
+	}
+	return ptr(*p)
+}
+
+func cloneStr(p *string) *string {
+	if p == nil {
+		return nil
+	}
+	return ptr(*p)
+}
+
+// clone returns a deep copy of e.
+func (e Entry) clone() Entry {
+	out := Entry{InstanceType: e.InstanceType, Count: cloneInt(e.Count), Accelerators: cloneInt(e.Accelerators),
+		EFA: cloneInt(e.EFA), VCPU: cloneRat(e.VCPU), MemoryGiB: cloneRat(e.MemoryGiB)}
+	if e.Partition != nil {
+		p := *e.Partition
+		out.Partition = &p
+	}
+	return out
+}
+
+func (a AbsoluteBorrowLimit) clone() AbsoluteBorrowLimit {
+	return AbsoluteBorrowLimit{InstanceType: a.InstanceType, Accelerators: cloneInt(a.Accelerators),
+		VCPU: cloneRat(a.VCPU), MemoryGiB: cloneRat(a.MemoryGiB)}
+}
+
+// Clone returns a deep copy of c.
+func (c Config) Clone() Config {
+	out := c
+	out.ActivationState, out.PreemptTeamTasks, out.Cohort = cloneStr(c.ActivationState), cloneStr(c.PreemptTeamTasks), cloneStr(c.Cohort)
+	out.Sharing = Sharing{Strategy: cloneStr(c.Sharing.Strategy), BorrowLimit: cloneInt(c.Sharing.BorrowLimit)}
+	if c.Sharing.AbsoluteBorrowLimits != nil {
+		out.Sharing.AbsoluteBorrowLimits = make([]AbsoluteBorrowLimit, len(c.Sharing.AbsoluteBorrowLimits))
+		for i, a := range c.Sharing.AbsoluteBorrowLimits {
+			out.Sharing.AbsoluteBorrowLimits[i] = a.clone()
+		}
+	}
+	if c.Resources != nil {
+		out.Resources = make([]Entry, len(c.Resources))
+		for i, e := range c.Resources {
+			out.Resources[i] = e.clone()
+		}
+	}
+	if c.Unknown != nil {
+		out.Unknown = make(map[string]bool, len(c.Unknown))
+		for k, v := range c.Unknown {
+			out.Unknown[k] = v
+		}
+	}
+	return out
+}

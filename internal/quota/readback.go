@@ -1,0 +1,620 @@
+package quota
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math/big"
+	"slices"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+)
+
+// SpecEqual reports whether got (read from the cluster) matches want (rendered) in every field
+// the provider manages (design 3.2/3.3): quantities compare by value (48 == 48000m, 192Gi ==
+// 196608Mi), a nil stopPolicy is None, nil preemption policies are Never, a nil fairSharing or
+// weight is Kueue's default weight 1, nil and empty label maps are equal. The order of
+// resourceGroups, coveredResources, flavors and their resources is significant, as Kueue
+// requires. Fields the provider does not manage are not part of kueue.ClusterQueueSpec at all.
+func SpecEqual(want, got kueue.ClusterQueueSpec) bool {
+	if want.CohortName != got.CohortName ||
+		!selectorEqual(want.NamespaceSelector, got.NamespaceSelector) ||
+		effectiveStopPolicy(want.StopPolicy) != effectiveStopPolicy(got.StopPolicy) ||
+		effectivePreemption(want.Preemption) != effectivePreemption(got.Preemption) {
+		return false
+	}
+	if ww, gw := effectiveWeight(want.FairSharing), effectiveWeight(got.FairSharing); ww.Cmp(gw) != 0 {
+		return false
+	}
+	if len(want.ResourceGroups) != len(got.ResourceGroups) {
+		return false
+	}
+	for i, wg := range want.ResourceGroups {
+		gg := got.ResourceGroups[i]
+		if !slices.Equal(wg.CoveredResources, gg.CoveredResources) || len(wg.Flavors) != len(gg.Flavors) {
+			return false
+		}
+		for j, wf := range wg.Flavors {
+			gf := gg.Flavors[j]
+			if wf.Name != gf.Name || len(wf.Resources) != len(gf.Resources) {
+				return false
+			}
+			for k, wr := range wf.Resources {
+				gr := gf.Resources[k]
+				if wr.Name != gr.Name || wr.NominalQuota.Cmp(gr.NominalQuota) != 0 ||
+					!quantityPtrEqual(wr.BorrowingLimit, gr.BorrowingLimit) ||
+					!quantityPtrEqual(wr.LendingLimit, gr.LendingLimit) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+func quantityPtrEqual(a, b *resource.Quantity) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.Cmp(*b) == 0
+}
+
+func effectiveStopPolicy(p *string) string {
+	if p == nil || *p == "" {
+		return kueue.StopPolicyNone
+	}
+	return *p
+}
+
+func orNever(s string) string {
+	if s == "" {
+		return kueue.PreemptionNever
+	}
+	return s
+}
+
+func effectivePreemption(p *kueue.ClusterQueuePreemption) [3]string {
+	if p == nil {
+		return [3]string{kueue.PreemptionNever, kueue.PreemptionNever, kueue.PreemptionNever}
+	}
+	borrow := ""
+	if p.BorrowWithinCohort != nil {
+		borrow = p.BorrowWithinCohort.Policy
+	}
+	return [3]string{orNever(p.ReclaimWithinCohort), orNever(borrow), orNever(p.WithinClusterQueue)}
+}
+
+func effectiveWeight(f *kueue.FairSharing) resource.Quantity {
+	if f == nil || f.Weight == nil {
+		return *resource.NewQuantity(1, resource.DecimalSI)
+	}
+	return *f.Weight
+}
+
+// selectorEqual compares label selectors; nil (no namespace) differs from {} (every namespace).
+func selectorEqual(a, b *metav1.LabelSelector) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if !maps.Equal(a.MatchLabels, b.MatchLabels) || len(a.MatchExpressions) != len(b.MatchExpressions) {
+		return false
+	}
+	for i, ea := range a.MatchExpressions {
+		eb := b.MatchExpressions[i]
+		if ea.Key != eb.Key || ea.Operator != eb.Operator || !slices.Equal(ea.Values, eb.Values) {
+			return false
+		}
+	}
+	return true
+}
+
+// ManagedMetadataEqual reports whether got carries every label and annotation of want with the
+// same value. Other labels and annotations (other managers', Kueue's) are ignored; the provider
+// always writes each key it owns (the description annotation too, empty when there is none), so
+// a key it stops writing is removed by server-side apply rather than left behind.
+func ManagedMetadataEqual(want, got metav1.ObjectMeta) bool {
+	return subsetOf(want.Labels, got.Labels) && subsetOf(want.Annotations, got.Annotations)
+}
+
+func subsetOf(want, got map[string]string) bool {
+	for k, v := range want {
+		if g, ok := got[k]; !ok || g != v {
+			return false
+		}
+	}
+	return true
+}
+
+// cellValues is one resource of one flavor, as exact numbers (cores, bytes or devices).
+type cellValues struct {
+	nominal      *big.Rat
+	borrow, lend *big.Rat // nil when unset
+}
+
+type flavorTable struct {
+	name  string
+	order []string
+	cells map[string]cellValues
+}
+
+func (f flavorTable) nominal(res string) *big.Rat {
+	if c, ok := f.cells[res]; ok {
+		return c.nominal
+	}
+	return new(big.Rat)
+}
+
+func optRat(q *resource.Quantity) *big.Rat {
+	if q == nil {
+		return nil
+	}
+	return ratFromQuantity(*q)
+}
+
+// tableOf flattens the resource groups; a flavor listed in several groups (which Kueue forbids)
+// is taken from its first group.
+func tableOf(spec kueue.ClusterQueueSpec) []flavorTable {
+	var out []flavorTable
+	index := map[string]int{}
+	for _, g := range spec.ResourceGroups {
+		for _, f := range g.Flavors {
+			i, ok := index[f.Name]
+			if !ok {
+				i = len(out)
+				index[f.Name] = i
+				out = append(out, flavorTable{name: f.Name, cells: map[string]cellValues{}})
+			}
+			ft := &out[i]
+			for _, r := range f.Resources {
+				name := string(r.Name)
+				if _, dup := ft.cells[name]; dup {
+					continue
+				}
+				ft.order = append(ft.order, name)
+				ft.cells[name] = cellValues{nominal: ratFromQuantity(r.NominalQuota),
+					borrow: optRat(r.BorrowingLimit), lend: optRat(r.LendingLimit)}
+			}
+		}
+	}
+	return out
+}
+
+func isAcceleratorColumn(res string) bool {
+	if res == ResourceCPU || res == ResourceMemory || res == ResourceEFA {
+		return false
+	}
+	_, mig := migProfileOf(res)
+	return !mig
+}
+
+// toInt64 is floor(r), or an error when it does not fit an attribute.
+func toInt64(r *big.Rat, what string) (int64, error) {
+	n := floorInt(r)
+	if !n.IsInt64() {
+		return 0, fmt.Errorf("%s %s does not fit a 64-bit integer", what, RatString(r))
+	}
+	return n.Int64(), nil
+}
+
+// FromClusterQueue maps a ClusterQueue back to the resource's attributes: Config says what the
+// user configured (nil = computed), ResolvedConfig holds every value as the cluster has it.
+//
+// Resolved values always come from the spec (quantity -> exact decimal), so out-of-band changes
+// show up as differences. With the provider's annotations present, Config restores which
+// attributes were configured and the values the spec cannot express (count, name, description,
+// the strategy and borrow_limit when the spec's limits still match them); a configured value
+// the spec does express is taken from the spec. Without them (a queue someone else made, or a
+// corrupt annotation) every value is inferred as configured: accelerators (or the partition
+// from a non-zero nvidia.com/mig-* quota), vcpu, memory_in_gib and efa of every flavor; the
+// strategy DontLend when any lendingLimit is set, Lend when every borrowingLimit is 0, else
+// LendAndBorrow with the borrow_limit (preferring 50) that reproduces every borrowingLimit, or,
+// when no single percentage does, absolute_borrow_limits for the cpu, memory and accelerator
+// limits that differ. Name is "" without the name annotation.
+//
+// It is best effort: a spec the attributes cannot express (a second resource group, an unknown
+// resource, a non-zero quota in another accelerator column, a fractional device count, ...)
+// still maps to the nearest configuration. Callers detect that case with
+// SpecEqual(RenderClusterQueue(cat, rc).Spec, cq.Spec) and plan an update that restores the
+// rendered spec. The error is for annotations written by a newer provider and numbers that do
+// not fit the attribute types.
+//
+// For every valid config c: FromClusterQueue(RenderClusterQueue(Defaults(c))) returns c and
+// the same resolved values.
+func FromClusterQueue(cat *catalog.Catalog, cq kueue.ClusterQueue) (Config, ResolvedConfig, error) {
+	spec := cq.Spec
+	ann, err := decodeConfigAnnotation(cq.Annotations[AnnotationConfiguration])
+	if err != nil {
+		return Config{}, ResolvedConfig{}, fmt.Errorf("ClusterQueue %s: %w", cq.Name, err)
+	}
+
+	cfg := Config{Name: cq.Annotations[AnnotationName], Description: cq.Annotations[AnnotationDescription], Team: teamOf(cq)}
+	rc := ResolvedConfig{}
+
+	rc.ActivationState = ActivationEnabled
+	if effectiveStopPolicy(spec.StopPolicy) != kueue.StopPolicyNone {
+		rc.ActivationState = ActivationDisabled
+	}
+	rc.PreemptTeamTasks = PreemptNever
+	if spec.Preemption != nil && spec.Preemption.WithinClusterQueue == kueue.PreemptionLowerPriority {
+		rc.PreemptTeamTasks = PreemptLowerPriority
+	}
+	rc.Cohort = spec.CohortName
+	w := effectiveWeight(spec.FairSharing)
+	if rc.FairShareWeight, err = toInt64(ratFromQuantity(w), "fairSharing.weight"); err != nil {
+		return Config{}, ResolvedConfig{}, fmt.Errorf("ClusterQueue %s: %w", cq.Name, err)
+	}
+	cfg.FairShareWeight = rc.FairShareWeight
+	configured := func(annotated *string, value string) *string {
+		if ann != nil && annotated == nil {
+			return nil
+		}
+		return ptr(value)
+	}
+	var annActivation, annPreempt, annCohort *string
+	if ann != nil {
+		annActivation, annPreempt, annCohort = ann.ActivationState, ann.PreemptTeamTasks, ann.Cohort
+	}
+	cfg.ActivationState = configured(annActivation, rc.ActivationState)
+	cfg.PreemptTeamTasks = configured(annPreempt, rc.PreemptTeamTasks)
+	cfg.Cohort = configured(annCohort, rc.Cohort)
+
+	table := tableOf(spec)
+	annEntries := map[string]annotationEntry{}
+	if ann != nil {
+		for _, e := range ann.Resources {
+			if _, dup := annEntries[e.InstanceType]; !dup {
+				annEntries[e.InstanceType] = e
+			}
+		}
+	}
+	for _, f := range table {
+		e, r, err := entryFromFlavor(cat, f, annEntries)
+		if err != nil {
+			return Config{}, ResolvedConfig{}, fmt.Errorf("ClusterQueue %s: flavor %s: %w", cq.Name, f.name, err)
+		}
+		cfg.Resources = append(cfg.Resources, e)
+		rc.Resources = append(rc.Resources, r)
+	}
+
+	sharing, strategy, borrowLimit := inferSharing(table, rc.Resources)
+	if ann != nil {
+		if s, ok := annotatedSharing(ann); ok {
+			cand := rc
+			cand.Strategy = DefaultStrategy
+			if s.Strategy != nil {
+				cand.Strategy = *s.Strategy
+			}
+			cand.BorrowLimit = nil
+			if cand.Strategy == StrategyLendAndBorrow {
+				cand.BorrowLimit = cloneInt(s.BorrowLimit)
+				if cand.BorrowLimit == nil {
+					cand.BorrowLimit = ptr(DefaultBorrowLimit)
+				}
+			}
+			cand.AbsoluteBorrowLimits = s.AbsoluteBorrowLimits
+			if _, flavors, err := renderFlavors(cat, cand); err == nil && limitsMatch(flavors, table) {
+				sharing, strategy, borrowLimit = s, cand.Strategy, cand.BorrowLimit
+			}
+		}
+	}
+	cfg.Sharing = sharing
+	rc.Strategy, rc.BorrowLimit = strategy, borrowLimit
+	rc.AbsoluteBorrowLimits = sharing.AbsoluteBorrowLimits
+	rc.Config = cfg.Clone()
+	return cfg, rc, nil
+}
+
+// teamOf finds the team: the quota-allocation-id label, the namespace selector, or the name.
+func teamOf(cq kueue.ClusterQueue) string {
+	if t := cq.Labels[LabelQuotaAllocationID]; t != "" {
+		return t
+	}
+	if s := cq.Spec.NamespaceSelector; s != nil && s.MatchLabels[LabelQuotaAllocationID] != "" {
+		return s.MatchLabels[LabelQuotaAllocationID]
+	}
+	t, _ := TeamFromClusterQueueName(cq.Name)
+	return t
+}
+
+// entryFromFlavor maps one flavor to an entry. A flavor the annotation does not list (a queue
+// without the annotation, or a flavor added out of band) is inferred with every value set.
+func entryFromFlavor(cat *catalog.Catalog, f flavorTable, annEntries map[string]annotationEntry) (Entry, Resolved, error) {
+	it, known := cat.Lookup(f.name)
+	accel := it.AcceleratorResource
+	if !known {
+		for _, res := range f.order {
+			if isAcceleratorColumn(res) && f.cells[res].nominal.Sign() != 0 {
+				accel = res
+				break
+			}
+		}
+	}
+	r := Resolved{AcceleratorResource: accel}
+	var err error
+	if accel != "" {
+		if r.Accelerators, err = toInt64(f.nominal(accel), accel); err != nil {
+			return Entry{}, Resolved{}, err
+		}
+	}
+	if r.EFA, err = toInt64(f.nominal(ResourceEFA), ResourceEFA); err != nil {
+		return Entry{}, Resolved{}, err
+	}
+	r.VCPU = cloneRat(f.nominal(ResourceCPU))
+	r.MemoryGiB = bytesToGiB(f.nominal(ResourceMemory))
+
+	// A partition in the spec: the first non-zero MIG quota.
+	var specPart *Partition
+	for _, res := range f.order {
+		if p, ok := migProfileOf(res); ok && f.cells[res].nominal.Sign() != 0 {
+			n, err := toInt64(f.cells[res].nominal, res)
+			if err != nil {
+				return Entry{}, Resolved{}, err
+			}
+			specPart = &Partition{Type: p, Count: n}
+			break
+		}
+	}
+
+	e := Entry{InstanceType: f.name}
+	ae, ok := annEntries[f.name]
+	if ok {
+		var err error
+		if e.Count, err = parseIntPtr(ae.Count); err != nil {
+			ok = false // a corrupt entry is inferred like one the annotation lacks
+		}
+	}
+	if ok {
+		if ae.Accelerators != nil {
+			e.Accelerators = ptr(r.Accelerators)
+		}
+		if ae.VCPU != nil {
+			e.VCPU = cloneRat(r.VCPU)
+		}
+		if ae.MemoryGiB != nil {
+			e.MemoryGiB = cloneRat(r.MemoryGiB)
+		}
+		if ae.EFA != nil {
+			e.EFA = ptr(r.EFA)
+		}
+		if ap := ae.Partition; ap != nil {
+			p := Partition{Type: ap.Type}
+			if c, has := f.cells[MIGResourceName(ap.Type)]; has {
+				if p.Count, err = toInt64(c.nominal, MIGResourceName(ap.Type)); err != nil {
+					return Entry{}, Resolved{}, err
+				}
+			} else if n, err := strconv.ParseInt(ap.Count, 10, 64); err == nil {
+				p.Count = n
+			}
+			e.Partition = &p
+		}
+	} else {
+		switch {
+		case specPart != nil:
+			e.Partition = specPart
+		case accel != "":
+			e.Accelerators = ptr(r.Accelerators)
+		}
+		e.VCPU, e.MemoryGiB, e.EFA = cloneRat(r.VCPU), cloneRat(r.MemoryGiB), ptr(r.EFA)
+	}
+	r.Configured = e.clone()
+	return e, r, nil
+}
+
+func parseIntPtr(s *string) (*int64, error) {
+	if s == nil {
+		return nil, nil
+	}
+	n, err := strconv.ParseInt(*s, 10, 64)
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+func parseRatPtr(s *string) (*big.Rat, bool) {
+	if s == nil {
+		return nil, true
+	}
+	return parseRat(*s)
+}
+
+// annotatedSharing returns the configured resource_sharing recorded in the annotation.
+func annotatedSharing(a *configAnnotation) (Sharing, bool) {
+	var s Sharing
+	if a.Sharing == nil {
+		return s, true
+	}
+	s.Strategy = cloneStr(a.Sharing.Strategy)
+	var err error
+	if s.BorrowLimit, err = parseIntPtr(a.Sharing.BorrowLimit); err != nil {
+		return Sharing{}, false
+	}
+	for _, l := range a.Sharing.AbsoluteBorrowLimits {
+		out := AbsoluteBorrowLimit{InstanceType: l.InstanceType}
+		if out.Accelerators, err = parseIntPtr(l.Accelerators); err != nil {
+			return Sharing{}, false
+		}
+		var ok1, ok2 bool
+		out.VCPU, ok1 = parseRatPtr(l.VCPU)
+		out.MemoryGiB, ok2 = parseRatPtr(l.MemoryGiB)
+		if !ok1 || !ok2 {
+			return Sharing{}, false
+		}
+		s.AbsoluteBorrowLimits = append(s.AbsoluteBorrowLimits, out)
+	}
+	return s, true
+}
+
+// decodeConfigAnnotation parses AnnotationConfiguration; nil when absent or unreadable (the
+// queue is then read as one the provider did not annotate).
+func decodeConfigAnnotation(s string) (*configAnnotation, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var a configAnnotation
+	if err := json.Unmarshal([]byte(s), &a); err != nil {
+		return nil, nil
+	}
+	if a.Version > configAnnotationVersion {
+		return nil, fmt.Errorf("annotation %s has format version %d, written by a newer terraform-provider-hyperpod; upgrade the provider",
+			AnnotationConfiguration, a.Version)
+	}
+	if a.Version < 1 {
+		return nil, nil
+	}
+	return &a, nil
+}
+
+// limitsMatch reports whether the rendered borrowing and lending limits equal the spec's in
+// every cell both have.
+func limitsMatch(rendered []kueue.FlavorQuotas, table []flavorTable) bool {
+	byName := map[string]kueue.FlavorQuotas{}
+	for _, f := range rendered {
+		byName[f.Name] = f
+	}
+	for _, f := range table {
+		rf, ok := byName[f.name]
+		if !ok {
+			continue
+		}
+		for _, rq := range rf.Resources {
+			c, ok := f.cells[string(rq.Name)]
+			if !ok {
+				continue
+			}
+			if !ratPtrEqual(optRat(rq.BorrowingLimit), c.borrow) || !ratPtrEqual(optRat(rq.LendingLimit), c.lend) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func ratPtrEqual(a, b *big.Rat) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.Cmp(b) == 0
+}
+
+// percentRange is the set of integer percentages [lo, hi]; empty when lo > hi.
+type percentRange struct{ lo, hi int64 }
+
+func fullRange() percentRange { return percentRange{0, MaxBorrowLimit} }
+
+func (p percentRange) empty() bool { return p.lo > p.hi }
+
+func (p percentRange) choose() int64 {
+	if p.lo <= DefaultBorrowLimit && DefaultBorrowLimit <= p.hi {
+		return DefaultBorrowLimit
+	}
+	return p.lo
+}
+
+// cellRange narrows p to the percentages whose rendering gives borrow for nominal n:
+// floor(n/unit x p/100) = borrow/unit.
+func cellRange(p percentRange, res string, c cellValues) percentRange {
+	if c.borrow == nil || c.lend != nil {
+		return percentRange{1, 0}
+	}
+	unit := unitOf(res)
+	n := new(big.Rat).Quo(c.nominal, unit)
+	b := new(big.Rat).Quo(c.borrow, unit)
+	switch {
+	case !b.IsInt() || b.Sign() < 0 || n.Sign() < 0:
+		return percentRange{1, 0}
+	case n.Sign() == 0:
+		if b.Sign() != 0 {
+			return percentRange{1, 0}
+		}
+		return p
+	}
+	// 100 b / n <= p < 100 (b+1) / n
+	hundred := ratInt(100)
+	lo := ceilInt(new(big.Rat).Quo(new(big.Rat).Mul(hundred, b), n))
+	hiEx := ceilInt(new(big.Rat).Quo(new(big.Rat).Mul(hundred, new(big.Rat).Add(b, ratInt(1))), n))
+	hiEx.Sub(hiEx, big.NewInt(1))
+	if lo.Cmp(big.NewInt(p.lo)) > 0 {
+		if !lo.IsInt64() {
+			return percentRange{1, 0}
+		}
+		p.lo = lo.Int64()
+	}
+	if hiEx.Cmp(big.NewInt(p.hi)) < 0 {
+		if !hiEx.IsInt64() {
+			return percentRange{1, 0}
+		}
+		p.hi = hiEx.Int64()
+	}
+	return p
+}
+
+// inferSharing reads resource_sharing from the limits alone (see FromClusterQueue).
+func inferSharing(table []flavorTable, res []Resolved) (Sharing, string, *int64) {
+	anyLend, allZero, cells := false, true, 0
+	for _, f := range table {
+		for _, c := range f.cells {
+			cells++
+			if c.lend != nil {
+				anyLend = true
+			}
+			if c.borrow == nil || c.borrow.Sign() != 0 {
+				allZero = false
+			}
+		}
+	}
+	switch {
+	case anyLend:
+		return Sharing{Strategy: ptr(StrategyDontLend)}, StrategyDontLend, nil
+	case cells > 0 && allZero:
+		return Sharing{Strategy: ptr(StrategyLend)}, StrategyLend, nil
+	}
+
+	all, rest := fullRange(), fullRange()
+	for i, f := range table {
+		for name, c := range f.cells {
+			all = cellRange(all, name, c)
+			if name != ResourceCPU && name != ResourceMemory && name != res[i].AcceleratorResource {
+				rest = cellRange(rest, name, c)
+			}
+		}
+	}
+	if !all.empty() {
+		p := all.choose()
+		return Sharing{Strategy: ptr(StrategyLendAndBorrow), BorrowLimit: ptr(p)}, StrategyLendAndBorrow, ptr(p)
+	}
+	p := DefaultBorrowLimit
+	if !rest.empty() {
+		p = rest.choose()
+	}
+	exact := percentRange{p, p}
+	var limits []AbsoluteBorrowLimit
+	for i, f := range table {
+		a := AbsoluteBorrowLimit{InstanceType: f.name}
+		differs := func(name string) (cellValues, bool) {
+			c, ok := f.cells[name]
+			return c, ok && c.borrow != nil && cellRange(exact, name, c).empty()
+		}
+		if c, d := differs(ResourceCPU); d {
+			a.VCPU = floorTo(c.borrow, 1000)
+		}
+		if c, d := differs(ResourceMemory); d {
+			a.MemoryGiB = bytesToGiB(c.borrow)
+		}
+		if acc := res[i].AcceleratorResource; acc != "" {
+			if c, d := differs(acc); d {
+				a.Accelerators = ptr(satInt64(c.borrow))
+			}
+		}
+		if a.VCPU != nil || a.MemoryGiB != nil || a.Accelerators != nil {
+			limits = append(limits, a)
+		}
+	}
+	return Sharing{Strategy: ptr(StrategyLendAndBorrow), BorrowLimit: ptr(p), AbsoluteBorrowLimits: limits},
+		StrategyLendAndBorrow, ptr(p)
+}

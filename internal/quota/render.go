@@ -1,0 +1,468 @@
+package quota
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+)
+
+// baseResources are covered by every ClusterQueue, in this order (design 3.2).
+var baseResources = []string{ResourceCPU, ResourceMemory, catalog.ResourceNvidiaGPU, catalog.ResourceNeuronDevice, ResourceEFA}
+
+// Kueue CRD limit on flavors per group and resources per flavor.
+const maxKueueList = 64
+
+var bytesPerGiB = new(big.Rat).SetInt64(1 << 30)
+
+func gibToBytes(gib *big.Rat) *big.Rat { return new(big.Rat).Mul(gib, bytesPerGiB) }
+func bytesToGiB(b *big.Rat) *big.Rat   { return new(big.Rat).Quo(b, bytesPerGiB) }
+
+// unitOf is the amount borrowing limits are rounded down to: a millicore for cpu, a MiB for
+// memory, one device otherwise.
+func unitOf(res string) *big.Rat {
+	switch res {
+	case ResourceCPU:
+		return big.NewRat(1, 1000)
+	case ResourceMemory:
+		return new(big.Rat).SetInt64(1 << 20)
+	default:
+		return new(big.Rat).SetInt64(1)
+	}
+}
+
+// RenderResourceFlavor is the ResourceFlavor of an instance type: named after the type,
+// selecting nodes labelled node.kubernetes.io/instance-type=<type>, marked as the provider's.
+func RenderResourceFlavor(instanceType string) kueue.ResourceFlavor {
+	return kueue.ResourceFlavor{
+		TypeMeta: metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: kueue.KindResourceFlavor},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:   instanceType,
+			Labels: map[string]string{LabelManagedBy: ManagedByValue},
+		},
+		Spec: kueue.ResourceFlavorSpec{NodeLabels: map[string]string{LabelInstanceType: instanceType}},
+	}
+}
+
+// RenderClusterQueue renders the team's ClusterQueue (design 2 and 3.2) from a ResolvedConfig
+// made by Defaults (or FromClusterQueue).
+//
+// Metadata: name hyperpod-ns-<team>-clusterqueue; labels app.kubernetes.io/managed-by and
+// sagemaker.amazonaws.com/quota-allocation-id; annotations AnnotationName,
+// AnnotationDescription (empty when there is none) and AnnotationConfiguration, a JSON record of the
+// attributes the user configured (see configAnnotation), so that read and import can tell a
+// configured value from a computed one and restore count, which the spec cannot express.
+//
+// Spec: one resource group covering cpu, memory, nvidia.com/gpu, aws.amazon.com/neurondevice,
+// vpc.amazonaws.com/efa, then any other accelerator resource in use (a provider instance_types
+// override may name one, e.g. aws.amazon.com/neuron; sorted), then the nvidia.com/mig-<profile>
+// resources in use (sorted); one flavor per entry, in config order, with every covered resource
+// (0 where it does not apply). Quantities: cpu in millicores, memory in bytes exactly (whole
+// numbers of bytes in binary-SI canonical form, e.g. "192Gi" or "42130Mi"; fractional ones in
+// decimal, e.g. 2.9 GiB is "3113851289600m"), devices as integers.
+//
+// It returns an error for anything Kueue (CRD or webhook) would reject: an empty team or
+// cohort, negative quotas, lendingLimit above nominalQuota, a duplicated instance type, an
+// unknown strategy, or more than 64 flavors or resources. Run Validate first to get these as
+// attribute-level problems.
+func RenderClusterQueue(cat *catalog.Catalog, rc ResolvedConfig) (kueue.ClusterQueue, error) {
+	team := rc.Config.Team
+	if team == "" {
+		return kueue.ClusterQueue{}, fmt.Errorf("cannot render a ClusterQueue without a team")
+	}
+	covered, flavors, err := renderFlavors(cat, rc)
+	if err != nil {
+		return kueue.ClusterQueue{}, fmt.Errorf("ClusterQueue %s: %w", ClusterQueueName(team), err)
+	}
+	if rc.Cohort == "" {
+		// Every strategy sets borrowing or lending limits, which need a cohort (reference 4).
+		return kueue.ClusterQueue{}, fmt.Errorf("ClusterQueue %s: cohort is empty, but Kueue accepts borrowingLimit and lendingLimit only in a cohort", ClusterQueueName(team))
+	}
+	within := kueue.PreemptionLowerPriority
+	switch rc.PreemptTeamTasks {
+	case PreemptLowerPriority:
+	case PreemptNever:
+		within = kueue.PreemptionNever
+	default:
+		return kueue.ClusterQueue{}, fmt.Errorf("ClusterQueue %s: unknown preempt_team_tasks %q", ClusterQueueName(team), rc.PreemptTeamTasks)
+	}
+	stop := kueue.StopPolicyNone
+	switch rc.ActivationState {
+	case ActivationEnabled:
+	case ActivationDisabled:
+		stop = kueue.StopPolicyHold
+	default:
+		return kueue.ClusterQueue{}, fmt.Errorf("ClusterQueue %s: unknown activation_state %q", ClusterQueueName(team), rc.ActivationState)
+	}
+	if rc.FairShareWeight < 0 {
+		return kueue.ClusterQueue{}, fmt.Errorf("ClusterQueue %s: fair_share_weight %d is negative", ClusterQueueName(team), rc.FairShareWeight)
+	}
+	ann, err := encodeConfigAnnotation(rc.Config)
+	if err != nil {
+		return kueue.ClusterQueue{}, err
+	}
+	// The description annotation is written even when empty, so that server-side apply keeps
+	// owning it and clearing the description removes the old text.
+	annotations := map[string]string{AnnotationName: rc.Config.Name, AnnotationDescription: rc.Config.Description,
+		AnnotationConfiguration: ann}
+	return kueue.ClusterQueue{
+		TypeMeta: metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: kueue.KindClusterQueue},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        ClusterQueueName(team),
+			Labels:      map[string]string{LabelManagedBy: ManagedByValue, LabelQuotaAllocationID: team},
+			Annotations: annotations,
+		},
+		Spec: kueue.ClusterQueueSpec{
+			ResourceGroups:    []kueue.ResourceGroup{{CoveredResources: covered, Flavors: flavors}},
+			CohortName:        rc.Cohort,
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelQuotaAllocationID: team}},
+			Preemption: &kueue.ClusterQueuePreemption{
+				ReclaimWithinCohort: kueue.PreemptionAny,
+				BorrowWithinCohort:  &kueue.BorrowWithinCohort{Policy: kueue.PreemptionNever},
+				WithinClusterQueue:  within,
+			},
+			StopPolicy:  &stop,
+			FairSharing: &kueue.FairSharing{Weight: resource.NewQuantity(rc.FairShareWeight, resource.DecimalSI)},
+		},
+	}, nil
+}
+
+// accelResource returns the accelerator resource of a resolved entry.
+func accelResource(cat *catalog.Catalog, r Resolved) (string, error) {
+	res := r.AcceleratorResource
+	if res == "" && r.Accelerators != 0 {
+		if it, ok := cat.Lookup(r.Configured.InstanceType); ok {
+			res = it.AcceleratorResource
+		}
+		if res == "" {
+			return "", fmt.Errorf("flavor %s: accelerators = %d, but the instance type has no accelerator resource", r.Configured.InstanceType, r.Accelerators)
+		}
+	}
+	if res == ResourceCPU || res == ResourceMemory || res == ResourceEFA {
+		return "", fmt.Errorf("flavor %s: %q cannot be an accelerator resource", r.Configured.InstanceType, res)
+	}
+	return res, nil
+}
+
+// coveredResources returns the group's resources in design order for the given accelerator and
+// partition resources.
+func coveredResources(extra []string) []string {
+	var accel, mig []string
+	for _, r := range extra {
+		switch {
+		case slices.Contains(baseResources, r):
+		case strings.HasPrefix(r, MIGResourcePrefix+"mig-"):
+			mig = append(mig, r)
+		default:
+			accel = append(accel, r)
+		}
+	}
+	slices.Sort(accel)
+	slices.Sort(mig)
+	out := slices.Clone(baseResources)
+	out = append(out, slices.Compact(accel)...)
+	return append(out, slices.Compact(mig)...)
+}
+
+// renderFlavors renders the single resource group.
+func renderFlavors(cat *catalog.Catalog, rc ResolvedConfig) ([]corev1.ResourceName, []kueue.FlavorQuotas, error) {
+	if len(rc.Resources) > maxKueueList {
+		return nil, nil, fmt.Errorf("%d instance types, but Kueue allows at most %d flavors", len(rc.Resources), maxKueueList)
+	}
+	accel := make([]string, len(rc.Resources))
+	var extra []string
+	seen := map[string]bool{}
+	for i, r := range rc.Resources {
+		if r.Unknown {
+			return nil, nil, fmt.Errorf("resources[%d] is not resolved (unknown values)", i)
+		}
+		name := r.Configured.InstanceType
+		if seen[name] {
+			return nil, nil, fmt.Errorf("instance type %s is listed twice; Kueue allows a flavor once per ClusterQueue", name)
+		}
+		seen[name] = true
+		res, err := accelResource(cat, r)
+		if err != nil {
+			return nil, nil, err
+		}
+		accel[i] = res
+		if res != "" {
+			extra = append(extra, res)
+		}
+		if p := r.Configured.Partition; p != nil {
+			if !validProfile(p.Type) {
+				return nil, nil, fmt.Errorf("flavor %s: %q is not a MIG profile", name, p.Type)
+			}
+			extra = append(extra, MIGResourceName(p.Type))
+		}
+	}
+	covered := coveredResources(extra)
+	if len(covered) > maxKueueList {
+		return nil, nil, fmt.Errorf("%d resources, but Kueue allows at most %d per resource group", len(covered), maxKueueList)
+	}
+
+	abs := map[string]AbsoluteBorrowLimit{}
+	if rc.Strategy == StrategyLendAndBorrow {
+		for _, a := range rc.AbsoluteBorrowLimits {
+			if _, dup := abs[a.InstanceType]; dup {
+				return nil, nil, fmt.Errorf("absolute borrow limits for %s are given twice", a.InstanceType)
+			}
+			if !seen[a.InstanceType] {
+				return nil, nil, fmt.Errorf("absolute borrow limit for %s, which has no quota in this ClusterQueue", a.InstanceType)
+			}
+			abs[a.InstanceType] = a
+		}
+	}
+	percent := new(big.Rat)
+	switch rc.Strategy {
+	case StrategyLendAndBorrow:
+		bl := DefaultBorrowLimit
+		if rc.BorrowLimit != nil {
+			bl = *rc.BorrowLimit
+		}
+		if bl < 0 {
+			return nil, nil, fmt.Errorf("borrow_limit %d is negative", bl)
+		}
+		percent.SetFrac64(bl, 100)
+	case StrategyLend, StrategyDontLend:
+	default:
+		return nil, nil, fmt.Errorf("unknown resource sharing strategy %q", rc.Strategy)
+	}
+
+	flavors := make([]kueue.FlavorQuotas, len(rc.Resources))
+	for i, r := range rc.Resources {
+		name := r.Configured.InstanceType
+		nominal := map[string]*big.Rat{
+			ResourceCPU:    r.VCPU,
+			ResourceMemory: gibToBytes(orZero(r.MemoryGiB)),
+			ResourceEFA:    ratInt(r.EFA),
+		}
+		if r.VCPU == nil {
+			nominal[ResourceCPU] = new(big.Rat)
+		}
+		if accel[i] != "" {
+			nominal[accel[i]] = ratInt(r.Accelerators)
+		}
+		if p := r.Configured.Partition; p != nil {
+			nominal[MIGResourceName(p.Type)] = ratInt(p.Count)
+		}
+		limits := map[string]*big.Rat{}
+		if a, ok := abs[name]; ok {
+			if a.VCPU != nil {
+				limits[ResourceCPU] = a.VCPU
+			}
+			if a.MemoryGiB != nil {
+				limits[ResourceMemory] = gibToBytes(a.MemoryGiB)
+			}
+			if a.Accelerators != nil {
+				if accel[i] == "" {
+					return nil, nil, fmt.Errorf("flavor %s: absolute borrow limit for accelerators, but the instance type has no accelerators", name)
+				}
+				limits[accel[i]] = ratInt(*a.Accelerators)
+			}
+		}
+		fq := kueue.FlavorQuotas{Name: name, Resources: make([]kueue.ResourceQuota, len(covered))}
+		for j, res := range covered {
+			n := orZero(nominal[res])
+			if n.Sign() < 0 {
+				return nil, nil, fmt.Errorf("flavor %s: %s quota %s is negative", name, res, RatString(n))
+			}
+			q, err := quantityFor(res, n)
+			if err != nil {
+				return nil, nil, fmt.Errorf("flavor %s: nominal %s: %w", name, res, err)
+			}
+			rq := kueue.ResourceQuota{Name: corev1.ResourceName(res), NominalQuota: q}
+			var borrow *big.Rat
+			switch {
+			case rc.Strategy != StrategyLendAndBorrow:
+				borrow = new(big.Rat)
+			case limits[res] != nil:
+				borrow = limits[res]
+			default:
+				unit := unitOf(res)
+				units := floorInt(new(big.Rat).Quo(new(big.Rat).Mul(n, percent), unit))
+				borrow = new(big.Rat).Mul(new(big.Rat).SetInt(units), unit)
+			}
+			if borrow.Sign() < 0 {
+				return nil, nil, fmt.Errorf("flavor %s: %s borrowing limit %s is negative", name, res, RatString(borrow))
+			}
+			bq, err := quantityFor(res, borrow)
+			if err != nil {
+				return nil, nil, fmt.Errorf("flavor %s: borrowing limit %s: %w", name, res, err)
+			}
+			rq.BorrowingLimit = &bq
+			if rc.Strategy == StrategyDontLend {
+				lend := new(big.Rat) // 0 <= nominal always: the webhook's lendingLimit <= nominalQuota holds
+				lq, _ := quantityFor(res, lend)
+				rq.LendingLimit = &lq
+			}
+			fq.Resources[j] = rq
+		}
+		flavors[i] = fq
+	}
+	names := make([]corev1.ResourceName, len(covered))
+	for i, c := range covered {
+		names[i] = corev1.ResourceName(c)
+	}
+	return names, flavors, nil
+}
+
+func orZero(r *big.Rat) *big.Rat {
+	if r == nil {
+		return new(big.Rat)
+	}
+	return r
+}
+
+// quantityFor converts an exact amount (cores, bytes or devices) to a Quantity, refusing
+// amounts it cannot hold exactly: cpu must be whole millicores and devices whole numbers.
+func quantityFor(res string, v *big.Rat) (resource.Quantity, error) {
+	switch res {
+	case ResourceCPU:
+		if !new(big.Rat).Mul(v, ratInt(1000)).IsInt() {
+			return resource.Quantity{}, fmt.Errorf("%s cores is not a whole number of millicores", RatString(v))
+		}
+		return exactQuantity(v, resource.DecimalSI)
+	case ResourceMemory:
+		return exactQuantity(v, resource.BinarySI)
+	default:
+		if !v.IsInt() {
+			return resource.Quantity{}, fmt.Errorf("%s is not a whole number of devices", RatString(v))
+		}
+		return exactQuantity(v, resource.DecimalSI)
+	}
+}
+
+// exactQuantity returns v as a Quantity without rounding, or an error when a Quantity cannot
+// hold it (more precise than a nano-unit).
+func exactQuantity(v *big.Rat, format resource.Format) (resource.Quantity, error) {
+	if v.IsInt() && v.Num().IsInt64() {
+		return *resource.NewQuantity(v.Num().Int64(), format), nil
+	}
+	if m := new(big.Rat).Mul(v, ratInt(1000)); m.IsInt() && m.Num().IsInt64() {
+		return *resource.NewMilliQuantity(m.Num().Int64(), format), nil
+	}
+	if n, ok := decimalPlaces(v); !ok || n > 9 {
+		return resource.Quantity{}, fmt.Errorf("%s cannot be held exactly by a Kubernetes quantity (at most 9 decimal places)", RatString(v))
+	}
+	// Decimal notation is not capped the way binary-SI is, so huge values stay exact.
+	q, err := resource.ParseQuantity(RatString(v))
+	if err != nil {
+		return resource.Quantity{}, fmt.Errorf("%s: %w", RatString(v), err)
+	}
+	return q, nil
+}
+
+// ratFromQuantity returns the exact value of q.
+func ratFromQuantity(q resource.Quantity) *big.Rat {
+	d := q.AsDec() // q is a copy, so converting its representation is harmless
+	r := new(big.Rat).SetInt(d.UnscaledBig())
+	scale := int64(d.Scale())
+	pow := new(big.Int).Exp(big.NewInt(10), big.NewInt(abs64(scale)), nil)
+	if scale > 0 {
+		return r.Quo(r, new(big.Rat).SetInt(pow))
+	}
+	return r.Mul(r, new(big.Rat).SetInt(pow))
+}
+
+func abs64(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// configAnnotation is the JSON in AnnotationConfiguration: the configured attributes, with
+// their Terraform names, numbers as exact decimal strings, unconfigured ones omitted. Example:
+//
+//	{"version":1,"cohort":"research","resource_sharing":{"strategy":"LendAndBorrow","borrow_limit":"100",
+//	 "absolute_borrow_limits":[{"instance_type":"ml.g5.12xlarge","accelerators":"2"}]},
+//	 "resources":[{"instance_type":"ml.g5.12xlarge","count":"1"},
+//	 {"instance_type":"ml.c5.9xlarge","memory_in_gib":"2.9"},
+//	 {"instance_type":"ml.p4d.24xlarge","accelerator_partition":{"type":"mig-1g.5gb","count":"2"}}]}
+type configAnnotation struct {
+	Version          int                `json:"version"`
+	ActivationState  *string            `json:"activation_state,omitempty"`
+	PreemptTeamTasks *string            `json:"preempt_team_tasks,omitempty"`
+	Cohort           *string            `json:"cohort,omitempty"`
+	Sharing          *annotationSharing `json:"resource_sharing,omitempty"`
+	Resources        []annotationEntry  `json:"resources"`
+}
+
+type annotationSharing struct {
+	Strategy             *string           `json:"strategy,omitempty"`
+	BorrowLimit          *string           `json:"borrow_limit,omitempty"`
+	AbsoluteBorrowLimits []annotationLimit `json:"absolute_borrow_limits,omitempty"`
+}
+
+type annotationLimit struct {
+	InstanceType string  `json:"instance_type"`
+	Accelerators *string `json:"accelerators,omitempty"`
+	VCPU         *string `json:"vcpu,omitempty"`
+	MemoryGiB    *string `json:"memory_in_gib,omitempty"`
+}
+
+type annotationEntry struct {
+	InstanceType string               `json:"instance_type"`
+	Count        *string              `json:"count,omitempty"`
+	Accelerators *string              `json:"accelerators,omitempty"`
+	VCPU         *string              `json:"vcpu,omitempty"`
+	MemoryGiB    *string              `json:"memory_in_gib,omitempty"`
+	EFA          *string              `json:"efa,omitempty"`
+	Partition    *annotationPartition `json:"accelerator_partition,omitempty"`
+}
+
+type annotationPartition struct {
+	Type  string `json:"type"`
+	Count string `json:"count"`
+}
+
+const configAnnotationVersion = 1
+
+func intStr(p *int64) *string {
+	if p == nil {
+		return nil
+	}
+	return ptr(fmt.Sprint(*p))
+}
+
+func ratStr(r *big.Rat) *string {
+	if r == nil {
+		return nil
+	}
+	return ptr(RatString(r))
+}
+
+func encodeConfigAnnotation(c Config) (string, error) {
+	a := configAnnotation{Version: configAnnotationVersion, ActivationState: c.ActivationState,
+		PreemptTeamTasks: c.PreemptTeamTasks, Cohort: c.Cohort, Resources: []annotationEntry{}}
+	s := c.Sharing
+	if s.Strategy != nil || s.BorrowLimit != nil || len(s.AbsoluteBorrowLimits) > 0 {
+		a.Sharing = &annotationSharing{Strategy: s.Strategy, BorrowLimit: intStr(s.BorrowLimit)}
+		for _, l := range s.AbsoluteBorrowLimits {
+			a.Sharing.AbsoluteBorrowLimits = append(a.Sharing.AbsoluteBorrowLimits, annotationLimit{
+				InstanceType: l.InstanceType, Accelerators: intStr(l.Accelerators), VCPU: ratStr(l.VCPU), MemoryGiB: ratStr(l.MemoryGiB)})
+		}
+	}
+	for _, e := range c.Resources {
+		ae := annotationEntry{InstanceType: e.InstanceType, Count: intStr(e.Count), Accelerators: intStr(e.Accelerators),
+			VCPU: ratStr(e.VCPU), MemoryGiB: ratStr(e.MemoryGiB), EFA: intStr(e.EFA)}
+		if e.Partition != nil {
+			ae.Partition = &annotationPartition{Type: e.Partition.Type, Count: fmt.Sprint(e.Partition.Count)}
+		}
+		a.Resources = append(a.Resources, ae)
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		return "", fmt.Errorf("encoding %s: %w", AnnotationConfiguration, err)
+	}
+	return string(b), nil
+}

@@ -1,0 +1,489 @@
+package quota
+
+import (
+	"fmt"
+	"math/big"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+)
+
+// Problem is a plan-time error in a Config.
+type Problem struct {
+	// Entry is the index into Config.Resources the problem belongs to, or -1 for attributes
+	// outside resources (including resource_sharing).
+	Entry int
+	// Path is the attribute path below the entry (e.g. {"accelerator_partition", "type"}), or
+	// below the root when Entry is -1 (e.g. {"resource_sharing", "borrow_limit"} or
+	// {"resource_sharing", "absolute_borrow_limits", "0", "vcpu"}). Empty means the entry itself.
+	Path []string
+	// Summary is short; Detail says what is wrong and how to fix it.
+	Summary string
+	Detail  string
+}
+
+// Error renders the problem with a Terraform-style attribute path.
+func (p Problem) Error() string {
+	var b strings.Builder
+	if p.Entry >= 0 {
+		fmt.Fprintf(&b, "resources[%d]", p.Entry)
+	}
+	for _, s := range p.Path {
+		if _, err := strconv.Atoi(s); err == nil {
+			fmt.Fprintf(&b, "[%s]", s)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s)
+	}
+	if b.Len() > 0 {
+		b.WriteString(": ")
+	}
+	return b.String() + p.Summary + ": " + p.Detail
+}
+
+var (
+	namePattern   = regexp.MustCompile(`^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$`)
+	teamPattern   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	cohortPattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+)
+
+// Validate returns every plan-time error of cfg (design 3.1); none needs the cluster.
+//
+// Unknown values: mark them with Config.MarkUnknown and leave the field nil/zero. A check that
+// needs an unknown value is skipped (an entry whose instance_type is unknown is checked only for
+// what does not depend on its type; an unknown attribute counts as "maybe set" for the "none
+// set" check and as unset for conflicts), so Validate never reports a problem that a later
+// value could make go away. Call it again at apply time, when everything is known.
+func Validate(cat *catalog.Catalog, cfg Config) []Problem {
+	v := validator{cat: cat, cfg: cfg}
+	v.root()
+	v.sharing()
+	if !cfg.IsUnknown("resources") {
+		v.resources()
+	}
+	return v.problems
+}
+
+type validator struct {
+	cat      *catalog.Catalog
+	cfg      Config
+	problems []Problem
+}
+
+func (v *validator) add(entry int, path []string, summary, format string, args ...any) {
+	v.problems = append(v.problems, Problem{Entry: entry, Path: path, Summary: summary, Detail: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) root() {
+	c := v.cfg
+	if !c.IsUnknown("name") {
+		switch {
+		case c.Name == "":
+			v.add(-1, []string{"name"}, "Missing quota name",
+				"name is empty. Set name to 1-63 letters, digits and hyphens, starting and ending with a letter or digit, e.g. name = \"ml-team-a\".")
+		case len(c.Name) > MaxNameLength || !namePattern.MatchString(c.Name):
+			v.add(-1, []string{"name"}, "Invalid quota name",
+				"name %q must be 1-63 letters, digits and hyphens, starting and ending with a letter or digit (the AWS compute quota Name pattern). Remove other characters, e.g. name = %q.",
+				c.Name, suggestName(c.Name))
+		}
+	}
+	if !c.IsUnknown("description") && len(c.Description) > MaxDescriptionLength {
+		v.add(-1, []string{"description"}, "Description too long",
+			"description has %d characters; shorten it to at most %d.", len(c.Description), MaxDescriptionLength)
+	}
+	if !c.IsUnknown("team") {
+		switch {
+		case c.Team == "":
+			v.add(-1, []string{"team"}, "Missing team",
+				"team is empty. Set it to the team name: lower-case letters, digits and hyphens, at most %d characters, e.g. team = \"research\".", MaxTeamLength)
+		case len(c.Team) > MaxTeamLength || !teamPattern.MatchString(c.Team):
+			v.add(-1, []string{"team"}, "Invalid team name",
+				"team %q must be at most %d lower-case letters, digits and hyphens, starting and ending with a letter or digit (it becomes the namespace %q). Change it to match, e.g. team = %q.",
+				c.Team, MaxTeamLength, NamespaceName(c.Team), suggestTeam(c.Team))
+		}
+	}
+	v.enum(c.ActivationState, "activation_state", ActivationEnabled, ActivationDisabled)
+	v.enum(c.PreemptTeamTasks, "preempt_team_tasks", PreemptLowerPriority, PreemptNever)
+	if c.Cohort != nil && !c.IsUnknown("cohort") {
+		switch {
+		case *c.Cohort == "":
+			v.add(-1, []string{"cohort"}, "Empty cohort",
+				"cohort is an empty string, but Kueue accepts borrowing and lending limits only on a ClusterQueue in a cohort, and every resource_sharing strategy sets them. Remove the cohort attribute to use %q, or name a cohort.", DefaultCohort)
+		case len(*c.Cohort) > 253 || !cohortPattern.MatchString(*c.Cohort):
+			v.add(-1, []string{"cohort"}, "Invalid cohort name",
+				"cohort %q must be a DNS subdomain: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters, e.g. cohort = %q.", *c.Cohort, DefaultCohort)
+		}
+	}
+	if !c.IsUnknown("fair_share_weight") && (c.FairShareWeight < 0 || c.FairShareWeight > MaxFairShareWeight) {
+		v.add(-1, []string{"fair_share_weight"}, "fair_share_weight out of range",
+			"fair_share_weight is %d; set it to a whole number from 0 (lowest) to %d.", c.FairShareWeight, MaxFairShareWeight)
+	}
+}
+
+func (v *validator) enum(val *string, attr string, allowed ...string) {
+	v.enumAt(val, []string{attr}, allowed...)
+}
+
+func (v *validator) enumAt(val *string, path []string, allowed ...string) {
+	if val == nil || v.cfg.IsUnknown(path...) || slices.Contains(allowed, *val) {
+		return
+	}
+	attr := path[len(path)-1]
+	v.add(-1, path, "Invalid "+attr,
+		"%s %q is not one of %s. Use one of those values (they are case-sensitive) or remove %s to use the default %q.",
+		attr, *val, quoteList(allowed, "or"), attr, allowed[0])
+}
+
+func (v *validator) sharing() {
+	c := v.cfg
+	s := c.Sharing
+	v.enumAt(s.Strategy, []string{"resource_sharing", "strategy"}, StrategyLendAndBorrow, StrategyLend, StrategyDontLend)
+	strategy := DefaultStrategy
+	if s.Strategy != nil {
+		strategy = *s.Strategy
+	}
+	// nonBorrowing is true only when the strategy is known, valid and does not borrow.
+	nonBorrowing := !c.IsUnknown("resource_sharing", "strategy") && (strategy == StrategyLend || strategy == StrategyDontLend)
+
+	if s.BorrowLimit != nil && !c.IsUnknown("resource_sharing", "borrow_limit") {
+		bl := *s.BorrowLimit
+		if nonBorrowing {
+			v.add(-1, []string{"resource_sharing", "borrow_limit"}, "borrow_limit needs a strategy that borrows",
+				"borrow_limit = %d is set, but strategy %q never borrows (the ClusterQueue gets borrowingLimit 0). Remove borrow_limit, or set strategy = %q.",
+				bl, strategy, StrategyLendAndBorrow)
+		}
+		if bl < 0 || bl > MaxBorrowLimit {
+			v.add(-1, []string{"resource_sharing", "borrow_limit"}, "borrow_limit out of range",
+				"borrow_limit is %d; set it to a percentage of the nominal quota from 0 to %d (100 lets the team borrow as much again as it owns).", bl, MaxBorrowLimit)
+		}
+	}
+
+	if c.IsUnknown("resource_sharing", "absolute_borrow_limits") {
+		return
+	}
+	if len(s.AbsoluteBorrowLimits) > 0 && nonBorrowing {
+		v.add(-1, []string{"resource_sharing", "absolute_borrow_limits"}, "absolute_borrow_limits needs a strategy that borrows",
+			"absolute_borrow_limits is set, but strategy %q never borrows (the ClusterQueue gets borrowingLimit 0). Remove absolute_borrow_limits, or set strategy = %q.",
+			strategy, StrategyLendAndBorrow)
+	}
+
+	// Which instance types resources has, when all of them are known.
+	inResources := map[string]bool{}
+	allKnown := !c.IsUnknown("resources")
+	for i, e := range c.Resources {
+		if c.IsUnknown("resources", strconv.Itoa(i), "instance_type") {
+			allKnown = false
+		}
+		inResources[e.InstanceType] = true
+	}
+	seen := map[string]int{}
+	for j, a := range s.AbsoluteBorrowLimits {
+		base := []string{"resource_sharing", "absolute_borrow_limits", strconv.Itoa(j)}
+		if c.IsUnknown(base...) {
+			continue
+		}
+		at := func(attr string) []string { return append(slices.Clone(base), attr) }
+		unk := func(attr string) bool { return c.IsUnknown(at(attr)...) }
+		if !unk("instance_type") {
+			it, known := v.cat.Lookup(a.InstanceType)
+			prev, dup := seen[a.InstanceType]
+			switch {
+			case a.InstanceType == "":
+				v.add(-1, at("instance_type"), "Missing instance_type",
+					"absolute_borrow_limits[%d] has no instance_type. Set it to one of the instance types in resources.", j)
+			case dup:
+				v.add(-1, at("instance_type"), "Duplicate absolute borrow limit",
+					"instance type %q has absolute borrow limits in both absolute_borrow_limits[%d] and [%d]. Merge them into one element.", a.InstanceType, prev, j)
+			case allKnown && !inResources[a.InstanceType]:
+				v.add(-1, at("instance_type"), "Absolute borrow limit for an instance type without quota",
+					"absolute_borrow_limits[%d] names %q, which is not in resources, so there is no quota to borrow against. Add %q to resources or remove this limit.",
+					j, a.InstanceType, a.InstanceType)
+			case a.Accelerators != nil && !unk("accelerators") && known && it.Accelerators == 0:
+				v.add(-1, at("accelerators"), "Instance type has no accelerators",
+					"absolute_borrow_limits[%d] sets accelerators, but %s has no accelerators. Remove accelerators from this limit.", j, a.InstanceType)
+			}
+			if a.InstanceType != "" && !dup {
+				seen[a.InstanceType] = j
+			}
+		}
+		if a.Accelerators == nil && a.VCPU == nil && a.MemoryGiB == nil && !unk("accelerators") && !unk("vcpu") && !unk("memory_in_gib") {
+			v.add(-1, base, "Empty absolute borrow limit",
+				"absolute_borrow_limits[%d] sets none of accelerators, vcpu, memory_in_gib, so it limits nothing. Set at least one of them, or remove the element.", j)
+		}
+		if a.Accelerators != nil && !unk("accelerators") {
+			v.checkInt(-1, at("accelerators"), *a.Accelerators)
+		}
+		if a.VCPU != nil && !unk("vcpu") {
+			v.checkVCPU(-1, at("vcpu"), a.VCPU)
+		}
+		if a.MemoryGiB != nil && !unk("memory_in_gib") {
+			v.checkMemory(-1, at("memory_in_gib"), a.MemoryGiB)
+		}
+	}
+}
+
+func (v *validator) resources() {
+	c := v.cfg
+	switch n := len(c.Resources); {
+	case n == 0:
+		v.add(-1, []string{"resources"}, "No resources",
+			"resources is empty, so the team would get no quota at all. Add at least one entry, e.g. resources = [{ instance_type = \"ml.g5.12xlarge\", count = 1 }].")
+	case n > MaxResources:
+		v.add(-1, []string{"resources"}, "Too many resources",
+			"resources has %d entries; a compute quota allows at most %d instance types. Split the quota, or drop the entries you need least.", n, MaxResources)
+	}
+	seen := map[string]int{}
+	for i, e := range c.Resources {
+		if c.IsUnknown("resources", strconv.Itoa(i)) {
+			continue
+		}
+		v.entry(i, e, seen)
+	}
+}
+
+func (v *validator) entry(i int, e Entry, seen map[string]int) {
+	c := v.cfg
+	idx := strconv.Itoa(i)
+	unk := func(attr ...string) bool { return c.IsUnknown(append([]string{"resources", idx}, attr...)...) }
+
+	var it catalog.InstanceType
+	haveType := false
+	if !unk("instance_type") {
+		switch prev, dup := seen[e.InstanceType]; {
+		case e.InstanceType == "":
+			v.add(i, []string{"instance_type"}, "Missing instance_type",
+				"this entry has no instance_type. Set it to an instance type such as \"ml.g5.12xlarge\".")
+		case dup:
+			v.add(i, []string{"instance_type"}, "Duplicate instance type",
+				"instance type %q appears in resources[%d] and resources[%d]; each instance type may appear once. Merge the two entries into one.", e.InstanceType, prev, i)
+		default:
+			seen[e.InstanceType] = i
+			var ok bool
+			if it, ok = v.cat.Lookup(e.InstanceType); ok {
+				haveType = true
+			} else {
+				v.problems = append(v.problems, unknownTypeProblem(v.cat, i, e.InstanceType))
+			}
+		}
+	}
+
+	known := func(isSet bool, attr ...string) bool { return isSet && !unk(attr...) }
+	maybe := func(isSet bool, attr ...string) bool { return isSet || unk(attr...) }
+	countSet := known(e.Count != nil, "count")
+	accSet := known(e.Accelerators != nil, "accelerators")
+	partSet := known(e.Partition != nil, "accelerator_partition")
+
+	if !maybe(e.Count != nil, "count") && !maybe(e.Accelerators != nil, "accelerators") &&
+		!maybe(e.Partition != nil, "accelerator_partition") && !maybe(e.VCPU != nil, "vcpu") &&
+		!maybe(e.MemoryGiB != nil, "memory_in_gib") {
+		v.problems = append(v.problems, noSizeProblem(i))
+	}
+	if countSet && accSet {
+		v.add(i, []string{"accelerators"}, "Conflicting attributes",
+			"count and accelerators are both set; count already sets the accelerators (count x the accelerators of one instance). Remove one of them: keep count for whole instances, or accelerators for a share of them.")
+	}
+	if countSet && partSet {
+		v.add(i, []string{"accelerator_partition"}, "Conflicting attributes",
+			"count and accelerator_partition are both set; count allocates whole instances, accelerator_partition allocates GPU partitions. Remove one of them.")
+	}
+	if accSet && partSet {
+		v.add(i, []string{"accelerator_partition"}, "Conflicting attributes",
+			"accelerators and accelerator_partition are both set; a quota entry allocates either whole accelerators or MIG partitions of them. Remove one of them (use two quotas for different teams if you need both).")
+	}
+
+	if countSet {
+		v.checkInt(i, []string{"count"}, *e.Count)
+	}
+	if accSet {
+		v.checkInt(i, []string{"accelerators"}, *e.Accelerators)
+		if haveType && it.Accelerators == 0 && *e.Accelerators > 0 {
+			v.add(i, []string{"accelerators"}, "Instance type has no accelerators",
+				"accelerators = %d, but %s has no accelerators. Remove accelerators (or set it to 0) and size the entry with count, vcpu or memory_in_gib, or choose an instance type with accelerators.",
+				*e.Accelerators, it.Name)
+		}
+	}
+	if known(e.EFA != nil, "efa") {
+		v.checkInt(i, []string{"efa"}, *e.EFA)
+	}
+	if known(e.VCPU != nil, "vcpu") {
+		v.checkVCPU(i, []string{"vcpu"}, e.VCPU)
+	}
+	if known(e.MemoryGiB != nil, "memory_in_gib") {
+		v.checkMemory(i, []string{"memory_in_gib"}, e.MemoryGiB)
+	}
+	if partSet {
+		p := e.Partition
+		if !unk("accelerator_partition", "count") {
+			v.checkInt(i, []string{"accelerator_partition", "count"}, p.Count)
+		}
+		typeKnown := !unk("accelerator_partition", "type")
+		switch {
+		case haveType && it.Accelerators == 0:
+			v.problems = append(v.problems, partitionNoAcceleratorsProblem(i, it))
+		case !typeKnown:
+		case !validProfile(p.Type):
+			v.problems = append(v.problems, badProfileProblem(i, p.Type, it))
+		case !haveType:
+		case it.AcceleratorResource != catalog.ResourceNvidiaGPU:
+			v.add(i, []string{"accelerator_partition"}, "Partitions need NVIDIA GPUs",
+				"accelerator_partition uses MIG, which only NVIDIA GPUs offer, but %s has %s accelerators. Remove accelerator_partition and use accelerators or count instead.",
+				it.Name, describeAccelerator(it))
+		case !slices.Contains(it.MIGProfiles, p.Type):
+			if len(it.MIGProfiles) == 0 {
+				v.add(i, []string{"accelerator_partition", "type"}, "No MIG profiles on this instance type",
+					"%s offers no MIG profiles, so %q cannot be allocated. Remove accelerator_partition and use accelerators or count, or list the profile in the provider's instance_types mig_profiles if the nodes are partitioned.",
+					it.Name, p.Type)
+			} else {
+				v.add(i, []string{"accelerator_partition", "type"}, "MIG profile not offered",
+					"%s does not offer MIG profile %q. Use one of %s.", it.Name, p.Type, quoteList(it.MIGProfiles, "or"))
+			}
+		}
+	}
+}
+
+func validProfile(p string) bool {
+	_, err := catalog.MIGSlices(p)
+	return err == nil
+}
+
+func (v *validator) checkInt(entry int, path []string, n int64) {
+	attr := path[len(path)-1]
+	switch {
+	case n < 0:
+		v.add(entry, path, "Negative value", "%s is %d; it must be 0 or more. Set a non-negative whole number.", attr, n)
+	case n > MaxAmount:
+		v.add(entry, path, "Value too large", "%s is %d; the largest allowed value is %d. Set a smaller number.", attr, n, MaxAmount)
+	}
+}
+
+func (v *validator) checkRat(entry int, path []string, r *big.Rat) bool {
+	attr := path[len(path)-1]
+	switch {
+	case r.Sign() < 0:
+		v.add(entry, path, "Negative value", "%s is %s; it must be 0 or more. Set a non-negative number.", attr, RatString(r))
+		return false
+	case r.Cmp(ratInt(MaxAmount)) > 0:
+		v.add(entry, path, "Value too large", "%s is %s; the largest allowed value is %d. Set a smaller number.", attr, RatString(r), MaxAmount)
+		return false
+	}
+	return true
+}
+
+func (v *validator) checkVCPU(entry int, path []string, r *big.Rat) {
+	if !v.checkRat(entry, path, r) {
+		return
+	}
+	if !new(big.Rat).Mul(r, ratInt(1000)).IsInt() {
+		v.add(entry, path, "Too many decimal places",
+			"%s = %s cannot be expressed in millicores, the unit Kubernetes counts CPU in. Use at most 3 decimal places, e.g. %s.",
+			path[len(path)-1], RatString(r), RatString(floorTo(r, 1000)))
+	}
+}
+
+func (v *validator) checkMemory(entry int, path []string, r *big.Rat) {
+	if !v.checkRat(entry, path, r) {
+		return
+	}
+	if !memoryRepresentable(r) {
+		v.add(entry, path, "Too many decimal places",
+			"%s = %s GiB is not a whole number of nanobytes, the finest amount a Kubernetes quantity holds, so it could not be stored exactly. Use at most 9 decimal places, e.g. %s.",
+			path[len(path)-1], RatString(r), RatString(floorTo(r, 1000)))
+	}
+}
+
+// memoryRepresentable reports whether gib GiB is a whole number of nanobytes.
+func memoryRepresentable(gib *big.Rat) bool {
+	return new(big.Rat).Mul(gibToBytes(gib), ratInt(1_000_000_000)).IsInt()
+}
+
+func unknownTypeProblem(cat *catalog.Catalog, i int, name string) Problem {
+	hint := ""
+	if c := cat.Closest(name, 3); len(c) > 0 {
+		hint = " Did you mean " + quoteList(c, "or") + "?"
+	}
+	return Problem{Entry: i, Path: []string{"instance_type"}, Summary: "Unknown instance type",
+		Detail: fmt.Sprintf("instance type %q is neither in the built-in catalog nor in the provider's instance_types.%s "+
+			"If the type is right but new, describe one instance of it in the provider block: "+
+			"instance_types = { %q = { accelerators = ..., vcpu = ..., memory_in_gib = ..., efa = ... } }.", name, hint, name)}
+}
+
+func noSizeProblem(i int) Problem {
+	return Problem{Entry: i, Summary: "No quota size",
+		Detail: "none of count, accelerators, vcpu, memory_in_gib and accelerator_partition is set, so the size of this entry is unknown. " +
+			"Set one of them, e.g. count = 1 for one whole instance; the others are computed from it."}
+}
+
+func partitionNoAcceleratorsProblem(i int, it catalog.InstanceType) Problem {
+	return Problem{Entry: i, Path: []string{"accelerator_partition"}, Summary: "Instance type has no accelerators",
+		Detail: fmt.Sprintf("accelerator_partition is set, but %s has no accelerators to partition. "+
+			"Remove accelerator_partition, or choose a GPU instance type that offers MIG profiles (e.g. ml.p4d.24xlarge).", it.Name)}
+}
+
+func badProfileProblem(i int, profile string, it catalog.InstanceType) Problem {
+	_, err := catalog.MIGSlices(profile)
+	fix := "Use a profile like \"mig-1g.5gb\""
+	if len(it.MIGProfiles) > 0 {
+		fix = "Use one of the profiles of " + it.Name + ": " + quoteList(it.MIGProfiles, "or")
+	}
+	if validProfile("mig-" + profile) {
+		fix = fmt.Sprintf("Write it with the mig- prefix: %q", "mig-"+profile)
+	}
+	msg := fmt.Sprintf("%q is not a MIG profile", profile)
+	if err != nil {
+		msg = err.Error()
+	}
+	return Problem{Entry: i, Path: []string{"accelerator_partition", "type"}, Summary: "Invalid MIG profile",
+		Detail: msg + ". " + fix + "."}
+}
+
+func describeAccelerator(it catalog.InstanceType) string {
+	if it.AcceleratorType != "" {
+		return it.AcceleratorType + " (" + it.AcceleratorResource + ")"
+	}
+	return it.AcceleratorResource
+}
+
+// quoteList renders ["a","b","c"] as `"a", "b" or "c"`.
+func quoteList(items []string, conj string) string {
+	q := make([]string, len(items))
+	for i, s := range items {
+		q[i] = strconv.Quote(s)
+	}
+	if len(q) <= 1 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " " + conj + " " + q[len(q)-1]
+}
+
+var (
+	nonNameChars = regexp.MustCompile(`[^a-zA-Z0-9-]+`)
+	nonTeamChars = regexp.MustCompile(`[^a-z0-9-]+`)
+)
+
+func suggestName(s string) string {
+	s = strings.Trim(nonNameChars.ReplaceAllString(s, "-"), "-")
+	if len(s) > MaxNameLength {
+		s = strings.TrimRight(s[:MaxNameLength], "-")
+	}
+	if s == "" {
+		return "my-quota"
+	}
+	return s
+}
+
+func suggestTeam(s string) string {
+	s = strings.Trim(nonTeamChars.ReplaceAllString(strings.ToLower(s), "-"), "-")
+	if len(s) > MaxTeamLength {
+		s = strings.TrimRight(s[:MaxTeamLength], "-")
+	}
+	if s == "" {
+		return "my-team"
+	}
+	return s
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# controlplane-assets.sh: make sure the local control plane used by the acceptance tests,
+# `make demo` and `make cluster-up` exists, and print its directory on stdout.
+#
+# The directory holds:
+#   kube-apiserver  built from k8s.io/kubernetes through the Go module proxy
+#   etcd            built from go.etcd.io/etcd/server/v3 through the Go module proxy
+#   crds/*.yaml     the Kueue CRDs, copied from the sigs.k8s.io/kueue module zip
+#
+# It is $HYPERPOD_CONTROLPLANE_DIR when set, otherwise a directory named after the versions
+# below in the user's cache directory, so a fresh clone (as CI makes) reuses earlier builds.
+# Idempotent: only what is missing is built or copied. Builds write to a temporary name and
+# are renamed into place, so an interrupted build never leaves a half-written binary.
+# Only the directory goes to stdout; everything else goes to stderr.
+set -euo pipefail
+
+# The versions pinned by tools/controlplane/go.mod and the Kueue CRDs we install.
+K8S_VERSION=v1.37.2
+ETCD_VERSION=v3.7.0
+KUEUE_VERSION=v0.17.0
+
+log() { printf 'controlplane-assets: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
+repo_root=$(cd -- "${script_dir}/.." && pwd -P)
+tools_dir="${repo_root}/tools/controlplane"
+[[ -f "${tools_dir}/go.mod" ]] || die "cannot find ${tools_dir}/go.mod (is the script inside the repository?)"
+command -v go >/dev/null 2>&1 || die "go is not on PATH"
+
+# Never let a go.work elsewhere change what gets built.
+export GOWORK=off
+
+# The version variables name the cache directory; refuse to file a build under a wrong name.
+pinned() { # module -> version required by tools/controlplane/go.mod
+	awk -v m="$1" '$1 == m && $2 ~ /^v[0-9]/ { print $2; exit }' "${tools_dir}/go.mod"
+}
+[[ "$(pinned k8s.io/kubernetes)" == "${K8S_VERSION}" ]] ||
+	die "tools/controlplane/go.mod pins k8s.io/kubernetes $(pinned k8s.io/kubernetes), this script says ${K8S_VERSION}: update K8S_VERSION"
+[[ "$(pinned go.etcd.io/etcd/server/v3)" == "${ETCD_VERSION}" ]] ||
+	die "tools/controlplane/go.mod pins go.etcd.io/etcd/server/v3 $(pinned go.etcd.io/etcd/server/v3), this script says ${ETCD_VERSION}: update ETCD_VERSION"
+
+k8s_minor=${K8S_VERSION#v}
+k8s_major=${k8s_minor%%.*}
+k8s_minor=${k8s_minor#*.}
+k8s_minor=${k8s_minor%%.*}
+
+dir=${HYPERPOD_CONTROLPLANE_DIR:-${XDG_CACHE_HOME:-${HOME}/.cache}/terraform-provider-hyperpod/controlplane/k8s-${K8S_VERSION}_etcd-${ETCD_VERSION}_kueue-${KUEUE_VERSION}}
+mkdir -p -- "${dir}"
+dir=$(cd -- "${dir}" && pwd -P)
+
+# Serialise concurrent runs (make -j, two terminals) when flock is available.
+if command -v flock >/dev/null 2>&1; then
+	exec 9>"${dir}/.lock"
+	if ! flock -n 9; then
+		log "another run is preparing ${dir}; waiting for it"
+		flock 9
+	fi
+fi
+
+tmp_files=()
+cleanup() {
+	if ((${#tmp_files[@]})); then rm -rf -- "${tmp_files[@]}"; fi
+}
+trap cleanup EXIT
+
+# build NAME PACKAGE [go build flags...]: go build into a temporary file, then rename.
+build() {
+	local name=$1 pkg=$2
+	shift 2
+	local out="${dir}/${name}"
+	if [[ -x "${out}" ]]; then
+		log "${name}: present"
+		return
+	fi
+	local tmp="${dir}/.${name}.tmp.$$"
+	tmp_files+=("${tmp}")
+	log "${name}: building ${pkg} in tools/controlplane (a cold build of kube-apiserver and etcd takes ~15-20 minutes on 2 cores; later runs reuse ${dir})"
+	local start=${SECONDS}
+	(cd -- "${tools_dir}" && go build "$@" -o "${tmp}" "${pkg}") >&2
+	"${tmp}" --version >/dev/null 2>&1 || die "${name}: the built binary does not run"
+	mv -f -- "${tmp}" "${out}"
+	log "${name}: built in $((SECONDS - start)) s"
+}
+
+build etcd go.etcd.io/etcd/server/v3
+build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver \
+	-ldflags "-X k8s.io/component-base/version.gitVersion=${K8S_VERSION} -X k8s.io/component-base/version.gitMajor=${k8s_major} -X k8s.io/component-base/version.gitMinor=${k8s_minor} -X k8s.io/component-base/version.gitTreeState=clean"
+
+crds="${dir}/crds"
+if compgen -G "${crds}/*.yaml" >/dev/null; then
+	log "crds: present"
+else
+	log "crds: copying the Kueue ${KUEUE_VERSION} CRDs from the module proxy"
+	kueue_dir=$(cd -- "${tools_dir}" && go mod download -json "sigs.k8s.io/kueue@${KUEUE_VERSION}" |
+		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
+	src="${kueue_dir}/config/components/crd/bases"
+	compgen -G "${src}/*.yaml" >/dev/null || die "no CRDs found in ${src}"
+	tmp="${dir}/.crds.tmp.$$"
+	tmp_files+=("${tmp}")
+	mkdir -p -- "${tmp}"
+	# The module cache is read-only; install gives the copies normal permissions.
+	for f in "${src}"/*.yaml; do
+		install -m 0644 -- "${f}" "${tmp}/"
+	done
+	rm -rf -- "${crds}"
+	mv -- "${tmp}" "${crds}"
+	log "crds: $(find "${crds}" -name '*.yaml' | wc -l | tr -d ' ') files"
+fi
+
+printf '%s\n' "${dir}"
