@@ -20,7 +20,10 @@ ETCD_VERSION=v3.7.0
 KUEUE_VERSION=v0.17.0
 
 log() { printf 'controlplane-assets: %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 1; }
+die() {
+	log "error: $*"
+	exit 1
+}
 
 script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
 repo_root=$(cd -- "${script_dir}/.." && pwd -P)

@@ -34,6 +34,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -49,6 +51,7 @@ const (
 	KubeconfigFile = "kubeconfig"
 	APIServerLog   = "kube-apiserver.log"
 	EtcdLog        = "etcd.log"
+	StateDir       = "state" // etcd data and API server certificates, removed by Stop
 )
 
 // AdminUser is the user of the kubeconfig and RESTConfig (group system:masters).
@@ -58,8 +61,8 @@ const AdminUser = "hyperpod-admin"
 type Options struct {
 	// AssetsDir holds kube-apiserver, etcd and crds/*.yaml (see AssetsDirFromEnv).
 	AssetsDir string
-	// WorkDir receives the admin kubeconfig and the control plane logs. Created if
-	// missing; a temporary directory (removed by Stop) when empty.
+	// WorkDir receives the admin kubeconfig, the control plane logs and state/ (etcd data,
+	// certificates). Created if missing; a temporary directory (removed by Stop) when empty.
 	WorkDir string
 
 	// Fleet is the set of Nodes to create; nil means the package's Fleet, an empty
@@ -91,6 +94,7 @@ type Cluster struct {
 	CRDs []*apiextensionsv1.CustomResourceDefinition
 
 	env        *envtest.Environment
+	stateDir   string
 	logs       []*os.File
 	cancel     context.CancelFunc
 	done       chan struct{}
@@ -140,6 +144,19 @@ func Start(ctx context.Context, o Options) (_ *Cluster, retErr error) {
 		}
 	}()
 
+	// etcd's data and the API server's certificates go to WorkDir/state, removed by Stop
+	// and, should an earlier process have been killed, here. (envtest's own temporary
+	// directories leak when a start attempt fails and is retried.)
+	c.stateDir = filepath.Join(c.WorkDir, StateDir)
+	if err := os.RemoveAll(c.stateDir); err != nil {
+		return nil, err
+	}
+	for _, d := range []string{"etcd", "apiserver"} {
+		if err := os.MkdirAll(filepath.Join(c.stateDir, d), 0o700); err != nil {
+			return nil, err
+		}
+	}
+
 	apiLog, err := c.openLog(APIServerLog)
 	if err != nil {
 		return nil, err
@@ -164,7 +181,8 @@ func Start(ctx context.Context, o Options) (_ *Cluster, retErr error) {
 
 	api := &envtest.APIServer{
 		// Explicit paths: KUBEBUILDER_ASSETS and TEST_ASSET_* must not pick other binaries.
-		Path: filepath.Join(assets, APIServerBinary),
+		Path:    filepath.Join(assets, APIServerBinary),
+		CertDir: filepath.Join(c.stateDir, "apiserver"),
 		SecureServing: envtest.SecureServing{
 			ListenAddr: envtest.ListenAddr{Address: "127.0.0.1", Port: strconv.Itoa(apiPort)},
 		},
@@ -186,10 +204,11 @@ func Start(ctx context.Context, o Options) (_ *Cluster, retErr error) {
 		ControlPlane: envtest.ControlPlane{
 			APIServer: api,
 			Etcd: &envtest.Etcd{
-				Path: filepath.Join(assets, EtcdBinary),
-				URL:  mustURL("http://127.0.0.1:" + strconv.Itoa(etcdPort)),
-				Out:  etcdLog,
-				Err:  etcdLog,
+				Path:    filepath.Join(assets, EtcdBinary),
+				DataDir: filepath.Join(c.stateDir, "etcd"),
+				URL:     mustURL("http://127.0.0.1:" + strconv.Itoa(etcdPort)),
+				Out:     etcdLog,
+				Err:     etcdLog,
 			},
 			// kubectl is not needed; point at a path that never resolves elsewhere.
 			KubectlPath: filepath.Join(assets, "kubectl"),
@@ -222,6 +241,9 @@ func Start(ctx context.Context, o Options) (_ *Cluster, retErr error) {
 	}
 
 	if err := waitEstablished(ctx, c.RESTConfig, c.CRDs); err != nil {
+		return nil, err
+	}
+	if err := warmUp(ctx, c.RESTConfig, c.CRDs); err != nil {
 		return nil, err
 	}
 
@@ -283,6 +305,11 @@ func (c *Cluster) Stop() error {
 		}
 		for _, f := range c.logs {
 			_ = f.Close()
+		}
+		if c.stateDir != "" {
+			if err := os.RemoveAll(c.stateDir); err != nil {
+				errs = append(errs, err)
+			}
 		}
 		if c.KubeconfigPath != "" {
 			if err := os.Remove(c.KubeconfigPath); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -409,4 +436,44 @@ func mustURL(s string) *url.URL {
 		panic(err)
 	}
 	return u
+}
+
+// warmUp pays, in parallel and before Start returns, the one-off cost the API server
+// charges on the first list (~1 s) and the first write (~2 s) of each new custom resource,
+// so that the first test to touch a Kueue kind is not slower than the rest. The write is
+// a server-side dry run of an invalid object: nothing is stored.
+func warmUp(ctx context.Context, cfg *rest.Config, crds []*apiextensionsv1.CustomResourceDefinition) error {
+	quiet := rest.CopyConfig(cfg)
+	quiet.WarningHandler = rest.NoWarnings{}
+	dyn, err := dynamic.NewForConfig(quiet)
+	if err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	for _, crd := range crds {
+		for _, v := range crd.Spec.Versions {
+			if !v.Storage {
+				continue
+			}
+			gvr := schema.GroupVersionResource{Group: crd.Spec.Group, Version: v.Name, Resource: crd.Spec.Names.Plural}
+			obj := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": gvr.GroupVersion().String(),
+				"kind":       crd.Spec.Names.Kind,
+				"metadata":   map[string]any{"name": "localcluster-warm-up"},
+				"spec":       "not an object", // invalid on purpose
+			}}
+			var ri dynamic.ResourceInterface = dyn.Resource(gvr)
+			if crd.Spec.Scope == apiextensionsv1.NamespaceScoped {
+				ri = dyn.Resource(gvr).Namespace(metav1.NamespaceDefault)
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, _ = ri.List(ctx, metav1.ListOptions{Limit: 1})
+				_, _ = ri.Create(ctx, obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			}()
+		}
+	}
+	wg.Wait()
+	return ctx.Err()
 }

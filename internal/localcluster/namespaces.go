@@ -55,7 +55,8 @@ func (f *namespaceFinalizer) sweep(ctx context.Context) {
 				return
 			}
 		}
-		if f.emptyNamespace(ctx, ns.Name, resources) {
+		// A second pass right away: objects without finalizers are gone at once (grace 0).
+		if f.emptyNamespace(ctx, ns.Name, resources) || f.emptyNamespace(ctx, ns.Name, resources) {
 			ns.Spec.Finalizers = slices.DeleteFunc(ns.Spec.Finalizers, func(s corev1.FinalizerName) bool {
 				return s == corev1.FinalizerKubernetes
 			})

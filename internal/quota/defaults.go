@@ -115,6 +115,8 @@ func resolve(cat *catalog.Catalog, e Entry, idx int) (Resolved, []Problem) {
 			r, source = new(big.Rat).Quo(e.VCPU, capVCPU), sourceVCPU
 		case e.MemoryGiB != nil:
 			r, source = new(big.Rat).Quo(e.MemoryGiB, capMem), sourceMemory
+		case e.Accelerators != nil:
+			problems = append(problems, acceleratorsCannotSizeProblem(idx, it))
 		default:
 			problems = append(problems, noSizeProblem(idx))
 		}

@@ -69,7 +69,8 @@ func TestResolveExactDecimal(t *testing.T) {
 	if RatString(r.VCPU) != "1.45" || FloatFromRat(r.VCPU) != 1.45 {
 		t.Fatalf("vcpu = %s", RatString(r.VCPU))
 	}
-	if naive := math.Floor(36*2.9/72*1000) / 1000; naive == 1.45 {
+	memory, perInstance, vcpu := 2.9, 72.0, 36.0
+	if naive := math.Floor(memory/perInstance*vcpu*1000) / 1000; naive != 1.449 {
 		t.Fatalf("float arithmetic unexpectedly exact (%v); the test no longer shows the point", naive)
 	}
 }
@@ -83,6 +84,7 @@ func TestResolveProblems(t *testing.T) {
 	}{
 		{Entry{InstanceType: "ml.g5.12xlarg", Count: i64(1)}, []string{"instance_type"}, "Unknown instance type"},
 		{Entry{InstanceType: "ml.g5.12xlarge"}, nil, "No quota size"},
+		{Entry{InstanceType: "ml.c5.xlarge", Accelerators: i64(0)}, []string{"accelerators"}, "No quota size"},
 		{Entry{InstanceType: "ml.c5.xlarge", Partition: &Partition{Type: "mig-1g.5gb", Count: 1}}, []string{"accelerator_partition"}, "Instance type has no accelerators"},
 		{Entry{InstanceType: "ml.p4d.24xlarge", Partition: &Partition{Type: "1g.5gb", Count: 1}}, []string{"accelerator_partition", "type"}, "Invalid MIG profile"},
 	}
@@ -153,11 +155,12 @@ func TestDefaultsUnknown(t *testing.T) {
 }
 
 func TestDecimalFromFloat(t *testing.T) {
+	a, b := 0.1, 0.2 // variables: constant arithmetic would be exact
 	tests := []struct {
 		in   float64
 		want string
 	}{
-		{2.9, "29/10"}, {0.1 + 0.2, "30000000000000004/100000000000000000"}, {48, "48"}, {-1.5, "-3/2"},
+		{2.9, "29/10"}, {a + b, "30000000000000004/100000000000000000"}, {48, "48"}, {-1.5, "-3/2"},
 		{1e21, "1000000000000000000000"}, {5e-324, "5/1000...0"}, {41.142578125, "42130/1024"},
 	}
 	for _, tt := range tests {

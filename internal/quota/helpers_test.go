@@ -21,7 +21,7 @@ func dec(s string) *big.Rat {
 	return r
 }
 
-func i64(n int64) *int64 { return &n }
+func i64(n int64) *int64   { return &n }
 func str(s string) *string { return &s }
 
 func mustQ(s string) resource.Quantity { return resource.MustParse(s) }

@@ -15,7 +15,8 @@ import (
 type namedConfig struct {
 	name string
 	cfg  Config
-	// lossy: the spec alone (without annotations) cannot express the config (a partition of 0).
+	// lossy: the spec alone (without annotations) cannot express the config (a partition of
+	// 0), or its resolved values exceed the input limits once made explicit (count 10000000).
 	lossy bool
 }
 
@@ -104,10 +105,10 @@ func roundTripConfigs() []namedConfig {
 			Entry{InstanceType: "ml.p5.48xlarge", Count: i64(MaxAmount)},
 			Entry{InstanceType: "ml.m5.large", MemoryGiB: dec("10000000"), VCPU: dec("9999999.999")},
 			Entry{InstanceType: "ml.c5n.large", MemoryGiB: dec("9999999.999999999")},
-		)},
+		), lossy: true},
 		namedConfig{name: "huge borrow", cfg: with(base(Entry{InstanceType: "ml.p5.48xlarge", Count: i64(MaxAmount)}), func(c *Config) {
 			c.Sharing.BorrowLimit = i64(MaxBorrowLimit)
-		})},
+		}), lossy: true},
 		namedConfig{name: "mixed kinds", cfg: with(base(
 			Entry{InstanceType: "ml.g5.12xlarge", Count: i64(2)},
 			Entry{InstanceType: "ml.trn2.48xlarge", Accelerators: i64(4)},
@@ -148,13 +149,13 @@ func TestFromClusterQueueWithoutAnnotations(t *testing.T) {
 					t.Errorf("not explicit: %s", dumpEntry(e))
 				}
 			}
+			if tc.lossy {
+				return
+			}
 			if ps := Validate(cat, c2); len(ps) > 0 {
 				t.Fatalf("inferred config invalid: %v\n%s", ps, dumpConfig(c2))
 			}
 			rc3, cq3 := mustRender(t, cat, c2)
-			if tc.lossy {
-				return
-			}
 			if !SpecEqual(cq.Spec, cq3.Spec) {
 				t.Fatalf("inferred config renders another spec:\n%s", dumpConfig(c2))
 			}
@@ -423,23 +424,27 @@ func TestSpecEqualDetectsChanges(t *testing.T) {
 	_, cq := mustRender(t, cat, c)
 	want := cq.Spec
 	tests := map[string]func(s *kueue.ClusterQueueSpec){
-		"nominal":              func(s *kueue.ClusterQueueSpec) { s.ResourceGroups[0].Flavors[0].Resources[2].NominalQuota = mustQ("5") },
-		"borrowingLimit":       func(s *kueue.ClusterQueueSpec) { s.ResourceGroups[0].Flavors[0].Resources[0].BorrowingLimit = ptr(mustQ("25")) },
+		"nominal": func(s *kueue.ClusterQueueSpec) { s.ResourceGroups[0].Flavors[0].Resources[2].NominalQuota = mustQ("5") },
+		"borrowingLimit": func(s *kueue.ClusterQueueSpec) {
+			s.ResourceGroups[0].Flavors[0].Resources[0].BorrowingLimit = ptr(mustQ("25"))
+		},
 		"borrowingLimit unset": func(s *kueue.ClusterQueueSpec) { s.ResourceGroups[0].Flavors[0].Resources[0].BorrowingLimit = nil },
-		"lendingLimit set":     func(s *kueue.ClusterQueueSpec) { s.ResourceGroups[0].Flavors[0].Resources[0].LendingLimit = ptr(mustQ("0")) },
-		"cohort":               func(s *kueue.ClusterQueueSpec) { s.CohortName = "other" },
-		"no cohort":            func(s *kueue.ClusterQueueSpec) { s.CohortName = "" },
-		"stopPolicy":           func(s *kueue.ClusterQueueSpec) { s.StopPolicy = ptr("Hold") },
-		"stopPolicy drain":     func(s *kueue.ClusterQueueSpec) { s.StopPolicy = ptr("HoldAndDrain") },
-		"weight":               func(s *kueue.ClusterQueueSpec) { s.FairSharing.Weight = ptr(mustQ("1")) },
-		"weight removed":       func(s *kueue.ClusterQueueSpec) { s.FairSharing = nil },
-		"within":               func(s *kueue.ClusterQueueSpec) { s.Preemption.WithinClusterQueue = "Never" },
-		"reclaim":              func(s *kueue.ClusterQueueSpec) { s.Preemption.ReclaimWithinCohort = "LowerPriority" },
-		"borrowWithinCohort":   func(s *kueue.ClusterQueueSpec) { s.Preemption.BorrowWithinCohort.Policy = "LowerPriority" },
-		"preemption removed":   func(s *kueue.ClusterQueueSpec) { s.Preemption = nil },
-		"selector":             func(s *kueue.ClusterQueueSpec) { s.NamespaceSelector.MatchLabels["x"] = "y" },
-		"selector everything":  func(s *kueue.ClusterQueueSpec) { s.NamespaceSelector = &metav1.LabelSelector{} },
-		"selector nothing":     func(s *kueue.ClusterQueueSpec) { s.NamespaceSelector = nil },
+		"lendingLimit set": func(s *kueue.ClusterQueueSpec) {
+			s.ResourceGroups[0].Flavors[0].Resources[0].LendingLimit = ptr(mustQ("0"))
+		},
+		"cohort":              func(s *kueue.ClusterQueueSpec) { s.CohortName = "other" },
+		"no cohort":           func(s *kueue.ClusterQueueSpec) { s.CohortName = "" },
+		"stopPolicy":          func(s *kueue.ClusterQueueSpec) { s.StopPolicy = ptr("Hold") },
+		"stopPolicy drain":    func(s *kueue.ClusterQueueSpec) { s.StopPolicy = ptr("HoldAndDrain") },
+		"weight":              func(s *kueue.ClusterQueueSpec) { s.FairSharing.Weight = ptr(mustQ("1")) },
+		"weight removed":      func(s *kueue.ClusterQueueSpec) { s.FairSharing = nil },
+		"within":              func(s *kueue.ClusterQueueSpec) { s.Preemption.WithinClusterQueue = "Never" },
+		"reclaim":             func(s *kueue.ClusterQueueSpec) { s.Preemption.ReclaimWithinCohort = "LowerPriority" },
+		"borrowWithinCohort":  func(s *kueue.ClusterQueueSpec) { s.Preemption.BorrowWithinCohort.Policy = "LowerPriority" },
+		"preemption removed":  func(s *kueue.ClusterQueueSpec) { s.Preemption = nil },
+		"selector":            func(s *kueue.ClusterQueueSpec) { s.NamespaceSelector.MatchLabels["x"] = "y" },
+		"selector everything": func(s *kueue.ClusterQueueSpec) { s.NamespaceSelector = &metav1.LabelSelector{} },
+		"selector nothing":    func(s *kueue.ClusterQueueSpec) { s.NamespaceSelector = nil },
 		"selector expression": func(s *kueue.ClusterQueueSpec) {
 			s.NamespaceSelector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "a", Operator: "Exists"}}
 		},
@@ -455,11 +460,15 @@ func TestSpecEqualDetectsChanges(t *testing.T) {
 			r := s.ResourceGroups[0].Flavors[0].Resources
 			r[0], r[1] = r[1], r[0]
 		},
-		"flavor renamed":  func(s *kueue.ClusterQueueSpec) { s.ResourceGroups[0].Flavors[0].Name = "x" },
-		"flavor removed":  func(s *kueue.ClusterQueueSpec) { s.ResourceGroups[0].Flavors = s.ResourceGroups[0].Flavors[:1] },
-		"resource gone":   func(s *kueue.ClusterQueueSpec) { s.ResourceGroups[0].Flavors[0].Resources = s.ResourceGroups[0].Flavors[0].Resources[:4] },
-		"group added":     func(s *kueue.ClusterQueueSpec) { s.ResourceGroups = append(s.ResourceGroups, kueue.ResourceGroup{}) },
-		"resource rename": func(s *kueue.ClusterQueueSpec) { s.ResourceGroups[0].Flavors[0].Resources[3].Name = "aws.amazon.com/neuron" },
+		"flavor renamed": func(s *kueue.ClusterQueueSpec) { s.ResourceGroups[0].Flavors[0].Name = "x" },
+		"flavor removed": func(s *kueue.ClusterQueueSpec) { s.ResourceGroups[0].Flavors = s.ResourceGroups[0].Flavors[:1] },
+		"resource gone": func(s *kueue.ClusterQueueSpec) {
+			s.ResourceGroups[0].Flavors[0].Resources = s.ResourceGroups[0].Flavors[0].Resources[:4]
+		},
+		"group added": func(s *kueue.ClusterQueueSpec) { s.ResourceGroups = append(s.ResourceGroups, kueue.ResourceGroup{}) },
+		"resource rename": func(s *kueue.ClusterQueueSpec) {
+			s.ResourceGroups[0].Flavors[0].Resources[3].Name = "aws.amazon.com/neuron"
+		},
 	}
 	for name, mut := range tests {
 		got := throughAPIServer(t, cq).Spec

@@ -284,6 +284,11 @@ func (v *validator) entry(i int, e Entry, seen map[string]int) {
 		!maybe(e.MemoryGiB != nil, "memory_in_gib") {
 		v.problems = append(v.problems, noSizeProblem(i))
 	}
+	if haveType && it.Accelerators == 0 && accSet && !maybe(e.Count != nil, "count") &&
+		!maybe(e.Partition != nil, "accelerator_partition") && !maybe(e.VCPU != nil, "vcpu") &&
+		!maybe(e.MemoryGiB != nil, "memory_in_gib") {
+		v.problems = append(v.problems, acceleratorsCannotSizeProblem(i, it))
+	}
 	if countSet && accSet {
 		v.add(i, []string{"accelerators"}, "Conflicting attributes",
 			"count and accelerators are both set; count already sets the accelerators (count x the accelerators of one instance). Remove one of them: keep count for whole instances, or accelerators for a share of them.")
@@ -417,6 +422,12 @@ func noSizeProblem(i int) Problem {
 	return Problem{Entry: i, Summary: "No quota size",
 		Detail: "none of count, accelerators, vcpu, memory_in_gib and accelerator_partition is set, so the size of this entry is unknown. " +
 			"Set one of them, e.g. count = 1 for one whole instance; the others are computed from it."}
+}
+
+func acceleratorsCannotSizeProblem(i int, it catalog.InstanceType) Problem {
+	return Problem{Entry: i, Path: []string{"accelerators"}, Summary: "No quota size",
+		Detail: fmt.Sprintf("%s has no accelerators, so accelerators cannot size this entry and nothing else does. "+
+			"Set count, vcpu or memory_in_gib instead (e.g. count = 1 for one whole instance), and remove accelerators.", it.Name)}
 }
 
 func partitionNoAcceleratorsProblem(i int, it catalog.InstanceType) Problem {

@@ -56,6 +56,8 @@ func TestValidateProblems(t *testing.T) {
 		{"missing instance type", base(Entry{Count: i64(1)}), 0, []string{"instance_type"}, "Missing instance_type", []string{"Set it"}},
 		{"no size", base(Entry{InstanceType: "ml.g5.12xlarge"}), 0, nil, "No quota size", []string{"count = 1", "Set one of them"}},
 		{"no size with only efa", base(Entry{InstanceType: "ml.g5.12xlarge", EFA: i64(1)}), 0, nil, "No quota size", []string{"Set one"}},
+		{"accelerators 0 alone on a CPU type", base(Entry{InstanceType: "ml.c5.xlarge", Accelerators: i64(0)}), 0,
+			[]string{"accelerators"}, "No quota size", []string{"Set count, vcpu or memory_in_gib instead"}},
 		{"count and accelerators", base(Entry{InstanceType: "ml.g5.12xlarge", Count: i64(1), Accelerators: i64(2)}), 0,
 			[]string{"accelerators"}, "Conflicting attributes", []string{"Remove one"}},
 		{"count and partition", base(p4d(func(e *Entry) { e.Count = i64(1) })), 0,
@@ -181,12 +183,9 @@ func TestValidateUnknownType(t *testing.T) {
 	if len(ps) != 1 {
 		t.Fatal(ps)
 	}
-	// Up to three suggestions.
-	if n := strings.Count(ps[0].Detail, `"ml.`); n != 4 { // the unknown name in the text + 3 + the example
-		t.Logf("detail: %s", ps[0].Detail)
-	}
-	if !strings.Contains(ps[0].Detail, `"ml.g5.12xlarge", `) {
-		t.Errorf("closest names missing: %s", ps[0].Detail)
+	// Up to three suggestions, best first.
+	if !strings.Contains(ps[0].Detail, `Did you mean "ml.g5.12xlarge", "`) || strings.Count(ps[0].Detail, `"ml.g5.`) != 5 { // the name twice + 3 suggestions
+		t.Errorf("closest names: %s", ps[0].Detail)
 	}
 	if got := ps[0].Error(); !strings.HasPrefix(got, "resources[0].instance_type: Unknown instance type: ") {
 		t.Errorf("Error() = %q", got)
