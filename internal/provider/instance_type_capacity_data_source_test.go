@@ -109,8 +109,8 @@ func TestAccInstanceTypeCapacity_allocated(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
-					createClusterQueue(t, "acc-capacity-a", map[string][3]string{trn1: {"64", "256Gi", "8"}, g5: {"24", "96Gi", "2"}}, "aws.amazon.com/neurondevice")
-					createClusterQueue(t, "acc-capacity-b", map[string][3]string{g5: {"1500m", "512Mi", "1"}}, "nvidia.com/gpu")
+					createClusterQueue(t, "acc-capacity-a", map[string][3]string{trn1: {"64", "256Gi", "8"}, g5: {"24", "96Gi", "2"}})
+					createClusterQueue(t, "acc-capacity-b", map[string][3]string{g5: {"1500m", "512Mi", "1"}})
 				},
 				Config: capacityConfig(trn1, g5),
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -176,18 +176,30 @@ provider "hyperpod" {
 }
 
 // createClusterQueue creates a ClusterQueue with client-go, as another tool would, and deletes it
-// when the test ends. quotas maps a flavor to its cpu, memory and accelerator nominal quotas.
-func createClusterQueue(t *testing.T, name string, quotas map[string][3]string, acceleratorResource string) {
+// when the test ends. quotas maps a flavor to its cpu, memory and accelerator nominal quotas; the
+// accelerators go to the flavor's own device resource and the other device gets 0, as Kueue
+// requires every flavor to list every covered resource.
+func createClusterQueue(t *testing.T, name string, quotas map[string][3]string) {
 	t.Helper()
+	const gpu, neuron = "nvidia.com/gpu", "aws.amazon.com/neurondevice"
 	var flavors []any
 	for _, flavor := range sortedKeys(quotas) {
 		q := quotas[flavor]
+		it, ok := catalog.Builtin().Lookup(flavor)
+		if !ok {
+			t.Fatalf("unknown flavor %s", flavor)
+		}
+		devices := map[string]string{gpu: "0", neuron: "0"}
+		if it.AcceleratorResource != "" {
+			devices[it.AcceleratorResource] = q[2]
+		}
 		flavors = append(flavors, map[string]any{
 			"name": flavor,
 			"resources": []any{
 				map[string]any{"name": "cpu", "nominalQuota": q[0]},
 				map[string]any{"name": "memory", "nominalQuota": q[1]},
-				map[string]any{"name": acceleratorResource, "nominalQuota": q[2]},
+				map[string]any{"name": gpu, "nominalQuota": devices[gpu]},
+				map[string]any{"name": neuron, "nominalQuota": devices[neuron]},
 			},
 		})
 	}
@@ -198,7 +210,7 @@ func createClusterQueue(t *testing.T, name string, quotas map[string][3]string, 
 		"spec": map[string]any{
 			"namespaceSelector": map[string]any{},
 			"resourceGroups": []any{map[string]any{
-				"coveredResources": []any{"cpu", "memory", acceleratorResource},
+				"coveredResources": []any{"cpu", "memory", gpu, neuron},
 				"flavors":          flavors,
 			}},
 		},

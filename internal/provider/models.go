@@ -1,6 +1,9 @@
 package provider
 
-import "github.com/hashicorp/terraform-plugin-framework/types"
+import (
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
 
 // Models of every schema in the provider, kept together so the shapes are easy to compare.
 
@@ -72,4 +75,47 @@ type instanceTypeCapacityModel struct {
 	UnallocatedAccelerators types.Int64   `tfsdk:"unallocated_accelerators"`
 	UnallocatedVCPU         types.Float64 `tfsdk:"unallocated_vcpu"`
 	UnallocatedMemoryInGiB  types.Float64 `tfsdk:"unallocated_memory_in_gib"`
+}
+
+type computeQuotaModel struct {
+	ID               types.String   `tfsdk:"id"`
+	Name             types.String   `tfsdk:"name"`
+	Description      types.String   `tfsdk:"description"`
+	Team             types.String   `tfsdk:"team"`
+	ActivationState  types.String   `tfsdk:"activation_state"`
+	PreemptTeamTasks types.String   `tfsdk:"preempt_team_tasks"`
+	FairShareWeight  types.Int64    `tfsdk:"fair_share_weight"`
+	Cohort           types.String   `tfsdk:"cohort"`
+	ResourceSharing  types.Object   `tfsdk:"resource_sharing"`
+	Resources        types.List     `tfsdk:"resources"`
+	ClusterQueueName types.String   `tfsdk:"cluster_queue_name"`
+	Timeouts         timeouts.Value `tfsdk:"timeouts"`
+}
+
+type resourceSharingModel struct {
+	Strategy             types.String `tfsdk:"strategy"`
+	BorrowLimit          types.Int64  `tfsdk:"borrow_limit"`
+	AbsoluteBorrowLimits types.List   `tfsdk:"absolute_borrow_limits"`
+}
+
+type absoluteBorrowLimitModel struct {
+	InstanceType types.String  `tfsdk:"instance_type"`
+	Accelerators types.Int64   `tfsdk:"accelerators"`
+	VCPU         types.Float64 `tfsdk:"vcpu"`
+	MemoryInGiB  types.Float64 `tfsdk:"memory_in_gib"`
+}
+
+type quotaResourceModel struct {
+	InstanceType         types.String  `tfsdk:"instance_type"`
+	Count                types.Int64   `tfsdk:"count"`
+	Accelerators         types.Int64   `tfsdk:"accelerators"`
+	VCPU                 types.Float64 `tfsdk:"vcpu"`
+	MemoryInGiB          types.Float64 `tfsdk:"memory_in_gib"`
+	EFA                  types.Int64   `tfsdk:"efa"`
+	AcceleratorPartition types.Object  `tfsdk:"accelerator_partition"`
+}
+
+type acceleratorPartitionModel struct {
+	Type  types.String `tfsdk:"type"`
+	Count types.Int64  `tfsdk:"count"`
 }
