@@ -65,7 +65,8 @@ func (c *Client) Apply(ctx context.Context, gvr schema.GroupVersionResource, fie
 // ErrStillExists is returned by DeleteAndWait when the object outlives the context.
 var ErrStillExists = errors.New("object still exists")
 
-// DeleteAndWait deletes an object (foreground propagation) and polls with GET until it is gone
+// DeleteAndWait deletes an object (background propagation: foreground would add a finalizer
+// that only the garbage collector removes, and the objects here own nothing) and polls with GET until it is gone
 // or ctx ends. A missing object is not an error. On timeout the error wraps ErrStillExists and
 // names the finalizers that hold the object, if any.
 func (c *Client) DeleteAndWait(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, poll time.Duration) error {
@@ -74,7 +75,7 @@ func (c *Client) DeleteAndWait(ctx context.Context, gvr schema.GroupVersionResou
 		return err
 	}
 	res := dc.Resource(gvr).Namespace(namespace)
-	policy := metav1.DeletePropagationForeground
+	policy := metav1.DeletePropagationBackground
 	if err := res.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &policy}); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}

@@ -119,3 +119,15 @@ type acceleratorPartitionModel struct {
 	Type  types.String `tfsdk:"type"`
 	Count types.Int64  `tfsdk:"count"`
 }
+
+type teamNamespaceModel struct {
+	ID               types.String   `tfsdk:"id"`
+	Team             types.String   `tfsdk:"team"`
+	Labels           types.Map      `tfsdk:"labels"`
+	Annotations      types.Map      `tfsdk:"annotations"`
+	ForceDestroy     types.Bool     `tfsdk:"force_destroy"`
+	Namespace        types.String   `tfsdk:"namespace"`
+	LocalQueueName   types.String   `tfsdk:"local_queue_name"`
+	ClusterQueueName types.String   `tfsdk:"cluster_queue_name"`
+	Timeouts         timeouts.Value `tfsdk:"timeouts"`
+}

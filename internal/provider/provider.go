@@ -254,7 +254,10 @@ func (m providerModel) catalog(ctx context.Context) (*catalog.Catalog, diag.Diag
 }
 
 func (p *hyperpodProvider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{}
+	return []func() resource.Resource{
+		NewComputeQuotaResource,
+		NewTeamNamespaceResource, // TEMP team-namespace helper
+	}
 }
 
 func (p *hyperpodProvider) DataSources(_ context.Context) []func() datasource.DataSource {
