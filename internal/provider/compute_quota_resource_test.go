@@ -3,16 +3,22 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"testing"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -79,13 +85,82 @@ func checkQuantity(t *testing.T, team, flavor, res, field, want string) resource
 	}
 }
 
+const quotaAddr = "hyperpod_compute_quota.test"
+
+var res0 = tfjsonpath.New("resources").AtSliceIndex(0)
+
+// quotaConfig is a quota named after its team with the given HCL body inside the resource.
+func quotaConfig(team, body string) string {
+	return fmt.Sprintf(`
+resource "hyperpod_compute_quota" "test" {
+  name = "%s-quota"
+  team = %q
+%s
+}
+`, team, team, body)
+}
+
+func planned(attr tfjsonpath.Path, v knownvalue.Check) plancheck.PlanCheck {
+	return plancheck.ExpectKnownValue(quotaAddr, attr, v)
+}
+
+func inState(attr tfjsonpath.Path, v knownvalue.Check) statecheck.StateCheck {
+	return statecheck.ExpectKnownValue(quotaAddr, attr, v)
+}
+
+func preApply(checks ...plancheck.PlanCheck) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PreApply: checks}
+}
+
+// cleanupQueue removes a team's ClusterQueue if a failed test left it behind.
+func cleanupQueue(t *testing.T, team string) {
+	t.Cleanup(func() {
+		err := acc.dynamic.Resource(kueue.ClusterQueues).Delete(context.Background(), quota.ClusterQueueName(team), metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Logf("cleanup of %s: %v", team, err)
+		}
+	})
+}
+
+// checkQueueGone is a CheckDestroy that the team's ClusterQueue no longer exists.
+func checkQueueGone(t *testing.T, team string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if _, ok := getClusterQueue(t, team); ok {
+			return fmt.Errorf("ClusterQueue of team %s still exists after destroy", team)
+		}
+		return nil
+	}
+}
+
+// patchQueue changes the team's ClusterQueue out of band with a JSON merge patch under another
+// field manager, as `kubectl edit` would.
+func patchQueue(t *testing.T, team, patch string) {
+	t.Helper()
+	_, err := acc.dynamic.Resource(kueue.ClusterQueues).Patch(context.Background(), quota.ClusterQueueName(team),
+		ktypes.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "kubectl-edit"})
+	if err != nil {
+		t.Fatalf("patching ClusterQueue of %s: %v", team, err)
+	}
+}
+
+// editFlavorResource sets one field of one resource of the first flavor through a JSON patch.
+func editQueueJSONPatch(t *testing.T, team, patch string) {
+	t.Helper()
+	_, err := acc.dynamic.Resource(kueue.ClusterQueues).Patch(context.Background(), quota.ClusterQueueName(team),
+		ktypes.JSONPatchType, []byte(patch), metav1.PatchOptions{FieldManager: "kubectl-edit"})
+	if err != nil {
+		t.Fatalf("patching ClusterQueue of %s: %v", team, err)
+	}
+}
+
 func TestAccComputeQuota_acceleratorsOnly(t *testing.T) {
 	const team = "qacc-accel"
-	addr := "hyperpod_compute_quota.test"
-	res0 := tfjsonpath.New("resources").AtSliceIndex(0)
-	resource.Test(t, resource.TestCase{
+	addr := quotaAddr
+	cleanupQueue(t, team)
+	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkQueueGone(t, team),
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(`
 resource "hyperpod_compute_quota" "test" {
@@ -117,4 +192,516 @@ resource "hyperpod_compute_quota" "test" {
 			),
 		}},
 	})
+}
+
+// Terraform's count meta-argument, and whole instances: count = 1 of ml.g5.12xlarge is the raw
+// instance (4 GPUs, 48 vCPU, 192 GiB, 1 EFA), as HyperPod reports it.
+func TestAccComputeQuota_countMetaArgumentAndInstances(t *testing.T) {
+	teams := []string{"qacc-count-0", "qacc-count-1"}
+	for _, team := range teams {
+		cleanupQueue(t, team)
+	}
+	addr := "hyperpod_compute_quota.team"
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             resource.ComposeTestCheckFunc(checkQueueGone(t, teams[0]), checkQueueGone(t, teams[1])),
+		Steps: []resource.TestStep{{
+			Config: `
+resource "hyperpod_compute_quota" "team" {
+  count = 2
+  name  = "count-${count.index}"
+  team  = "qacc-count-${count.index}"
+  resources = [{
+    instance_type = "ml.g5.12xlarge"
+    count         = count.index + 1
+  }]
+  resource_sharing = { strategy = "DontLend" }
+}
+`,
+			ConfigPlanChecks: preApply(
+				plancheck.ExpectKnownValue(addr+"[0]", res0.AtMapKey("accelerators"), knownvalue.Int64Exact(4)),
+				plancheck.ExpectKnownValue(addr+"[0]", res0.AtMapKey("vcpu"), knownvalue.Float64Exact(48)),
+				plancheck.ExpectKnownValue(addr+"[0]", res0.AtMapKey("memory_in_gib"), knownvalue.Float64Exact(192)),
+				plancheck.ExpectKnownValue(addr+"[0]", res0.AtMapKey("efa"), knownvalue.Int64Exact(1)),
+				plancheck.ExpectKnownValue(addr+"[1]", res0.AtMapKey("accelerators"), knownvalue.Int64Exact(8)),
+				plancheck.ExpectKnownValue(addr+"[1]", res0.AtMapKey("efa"), knownvalue.Int64Exact(2)),
+				plancheck.ExpectKnownValue(addr+"[1]", tfjsonpath.New("resource_sharing").AtMapKey("borrow_limit"), knownvalue.Null()),
+			),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				checkQuantity(t, teams[0], "ml.g5.12xlarge", "cpu", "nominal", "48"),
+				checkQuantity(t, teams[0], "ml.g5.12xlarge", "memory", "nominal", "192Gi"),
+				checkQuantity(t, teams[0], "ml.g5.12xlarge", "nvidia.com/gpu", "nominal", "4"),
+				checkQuantity(t, teams[0], "ml.g5.12xlarge", "vpc.amazonaws.com/efa", "nominal", "1"),
+				checkQuantity(t, teams[0], "ml.g5.12xlarge", "aws.amazon.com/neurondevice", "nominal", "0"),
+				checkQuantity(t, teams[1], "ml.g5.12xlarge", "nvidia.com/gpu", "nominal", "8"),
+				checkQuantity(t, teams[1], "ml.g5.12xlarge", "nvidia.com/gpu", "borrowing", "0"),
+				checkQuantity(t, teams[1], "ml.g5.12xlarge", "nvidia.com/gpu", "lending", "0"),
+			),
+		}},
+	})
+}
+
+// Explicit values win over the ratio; MIG partitions, vCPU-only and memory-only entries on CPU
+// types, and several accelerator kinds in one quota.
+func TestAccComputeQuota_mixedEntries(t *testing.T) {
+	const team = "qacc-mixed"
+	cleanupQueue(t, team)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkQueueGone(t, team),
+		Steps: []resource.TestStep{{
+			Config: quotaConfig(team, `
+  resources = [
+    { instance_type = "ml.g5.24xlarge", accelerators = 16, vcpu = 200, memory_in_gib = 2 },
+    { instance_type = "ml.p4d.24xlarge", accelerator_partition = { type = "mig-1g.5gb", count = 2 } },
+    { instance_type = "ml.c5.4xlarge", vcpu = 4 },
+    { instance_type = "ml.c5.9xlarge", memory_in_gib = 2.9 },
+    { instance_type = "ml.trn1.32xlarge", accelerators = 8 },
+  ]
+`),
+			ConfigPlanChecks: preApply(
+				planned(res0.AtMapKey("vcpu"), knownvalue.Float64Exact(200)),
+				planned(res0.AtMapKey("memory_in_gib"), knownvalue.Float64Exact(2)),
+				planned(res0.AtMapKey("efa"), knownvalue.Int64Exact(4)),
+				planned(tfjsonpath.New("resources").AtSliceIndex(1).AtMapKey("vcpu"), knownvalue.Float64Exact(3.428)),
+				planned(tfjsonpath.New("resources").AtSliceIndex(1).AtMapKey("memory_in_gib"), knownvalue.Float64Exact(41.142578125)),
+				planned(tfjsonpath.New("resources").AtSliceIndex(1).AtMapKey("accelerators"), knownvalue.Int64Exact(0)),
+				planned(tfjsonpath.New("resources").AtSliceIndex(2).AtMapKey("memory_in_gib"), knownvalue.Float64Exact(8)),
+				planned(tfjsonpath.New("resources").AtSliceIndex(2).AtMapKey("accelerators"), knownvalue.Int64Exact(0)),
+				planned(tfjsonpath.New("resources").AtSliceIndex(3).AtMapKey("vcpu"), knownvalue.Float64Exact(1.45)),
+				planned(tfjsonpath.New("resources").AtSliceIndex(4).AtMapKey("vcpu"), knownvalue.Float64Exact(64)),
+				planned(tfjsonpath.New("resources").AtSliceIndex(4).AtMapKey("memory_in_gib"), knownvalue.Float64Exact(256)),
+			),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				checkQuantity(t, team, "ml.g5.24xlarge", "cpu", "nominal", "200"),
+				checkQuantity(t, team, "ml.g5.24xlarge", "memory", "nominal", "2Gi"),
+				checkQuantity(t, team, "ml.g5.24xlarge", "nvidia.com/gpu", "nominal", "16"),
+				checkQuantity(t, team, "ml.p4d.24xlarge", "nvidia.com/mig-1g.5gb", "nominal", "2"),
+				checkQuantity(t, team, "ml.p4d.24xlarge", "nvidia.com/gpu", "nominal", "0"),
+				checkQuantity(t, team, "ml.p4d.24xlarge", "cpu", "nominal", "3428m"),
+				checkQuantity(t, team, "ml.p4d.24xlarge", "memory", "nominal", "42130Mi"),
+				checkQuantity(t, team, "ml.c5.4xlarge", "memory", "nominal", "8Gi"),
+				checkQuantity(t, team, "ml.c5.9xlarge", "cpu", "nominal", "1450m"),
+				checkQuantity(t, team, "ml.trn1.32xlarge", "aws.amazon.com/neurondevice", "nominal", "8"),
+				checkQuantity(t, team, "ml.trn1.32xlarge", "vpc.amazonaws.com/efa", "nominal", "8"),
+			),
+		}},
+	})
+}
+
+// Every strategy, checked field by field in the ClusterQueue.
+func TestAccComputeQuota_strategies(t *testing.T) {
+	const team = "qacc-strategy"
+	cleanupQueue(t, team)
+	entry := `
+  resources = [{ instance_type = "ml.g5.12xlarge", count = 2 }]
+`
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkQueueGone(t, team),
+		Steps: []resource.TestStep{
+			{
+				Config: quotaConfig(team, entry+`
+  resource_sharing = {
+    strategy     = "LendAndBorrow"
+    borrow_limit = 75
+    absolute_borrow_limits = [{ instance_type = "ml.g5.12xlarge", accelerators = 1, memory_in_gib = 10.5 }]
+  }
+  fair_share_weight  = 40
+  preempt_team_tasks = "Never"
+  cohort             = "research-cohort"
+`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkQuantity(t, team, "ml.g5.12xlarge", "nvidia.com/gpu", "borrowing", "1"),
+					checkQuantity(t, team, "ml.g5.12xlarge", "memory", "borrowing", "10752Mi"),
+					checkQuantity(t, team, "ml.g5.12xlarge", "cpu", "borrowing", "72"),
+					checkQuantity(t, team, "ml.g5.12xlarge", "vpc.amazonaws.com/efa", "borrowing", "1"),
+					checkQuantity(t, team, "ml.g5.12xlarge", "cpu", "lending", ""),
+					checkQueue(t, team, func(cq kueue.ClusterQueue) error {
+						switch {
+						case cq.Spec.CohortName != "research-cohort":
+							return fmt.Errorf("cohortName = %q", cq.Spec.CohortName)
+						case cq.Spec.Preemption == nil || cq.Spec.Preemption.WithinClusterQueue != "Never" ||
+							cq.Spec.Preemption.ReclaimWithinCohort != "Any" || cq.Spec.Preemption.BorrowWithinCohort == nil ||
+							cq.Spec.Preemption.BorrowWithinCohort.Policy != "Never":
+							return fmt.Errorf("preemption = %+v", cq.Spec.Preemption)
+						case cq.Spec.FairSharing == nil || cq.Spec.FairSharing.Weight.String() != "40":
+							return fmt.Errorf("fairSharing = %+v", cq.Spec.FairSharing)
+						case cq.Spec.StopPolicy == nil || *cq.Spec.StopPolicy != "None":
+							return fmt.Errorf("stopPolicy = %v", cq.Spec.StopPolicy)
+						case cq.Spec.NamespaceSelector == nil || cq.Spec.NamespaceSelector.MatchLabels[quota.LabelQuotaAllocationID] != team:
+							return fmt.Errorf("namespaceSelector = %+v", cq.Spec.NamespaceSelector)
+						case cq.Labels[quota.LabelManagedBy] != quota.ManagedByValue:
+							return fmt.Errorf("labels = %v", cq.Labels)
+						}
+						want := []string{"cpu", "memory", "nvidia.com/gpu", "aws.amazon.com/neurondevice", "vpc.amazonaws.com/efa"}
+						if got := fmt.Sprint(cq.Spec.ResourceGroups[0].CoveredResources); got != fmt.Sprint(want) {
+							return fmt.Errorf("coveredResources = %s, want %v", got, want)
+						}
+						return nil
+					}),
+				),
+			},
+			{
+				Config: quotaConfig(team, entry+`
+  resource_sharing = { strategy = "Lend" }
+  activation_state = "Disabled"
+`),
+				ConfigPlanChecks: preApply(
+					plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionUpdate),
+					planned(tfjsonpath.New("resource_sharing").AtMapKey("borrow_limit"), knownvalue.Null()),
+				),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkQuantity(t, team, "ml.g5.12xlarge", "nvidia.com/gpu", "borrowing", "0"),
+					checkQuantity(t, team, "ml.g5.12xlarge", "nvidia.com/gpu", "lending", ""),
+					checkQueue(t, team, func(cq kueue.ClusterQueue) error {
+						if cq.Spec.StopPolicy == nil || *cq.Spec.StopPolicy != "Hold" {
+							return fmt.Errorf("stopPolicy = %v, want Hold", cq.Spec.StopPolicy)
+						}
+						if cq.Spec.CohortName != quota.DefaultCohort {
+							return fmt.Errorf("cohortName = %q, want the default", cq.Spec.CohortName)
+						}
+						return nil
+					}),
+				),
+			},
+			{
+				Config: quotaConfig(team, entry+`
+  resource_sharing = { strategy = "DontLend" }
+`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkQuantity(t, team, "ml.g5.12xlarge", "cpu", "borrowing", "0"),
+					checkQuantity(t, team, "ml.g5.12xlarge", "cpu", "lending", "0"),
+					checkQuantity(t, team, "ml.g5.12xlarge", "memory", "lending", "0"),
+				),
+			},
+		},
+	})
+}
+
+func checkQueue(t *testing.T, team string, f func(kueue.ClusterQueue) error) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		cq, ok := getClusterQueue(t, team)
+		if !ok {
+			return fmt.Errorf("ClusterQueue of team %s not found", team)
+		}
+		return f(cq)
+	}
+}
+
+// Changing accelerators re-derives vcpu and memory in the plan and updates in place; changing
+// the team replaces the quota.
+func TestAccComputeQuota_updateAndReplace(t *testing.T) {
+	const team, team2 = "qacc-update", "qacc-update-2"
+	cleanupQueue(t, team)
+	cleanupQueue(t, team2)
+	cfg := func(team string, accelerators int) string {
+		return quotaConfig(team, fmt.Sprintf(`
+  resources = [{ instance_type = "ml.p5.48xlarge", accelerators = %d }]
+`, accelerators))
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             resource.ComposeTestCheckFunc(checkQueueGone(t, team), checkQueueGone(t, team2)),
+		Steps: []resource.TestStep{
+			{Config: cfg(team, 4)},
+			{
+				Config: cfg(team, 2),
+				ConfigPlanChecks: preApply(
+					plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionUpdate),
+					planned(res0.AtMapKey("vcpu"), knownvalue.Float64Exact(48)),
+					planned(res0.AtMapKey("memory_in_gib"), knownvalue.Float64Exact(512)),
+					planned(res0.AtMapKey("efa"), knownvalue.Int64Exact(32)),
+				),
+				Check: checkQuantity(t, team, "ml.p5.48xlarge", "cpu", "nominal", "48"),
+			},
+			{
+				Config: cfg(team2, 2),
+				ConfigPlanChecks: preApply(
+					plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionReplace),
+				),
+				Check: resource.ComposeTestCheckFunc(
+					checkQueueGone(t, team),
+					checkQuantity(t, team2, "ml.p5.48xlarge", "nvidia.com/gpu", "nominal", "2"),
+				),
+			},
+		},
+	})
+}
+
+// Out-of-band changes to fields the provider manages show as an update and apply restores them;
+// a deleted ClusterQueue is planned for creation.
+func TestAccComputeQuota_drift(t *testing.T) {
+	const team = "qacc-drift"
+	cleanupQueue(t, team)
+	cfg := quotaConfig(team, `
+  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+`)
+	expectUpdate := preApply(plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionUpdate))
+	restored := resource.ComposeAggregateTestCheckFunc(
+		checkQuantity(t, team, "ml.g5.12xlarge", "cpu", "nominal", "48"),
+		checkQuantity(t, team, "ml.g5.12xlarge", "nvidia.com/gpu", "borrowing", "2"),
+		checkQueue(t, team, func(cq kueue.ClusterQueue) error {
+			if cq.Spec.CohortName != quota.DefaultCohort || cq.Spec.StopPolicy == nil || *cq.Spec.StopPolicy != "None" {
+				return fmt.Errorf("cohort %q stopPolicy %v not restored", cq.Spec.CohortName, cq.Spec.StopPolicy)
+			}
+			return nil
+		}),
+	)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkQueueGone(t, team),
+		Steps: []resource.TestStep{
+			{Config: cfg, Check: restored},
+			{
+				PreConfig: func() {
+					editQueueJSONPatch(t, team, `[{"op":"replace","path":"/spec/resourceGroups/0/flavors/0/resources/0/nominalQuota","value":"40"}]`)
+				},
+				Config: cfg, ConfigPlanChecks: expectUpdate, Check: restored,
+			},
+			{
+				PreConfig: func() {
+					editQueueJSONPatch(t, team, `[{"op":"replace","path":"/spec/resourceGroups/0/flavors/0/resources/2/borrowingLimit","value":"7"}]`)
+				},
+				Config: cfg, ConfigPlanChecks: expectUpdate, Check: restored,
+			},
+			{
+				PreConfig: func() { patchQueue(t, team, `{"spec":{"cohortName":"someone-elses-cohort"}}`) },
+				Config:    cfg, ConfigPlanChecks: expectUpdate, Check: restored,
+			},
+			{
+				PreConfig: func() { patchQueue(t, team, `{"spec":{"stopPolicy":"HoldAndDrain"}}`) },
+				Config:    cfg, ConfigPlanChecks: expectUpdate, Check: restored,
+			},
+			{
+				PreConfig: func() {
+					deleteAndWait(t, kueue.ClusterQueues.Resource, func(ctx context.Context) error {
+						return acc.dynamic.Resource(kueue.ClusterQueues).Delete(ctx, quota.ClusterQueueName(team), metav1.DeleteOptions{})
+					}, func(ctx context.Context) error {
+						_, err := acc.dynamic.Resource(kueue.ClusterQueues).Get(ctx, quota.ClusterQueueName(team), metav1.GetOptions{})
+						return err
+					})
+				},
+				Config:           cfg,
+				ConfigPlanChecks: preApply(plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionCreate)),
+				Check:            restored,
+			},
+		},
+	})
+}
+
+// deleteAndWait deletes an object out of band and waits until a GET says it is gone.
+func deleteAndWait(t *testing.T, what string, del, get func(context.Context) error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := del(ctx); err != nil {
+		t.Fatalf("deleting %s: %v", what, err)
+	}
+	for {
+		if err := get(ctx); apierrors.IsNotFound(err) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s still exists", what)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// Labels of other managers and the canonical spelling of quantities are not drift.
+func TestAccComputeQuota_noDrift(t *testing.T) {
+	const team = "qacc-nodrift"
+	cleanupQueue(t, team)
+	cfg := quotaConfig(team, `
+  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+`)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkQueueGone(t, team),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig: func() {
+					applyForeignLabel(t, team)
+					// "48" rewritten as 48000m and 192Gi as 196608Mi, as a canonicalising writer would.
+					editQueueJSONPatch(t, team, `[
+  {"op":"replace","path":"/spec/resourceGroups/0/flavors/0/resources/0/nominalQuota","value":"48000m"},
+  {"op":"replace","path":"/spec/resourceGroups/0/flavors/0/resources/1/nominalQuota","value":"196608Mi"}]`)
+				},
+				Config:           cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check: checkQueue(t, team, func(cq kueue.ClusterQueue) error {
+					if cq.Labels["team.example.com/cost-center"] != "cc-42" {
+						return fmt.Errorf("the other manager's label was removed: %v", cq.Labels)
+					}
+					return nil
+				}),
+			},
+		},
+	})
+}
+
+// applyForeignLabel adds a label to the team's ClusterQueue with server-side apply under another
+// field manager.
+func applyForeignLabel(t *testing.T, team string) {
+	t.Helper()
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": kueue.GroupVersion.String(), "kind": kueue.KindClusterQueue,
+		"metadata": map[string]any{"name": quota.ClusterQueueName(team), "labels": map[string]any{"team.example.com/cost-center": "cc-42"}},
+	}}
+	_, err := acc.dynamic.Resource(kueue.ClusterQueues).Apply(context.Background(), u.GetName(), u,
+		metav1.ApplyOptions{FieldManager: "cost-tagger"})
+	if err != nil {
+		t.Fatalf("applying a foreign label: %v", err)
+	}
+}
+
+// Import by `terraform import` and by an import block reproduces the state.
+func TestAccComputeQuota_import(t *testing.T) {
+	const team = "qacc-import"
+	cleanupQueue(t, team)
+	cfg := quotaConfig(team, `
+  description = "imported"
+  resources = [
+    { instance_type = "ml.g5.12xlarge", count = 1 },
+    { instance_type = "ml.c5.9xlarge", memory_in_gib = 2.9 },
+    { instance_type = "ml.p4d.24xlarge", accelerator_partition = { type = "mig-3g.20gb", count = 1 } },
+  ]
+  resource_sharing = {
+    borrow_limit           = 20
+    absolute_borrow_limits = [{ instance_type = "ml.g5.12xlarge", vcpu = 1.5 }]
+  }
+`)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkQueueGone(t, team),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				Config:                               cfg,
+				ResourceName:                         quotaAddr,
+				ImportState:                          true,
+				ImportStateId:                        team,
+				ImportStateVerify:                    true,
+				ImportStateVerifyIdentifierAttribute: "id",
+				ImportStateVerifyIgnore:              []string{"timeouts"},
+			},
+			{
+				Config:          cfg,
+				ResourceName:    quotaAddr,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   team,
+			},
+		},
+	})
+}
+
+// Create refuses a ClusterQueue someone else made and shows how to import it.
+func TestAccComputeQuota_refusesForeignQueue(t *testing.T) {
+	const team = "qacc-foreign"
+	createClusterQueue(t, quota.ClusterQueueName(team), map[string][3]string{"ml.g5.12xlarge": {"1", "1Gi", "0"}})
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      quotaConfig(team, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`),
+			ExpectError: regexp.MustCompile(`(?s)ClusterQueue already exists.*hyperpod-ns-qacc-foreign-clusterqueue.*terraform import.*qacc-foreign`),
+		}},
+	})
+}
+
+// Every plan-time error of design 3.1, raised without calling the API: the provider points at
+// an unreachable host.
+func TestAccComputeQuota_planTimeErrors(t *testing.T) {
+	cases := []struct {
+		name, body, want string
+	}{
+		{"unknown type", `resources = [{ instance_type = "ml.g5.13xlarge", count = 1 }]`, `(?s)Unknown instance type.*ml\.g5\.12xlarge`},
+		{"no size", `resources = [{ instance_type = "ml.g5.12xlarge" }]`, `(?s)No quota size.*count.*accelerators.*vcpu`},
+		{"count with accelerators", `resources = [{ instance_type = "ml.g5.12xlarge", count = 1, accelerators = 2 }]`, `(?s)Conflicting attributes.*count`},
+		{"count with partition", `resources = [{ instance_type = "ml.p4d.24xlarge", count = 1, accelerator_partition = { type = "mig-1g.5gb", count = 1 } }]`, `(?s)Conflicting attributes.*count.*accelerator_partition`},
+		{"accelerators with partition", `resources = [{ instance_type = "ml.p4d.24xlarge", accelerators = 1, accelerator_partition = { type = "mig-1g.5gb", count = 1 } }]`, `(?s)Conflicting attributes.*accelerator_partition`},
+		{"accelerators on cpu type", `resources = [{ instance_type = "ml.c5.4xlarge", accelerators = 1 }]`, `(?s)Instance type has no accelerators.*ml\.c5\.4xlarge`},
+		{"partition on cpu type", `resources = [{ instance_type = "ml.c5.4xlarge", accelerator_partition = { type = "mig-1g.5gb", count = 1 } }]`, `(?s)Instance type has no accelerators.*ml\.c5\.4xlarge has no accelerators\s+to\s+partition`},
+		{"mig profile not offered", `resources = [{ instance_type = "ml.p4d.24xlarge", accelerator_partition = { type = "mig-1g.18gb", count = 1 } }]`, `(?s)MIG profile not offered.*does not offer MIG profile "mig-1g\.18gb".*"mig-1g\.5gb"`},
+		{"negative", `resources = [{ instance_type = "ml.c5.4xlarge", vcpu = -1 }]`, `(?s)Negative value.*vcpu`},
+		{"duplicate types", `resources = [{ instance_type = "ml.c5.4xlarge", vcpu = 1 }, { instance_type = "ml.c5.4xlarge", vcpu = 2 }]`, `(?s)Duplicate instance type.*ml\.c5\.4xlarge`},
+		{"more than 15", `resources = [for i in range(16) : { instance_type = "ml.c5.4xlarge", vcpu = i + 1 }]`, `(?s)(Too many resources|at least 1 elements and at\s+most 15)`},
+		{"borrow_limit with Lend", `
+  resources        = [{ instance_type = "ml.c5.4xlarge", vcpu = 1 }]
+  resource_sharing = { strategy = "Lend", borrow_limit = 10 }`, `(?s)borrow_limit needs a strategy that borrows`},
+		{"absolute limits with DontLend", `
+  resources        = [{ instance_type = "ml.c5.4xlarge", vcpu = 1 }]
+  resource_sharing = { strategy = "DontLend", absolute_borrow_limits = [{ instance_type = "ml.c5.4xlarge", vcpu = 1 }] }`, `(?s)absolute_borrow_limits needs a strategy that borrows`},
+	}
+	var steps []resource.TestStep
+	for _, c := range cases {
+		steps = append(steps, resource.TestStep{
+			Config:      unreachableProvider + quotaConfig("qacc-errors", c.body),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(c.want),
+		})
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps:                    steps,
+	})
+}
+
+// A new quota plans with concrete defaults while the cluster is unreachable.
+func TestAccComputeQuota_plansWithoutCluster(t *testing.T) {
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:             unreachableProvider + quotaConfig("qacc-offline", `  resources = [{ instance_type = "ml.g6e.48xlarge", accelerators = 4 }]`),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+				planned(res0.AtMapKey("vcpu"), knownvalue.Float64Exact(96)),
+				planned(res0.AtMapKey("memory_in_gib"), knownvalue.Float64Exact(768)),
+				planned(res0.AtMapKey("efa"), knownvalue.Int64Exact(4)),
+			}},
+		}},
+	})
+}
+
+// Terraform's error text does not print nested attribute paths, so the mapping of quota problems
+// onto attribute paths is checked here.
+func TestAddProblemsPaths(t *testing.T) {
+	problems := []quota.Problem{
+		{Entry: 2, Path: []string{"accelerator_partition", "type"}, Summary: "s", Detail: "d"},
+		{Entry: -1, Path: []string{"resource_sharing", "absolute_borrow_limits", "1", "vcpu"}, Summary: "s", Detail: "d"},
+		{Entry: 0, Summary: "s", Detail: "d"},
+		{Entry: -1, Summary: "whole", Detail: "d"},
+	}
+	want := []string{
+		"resources[2].accelerator_partition.type",
+		"resource_sharing.absolute_borrow_limits[1].vcpu",
+		"resources[0]",
+		"",
+	}
+	var diags diag.Diagnostics
+	addProblems(&diags, problems)
+	if len(diags) != len(want) {
+		t.Fatalf("got %d diagnostics, want %d", len(diags), len(want))
+	}
+	for i, d := range diags {
+		got := ""
+		if wp, ok := d.(diag.DiagnosticWithPath); ok {
+			got = wp.Path().String()
+		}
+		if got != want[i] {
+			t.Errorf("diagnostic %d path = %q, want %q", i, got, want[i])
+		}
+	}
 }
