@@ -705,3 +705,99 @@ func TestAddProblemsPaths(t *testing.T) {
 		}
 	}
 }
+
+func flavorLabels(name string) (map[string]string, bool) {
+	u, err := acc.dynamic.Resource(kueue.ResourceFlavors).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		return nil, false
+	}
+	return u.GetLabels(), true
+}
+
+// The provider creates missing ResourceFlavors and deletes them with the last quota using them,
+// but never deletes a flavor someone else created.
+func TestAccComputeQuota_resourceFlavors(t *testing.T) {
+	const team = "qacc-flavors"
+	const ours, theirs = "ml.g6.xlarge", "ml.g6.2xlarge"
+	cleanupQueue(t, team)
+	foreign := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": kueue.GroupVersion.String(), "kind": kueue.KindResourceFlavor,
+		"metadata": map[string]any{"name": theirs},
+		"spec":     map[string]any{"nodeLabels": map[string]any{quota.LabelInstanceType: theirs}},
+	}}
+	if _, err := acc.dynamic.Resource(kueue.ResourceFlavors).Create(context.Background(), foreign, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = acc.dynamic.Resource(kueue.ResourceFlavors).Delete(context.Background(), theirs, metav1.DeleteOptions{})
+	})
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy: func(s *terraform.State) error {
+			if _, ok := flavorLabels(ours); ok {
+				return fmt.Errorf("ResourceFlavor %s created by the provider survived the last quota using it", ours)
+			}
+			if _, ok := flavorLabels(theirs); !ok {
+				return fmt.Errorf("ResourceFlavor %s that the provider did not create was deleted", theirs)
+			}
+			return checkQueueGone(t, team)(s)
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: quotaConfig(team, fmt.Sprintf(`  resources = [{ instance_type = %q, count = 1 }, { instance_type = %q, count = 1 }]`, ours, theirs)),
+				Check: func(*terraform.State) error {
+					labels, ok := flavorLabels(ours)
+					if !ok || labels[quota.LabelManagedBy] != quota.ManagedByValue {
+						return fmt.Errorf("ResourceFlavor %s missing or not labelled as ours: %v", ours, labels)
+					}
+					if labels, _ := flavorLabels(theirs); labels[quota.LabelManagedBy] != "" {
+						return fmt.Errorf("the provider took over ResourceFlavor %s: %v", theirs, labels)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// Delete waits for the ClusterQueue to disappear and, when Kueue's finalizer holds it past
+// timeouts.delete, fails with an error that says why.
+func TestAccComputeQuota_deleteHeldByFinalizer(t *testing.T) {
+	const team = "qacc-finalizer"
+	cleanupQueue(t, team)
+	cfg := quotaConfig(team, `
+  resources = [{ instance_type = "ml.c5.4xlarge", vcpu = 2 }]
+  timeouts { delete = "3s" }
+`)
+	setFinalizers := func(finalizers string) func() {
+		return func() {
+			patchQueue(t, team, fmt.Sprintf(`{"metadata":{"finalizers":%s}}`, finalizers))
+		}
+	}
+	t.Cleanup(func() {
+		if _, ok := getClusterQueue(t, team); ok {
+			setFinalizers(`null`)()
+		}
+	})
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkQueueGone(t, team),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig:   setFinalizers(`["kueue.x-k8s.io/resource-in-use"]`),
+				Config:      cfg,
+				Destroy:     true,
+				ExpectError: regexp.MustCompile(`(?s)ClusterQueue not deleted.*held by finalizers\s+\[kueue\.x-k8s\.io/resource-in-use\].*admitted\s+workloads`),
+			},
+			{
+				// Once the workloads are gone Kueue lets the queue go; the next plan recreates it.
+				PreConfig:        setFinalizers(`null`),
+				Config:           cfg,
+				ConfigPlanChecks: preApply(plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionCreate)),
+			},
+		},
+	})
+}
