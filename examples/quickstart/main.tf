@@ -1,6 +1,14 @@
-# Quickstart: what the cluster has, per instance type. `make demo` applies this against the
-# local control plane (or the cluster KUBE_CONFIG_PATH points at).
+# Quickstart: three teams share the local cluster's fake HyperPod nodes. `make demo` applies this
+# against the local control plane (or the cluster KUBE_CONFIG_PATH points at).
+#
+#   ml-research  8 H100s and 16 Trainium chips; lends idle ones, borrows up to 100% more
+#   inference    2 whole ml.g5.12xlarge instances, never lent out, never borrowing
+#   data-prep    CPU nodes sized by memory: 80 GiB of ml.c5.4xlarge (and the vCPU that goes with it)
+#
+# The provider fills in the amounts each entry leaves unset (vCPU, memory, accelerators, EFA) from
+# the ratio of the one that is set, during plan: `terraform plan` already shows the real numbers.
 terraform {
+  required_version = ">= 1.11"
   required_providers {
     hyperpod = {
       source = "quotaworks/hyperpod"
@@ -11,46 +19,66 @@ terraform {
 # Connection settings come from KUBE_CONFIG_PATH (set by `make demo`).
 provider "hyperpod" {}
 
-variable "instance_types" {
-  type        = list(string)
-  description = "Instance types to report on."
-  default     = ["ml.g5.12xlarge", "ml.p5.48xlarge", "ml.trn1.32xlarge", "ml.c5.4xlarge"]
+# Each team gets a namespace (hyperpod-ns-<team>) with a LocalQueue that feeds its ClusterQueue,
+# and a compute quota (the ClusterQueue hyperpod-ns-<team>-clusterqueue). The quotas take their
+# team from the namespace, so Terraform creates the namespace first and destroys it last.
+
+resource "hyperpod_team_namespace" "ml_research" {
+  team = "ml-research"
 }
 
-data "hyperpod_instance_type_capacity" "fleet" {
-  for_each      = toset(var.instance_types)
-  instance_type = each.key
+resource "hyperpod_compute_quota" "ml_research" {
+  name              = "ml-research"
+  team              = hyperpod_team_namespace.ml_research.team
+  description       = "Training: H100s and Trainium chips, borrows idle accelerators from the cohort."
+  fair_share_weight = 100
+
+  resource_sharing = {
+    strategy     = "LendAndBorrow"
+    borrow_limit = 100 # may use up to twice its quota when others are idle
+  }
+
+  # Accelerators only: vCPU, memory and EFA follow (8 of 8 H100s = a whole node's worth).
+  resources = [
+    { instance_type = "ml.p5.48xlarge", accelerators = 8 },
+    { instance_type = "ml.trn1.32xlarge", accelerators = 16 },
+  ]
 }
 
-output "capacity" {
-  description = "Nodes and resources per instance type, and how much of it quotas already claim."
-  value = {
-    for name, c in data.hyperpod_instance_type_capacity.fleet : name => {
-      nodes                    = c.node_count
-      schedulable_nodes        = c.schedulable_node_count
-      accelerator              = c.accelerator_type
-      total_accelerators       = c.total_accelerators
-      total_vcpu               = c.total_vcpu
-      total_memory_in_gib      = c.total_memory_in_gib
-      unallocated_accelerators = c.unallocated_accelerators
-      unallocated_vcpu         = c.unallocated_vcpu
-      unallocated_memory_gib   = c.unallocated_memory_in_gib
-    }
+resource "hyperpod_team_namespace" "inference" {
+  team = "inference"
+}
+
+resource "hyperpod_compute_quota" "inference" {
+  name               = "inference"
+  team               = hyperpod_team_namespace.inference.team
+  description        = "Model serving: two whole A10G instances, kept for itself."
+  preempt_team_tasks = "Never" # a new deployment never evicts a running one
+
+  resource_sharing = {
+    strategy = "DontLend"
+  }
+
+  resources = [
+    { instance_type = "ml.g5.12xlarge", count = 2 },
+  ]
+}
+
+resource "hyperpod_team_namespace" "data_prep" {
+  team = "data-prep"
+  labels = {
+    "example.com/cost-center" = "analytics"
   }
 }
 
-output "summary" {
-  description = "The same as a table."
-  value = join("\n", concat(
-    [format("%-18s %5s %11s %-10s %6s %8s %9s", "instance type", "nodes", "schedulable", "accel", "accels", "vCPU", "GiB")],
-    [for name in sort(keys(data.hyperpod_instance_type_capacity.fleet)) : format("%-18s %5d %11d %-10s %6d %8.1f %9.1f",
-      name,
-      data.hyperpod_instance_type_capacity.fleet[name].node_count,
-      data.hyperpod_instance_type_capacity.fleet[name].schedulable_node_count,
-      coalesce(data.hyperpod_instance_type_capacity.fleet[name].accelerator_type, "-"),
-      data.hyperpod_instance_type_capacity.fleet[name].total_accelerators,
-      data.hyperpod_instance_type_capacity.fleet[name].total_vcpu,
-      data.hyperpod_instance_type_capacity.fleet[name].total_memory_in_gib,
-    )],
-  ))
+resource "hyperpod_compute_quota" "data_prep" {
+  name        = "data-prep"
+  team        = hyperpod_team_namespace.data_prep.team
+  description = "Feature pipelines on CPU nodes, sized by memory."
+
+  # Strategy and borrow_limit keep their defaults (LendAndBorrow, 50%).
+  # 80 GiB of 32-GiB instances is a ratio of 2.5: 40 vCPU.
+  resources = [
+    { instance_type = "ml.c5.4xlarge", memory_in_gib = 80 },
+  ]
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"regexp"
 	"strconv"
 	"time"
 
@@ -59,11 +58,11 @@ const (
 var (
 	teamValidators = []validator.String{
 		stringvalidator.LengthBetween(1, quota.MaxTeamLength),
-		stringvalidator.RegexMatches(regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`),
+		stringvalidator.RegexMatches(quota.TeamPattern,
 			"must be lower-case letters, digits and '-', starting and ending with a letter or digit (the AWS TeamName pattern)"),
 	}
 	quotaNameValidators = []validator.String{
-		stringvalidator.RegexMatches(regexp.MustCompile(`^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$`),
+		stringvalidator.RegexMatches(quota.NamePattern,
 			"must be 1-63 letters, digits and '-', starting and ending with a letter or digit (the AWS Name pattern)"),
 	}
 )
@@ -476,7 +475,7 @@ func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRe
 
 func (r *computeQuotaResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	team := req.ID
-	if len(team) > quota.MaxTeamLength || !regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`).MatchString(team) {
+	if len(team) > quota.MaxTeamLength || !quota.TeamPattern.MatchString(team) {
 		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf(
 			"%q is not a team name. Import a compute quota by its team, e.g. `terraform import hyperpod_compute_quota.example ml-research`.", team))
 		return

@@ -256,7 +256,7 @@ func (m providerModel) catalog(ctx context.Context) (*catalog.Catalog, diag.Diag
 func (p *hyperpodProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewComputeQuotaResource,
-		NewTeamNamespaceResource, // TEMP team-namespace helper
+		NewTeamNamespaceResource,
 	}
 }
 

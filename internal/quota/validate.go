@@ -48,8 +48,10 @@ func (p Problem) Error() string {
 }
 
 var (
-	namePattern   = regexp.MustCompile(`^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$`)
-	teamPattern   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	// NamePattern is the AWS compute quota Name pattern.
+	NamePattern = regexp.MustCompile(`^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$`)
+	// TeamPattern is the AWS TeamName pattern; teams are also at most MaxTeamLength characters.
+	TeamPattern   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 	cohortPattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 )
 
@@ -87,7 +89,7 @@ func (v *validator) root() {
 		case c.Name == "":
 			v.add(-1, []string{"name"}, "Missing quota name",
 				"name is empty. Set name to 1-63 letters, digits and hyphens, starting and ending with a letter or digit, e.g. name = \"ml-team-a\".")
-		case len(c.Name) > MaxNameLength || !namePattern.MatchString(c.Name):
+		case len(c.Name) > MaxNameLength || !NamePattern.MatchString(c.Name):
 			v.add(-1, []string{"name"}, "Invalid quota name",
 				"name %q must be 1-63 letters, digits and hyphens, starting and ending with a letter or digit (the AWS compute quota Name pattern). Remove other characters, e.g. name = %q.",
 				c.Name, suggestName(c.Name))
@@ -102,7 +104,7 @@ func (v *validator) root() {
 		case c.Team == "":
 			v.add(-1, []string{"team"}, "Missing team",
 				"team is empty. Set it to the team name: lower-case letters, digits and hyphens, at most %d characters, e.g. team = \"research\".", MaxTeamLength)
-		case len(c.Team) > MaxTeamLength || !teamPattern.MatchString(c.Team):
+		case len(c.Team) > MaxTeamLength || !TeamPattern.MatchString(c.Team):
 			v.add(-1, []string{"team"}, "Invalid team name",
 				"team %q must be at most %d lower-case letters, digits and hyphens, starting and ending with a letter or digit (it becomes the namespace %q). Change it to match, e.g. team = %q.",
 				c.Team, MaxTeamLength, NamespaceName(c.Team), suggestTeam(c.Team))

@@ -5,6 +5,10 @@
 //	localcluster up    [--dir .cache/localcluster] [--assets DIR]  start it detached, wait until it answers
 //	localcluster down  [--dir .cache/localcluster]                 stop it (idempotent)
 //	localcluster serve [--dir .cache/localcluster] [--assets DIR]  run it in the foreground until SIGTERM/SIGINT
+//	localcluster queues [--kubeconfig PATH] [--context NAME] [--all] print the provider's Kueue queues per team
+//
+// queues reads any cluster: the kubeconfig is --kubeconfig, else $KUBE_CONFIG_PATH, else the one
+// in --dir (the context --context, else $KUBE_CTX, else the current one).
 //
 // The work directory holds kubeconfig, localcluster.pid, localcluster.log and the
 // control plane logs.
@@ -48,6 +52,12 @@ func main() {
 	fs := flag.NewFlagSet("localcluster "+cmd, flag.ExitOnError)
 	dir := fs.String("dir", ".cache/localcluster", "work directory (kubeconfig, pid file, logs)")
 	assets := fs.String("assets", "", "directory holding kube-apiserver, etcd and crds/ (default: as scripts/controlplane-assets.sh, $"+localcluster.EnvAssetsDir+")")
+	var qopts queuesOptions
+	if cmd == "queues" {
+		fs.StringVar(&qopts.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster (default $KUBE_CONFIG_PATH, else the one in --dir)")
+		fs.StringVar(&qopts.context, "context", "", "kubeconfig context (default $KUBE_CTX, else the current context)")
+		fs.BoolVar(&qopts.all, "all", false, "also list resources whose quota and limits are all zero")
+	}
 	_ = fs.Parse(os.Args[2:])
 	if fs.NArg() > 0 {
 		log("unexpected arguments: %v", fs.Args())
@@ -66,6 +76,8 @@ func main() {
 		err = serve(abs, *assets)
 	case "down":
 		err = down(abs)
+	case "queues":
+		err = queues(abs, qopts, os.Stdout)
 	case "-h", "--help", "help":
 		usage()
 		return
@@ -81,9 +93,12 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage: localcluster up|down|serve [--dir DIR] [--assets DIR]
-  up     start the local control plane in the background and wait until it answers
-  down   stop it (does nothing when it is not running)
-  serve  run it in the foreground until SIGTERM or SIGINT`)
+       localcluster queues [--kubeconfig PATH] [--context NAME] [--all]
+  up      start the local control plane in the background and wait until it answers
+  down    stop it (does nothing when it is not running)
+  serve   run it in the foreground until SIGTERM or SIGINT
+  queues  print, per team, the ClusterQueues and LocalQueues this provider manages in any cluster
+          (kubeconfig: --kubeconfig, else $KUBE_CONFIG_PATH, else the one in --dir)`)
 }
 
 func resolveAssets(flagValue string) (string, error) {

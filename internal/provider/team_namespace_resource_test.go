@@ -1,0 +1,693 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+)
+
+const tnsAddr = "hyperpod_team_namespace.test"
+
+// tnsConfig is a hyperpod_team_namespace "test" with the given team and extra body lines.
+func tnsConfig(team, body string) string {
+	return fmt.Sprintf(`
+resource "hyperpod_team_namespace" "test" {
+  team = %q
+%s
+}
+`, team, body)
+}
+
+// tnsPhrase matches a sentence even when Terraform wraps it across lines.
+func tnsPhrase(s string) string {
+	return strings.Join(strings.Fields(regexp.QuoteMeta(s)), `\s+`)
+}
+
+func tnsExpectName(attr, want string) plancheck.PlanCheck {
+	return plancheck.ExpectKnownValue(tnsAddr, tfjsonpath.New(attr), knownvalue.StringExact(want))
+}
+
+func tnsState(attr string, v knownvalue.Check) statecheck.StateCheck {
+	return statecheck.ExpectKnownValue(tnsAddr, tfjsonpath.New(attr), v)
+}
+
+func tnsStringMap(m map[string]string) knownvalue.Check {
+	checks := map[string]knownvalue.Check{}
+	for k, v := range m {
+		checks[k] = knownvalue.StringExact(v)
+	}
+	return knownvalue.MapExact(checks)
+}
+
+// tnsGetNamespace reads a Namespace with client-go, the tests' independent view of the cluster.
+func tnsGetNamespace(name string) (*corev1.Namespace, error) {
+	ns, err := acc.clientset.CoreV1().Namespaces().Get(context.Background(), name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return ns, err
+}
+
+func tnsGetLocalQueue(namespace, name string) (*kueue.LocalQueue, error) {
+	u, err := acc.dynamic.Resource(kueue.LocalQueues).Namespace(namespace).Get(context.Background(), name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var lq kueue.LocalQueue
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &lq); err != nil {
+		return nil, err
+	}
+	return &lq, nil
+}
+
+// tnsCheckCluster verifies the team's Namespace (the provider's labels, want labels and
+// annotations present, absent keys gone) and its LocalQueue.
+func tnsCheckCluster(team string, labels, annotations map[string]string, absent ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		nsName := quota.NamespaceName(team)
+		ns, err := tnsGetNamespace(nsName)
+		if err != nil || ns == nil {
+			return fmt.Errorf("namespace %s: not found (%v)", nsName, err)
+		}
+		wantLabels := teamNamespaceOwnLabels(team)
+		for k, v := range labels {
+			wantLabels[k] = v
+		}
+		for k, v := range wantLabels {
+			if got, ok := ns.Labels[k]; !ok || got != v {
+				return fmt.Errorf("namespace %s label %s = %q (present %t), want %q", nsName, k, got, ok, v)
+			}
+		}
+		for k, v := range annotations {
+			if got, ok := ns.Annotations[k]; !ok || got != v {
+				return fmt.Errorf("namespace %s annotation %s = %q (present %t), want %q", nsName, k, got, ok, v)
+			}
+		}
+		for _, k := range absent {
+			if v, ok := ns.Labels[k]; ok {
+				return fmt.Errorf("namespace %s still has label %s=%q", nsName, k, v)
+			}
+			if v, ok := ns.Annotations[k]; ok {
+				return fmt.Errorf("namespace %s still has annotation %s=%q", nsName, k, v)
+			}
+		}
+		lq, err := tnsGetLocalQueue(nsName, quota.LocalQueueName(team))
+		if err != nil || lq == nil {
+			return fmt.Errorf("LocalQueue %s/%s: not found (%v)", nsName, quota.LocalQueueName(team), err)
+		}
+		if lq.Spec.ClusterQueue != quota.ClusterQueueName(team) {
+			return fmt.Errorf("LocalQueue spec.clusterQueue = %q, want %q", lq.Spec.ClusterQueue, quota.ClusterQueueName(team))
+		}
+		if lq.Labels[quota.LabelManagedBy] != quota.ManagedByValue {
+			return fmt.Errorf("LocalQueue labels %v lack %s=%s", lq.Labels, quota.LabelManagedBy, quota.ManagedByValue)
+		}
+		return nil
+	}
+}
+
+// tnsCheckGone verifies that the teams' Namespaces no longer exist (CheckDestroy and replacement).
+func tnsCheckGone(teams ...string) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		for _, team := range teams {
+			ns, err := tnsGetNamespace(quota.NamespaceName(team))
+			if err != nil {
+				return err
+			}
+			if ns != nil {
+				return fmt.Errorf("namespace %s still exists (phase %s, deletionTimestamp %v)", ns.Name, ns.Status.Phase, ns.DeletionTimestamp)
+			}
+		}
+		return nil
+	}
+}
+
+// tnsDeleteNamespace deletes a Namespace out of band and waits until it is gone.
+func tnsDeleteNamespace(t *testing.T, name string) {
+	t.Helper()
+	ctx := context.Background()
+	err := acc.clientset.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		t.Fatalf("deleting namespace %s: %v", name, err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		ns, err := tnsGetNamespace(name)
+		if err != nil {
+			t.Fatalf("reading namespace %s: %v", name, err)
+		}
+		if ns == nil {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("namespace %s was not gone after a minute", name)
+}
+
+// tnsCleanupNamespace deletes a Namespace the test created by hand, in case a step failed.
+func tnsCleanupNamespace(t *testing.T, name string) {
+	t.Cleanup(func() {
+		err := acc.clientset.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting namespace %s: %v", name, err)
+		}
+	})
+}
+
+func tnsCreateLocalQueue(t *testing.T, namespace, name, clusterQueue string, labels map[string]string) {
+	t.Helper()
+	lq := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": kueue.GroupVersion.String(),
+		"kind":       kueue.KindLocalQueue,
+		"metadata":   map[string]any{"name": name, "namespace": namespace},
+		"spec":       map[string]any{"clusterQueue": clusterQueue},
+	}}
+	lq.SetLabels(labels)
+	if _, err := acc.dynamic.Resource(kueue.LocalQueues).Namespace(namespace).Create(context.Background(), lq, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating LocalQueue %s/%s: %v", namespace, name, err)
+	}
+}
+
+func tnsDeleteLocalQueue(t *testing.T, namespace, name string) {
+	t.Helper()
+	err := acc.dynamic.Resource(kueue.LocalQueues).Namespace(namespace).Delete(context.Background(), name, metav1.DeleteOptions{})
+	if err != nil {
+		t.Fatalf("deleting LocalQueue %s/%s: %v", namespace, name, err)
+	}
+}
+
+// Create with labels and annotations, update them in place, import both ways, replace on a
+// team change.
+func TestAccTeamNamespace_basic(t *testing.T) {
+	const team, team2 = "nsacc-basic", "nsacc-basic-b"
+	labels := map[string]string{"example.com/owner": "alice", "cost-center": "cc-42"}
+	annotations := map[string]string{"example.com/contact": "alice@example.com"}
+
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             tnsCheckGone(team, team2),
+		Steps: []resource.TestStep{
+			{
+				Config: tnsConfig(team, `
+  labels = {
+    "example.com/owner" = "alice"
+    "cost-center"       = "cc-42"
+  }
+  annotations = {
+    "example.com/contact" = "alice@example.com"
+  }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(tnsAddr, plancheck.ResourceActionCreate),
+					tnsExpectName("id", team),
+					tnsExpectName("namespace", "hyperpod-ns-nsacc-basic"),
+					tnsExpectName("local_queue_name", "hyperpod-ns-nsacc-basic-localqueue"),
+					tnsExpectName("cluster_queue_name", "hyperpod-ns-nsacc-basic-clusterqueue"),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					tnsState("id", knownvalue.StringExact(team)),
+					tnsState("team", knownvalue.StringExact(team)),
+					tnsState("namespace", knownvalue.StringExact("hyperpod-ns-nsacc-basic")),
+					tnsState("local_queue_name", knownvalue.StringExact("hyperpod-ns-nsacc-basic-localqueue")),
+					tnsState("cluster_queue_name", knownvalue.StringExact("hyperpod-ns-nsacc-basic-clusterqueue")),
+					tnsState("force_destroy", knownvalue.Bool(false)),
+					tnsState("labels", tnsStringMap(labels)),
+					tnsState("annotations", tnsStringMap(annotations)),
+				},
+				Check: tnsCheckCluster(team, labels, annotations),
+			},
+			{
+				// One label changes, one is removed, the annotations go: in place, and the
+				// removed keys disappear from the cluster.
+				Config: tnsConfig(team, `
+  labels = {
+    "example.com/owner" = "bob"
+  }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(tnsAddr, plancheck.ResourceActionUpdate),
+					tnsExpectName("namespace", "hyperpod-ns-nsacc-basic"),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					tnsState("labels", tnsStringMap(map[string]string{"example.com/owner": "bob"})),
+					tnsState("annotations", knownvalue.Null()),
+				},
+				Check: tnsCheckCluster(team, map[string]string{"example.com/owner": "bob"}, nil, "cost-center", "example.com/contact"),
+			},
+			{
+				ResourceName:      tnsAddr,
+				ImportState:       true,
+				ImportStateId:     team,
+				ImportStateVerify: true,
+			},
+			{
+				ResourceName:    tnsAddr,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   team,
+			},
+			{
+				Config: tnsConfig(team2, `
+  labels = {
+    "example.com/owner" = "bob"
+  }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(tnsAddr, plancheck.ResourceActionReplace),
+					tnsExpectName("id", team2),
+					tnsExpectName("namespace", "hyperpod-ns-nsacc-basic-b"),
+					tnsExpectName("local_queue_name", "hyperpod-ns-nsacc-basic-b-localqueue"),
+					tnsExpectName("cluster_queue_name", "hyperpod-ns-nsacc-basic-b-clusterqueue"),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					tnsCheckCluster(team2, map[string]string{"example.com/owner": "bob"}, nil),
+					tnsCheckGone(team),
+				),
+			},
+		},
+	})
+}
+
+// Out-of-band changes to what the resource manages show as an update and are restored;
+// changes by other field managers do not show; a deleted Namespace is created again.
+func TestAccTeamNamespace_drift(t *testing.T) {
+	const team = "nsacc-drift"
+	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
+	labels := map[string]string{"example.com/owner": "alice"}
+	annotations := map[string]string{"example.com/contact": "alice@example.com"}
+	config := tnsConfig(team, `
+  labels = {
+    "example.com/owner" = "alice"
+  }
+  annotations = {
+    "example.com/contact" = "alice@example.com"
+  }`)
+	expectUpdate := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+		plancheck.ExpectResourceAction(tnsAddr, plancheck.ResourceActionUpdate),
+	}}
+	ctx := context.Background()
+
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             tnsCheckGone(team),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check:  tnsCheckCluster(team, labels, annotations),
+			},
+			{
+				// A managed label changes value, the managed annotation and the LocalQueue go,
+				// and the provider's own quota-allocation-id label is changed.
+				PreConfig: func() {
+					patch := fmt.Sprintf(`{"metadata":{"labels":{"example.com/owner":"mallory",%q:"someone-else"},"annotations":{"example.com/contact":null}}}`,
+						quota.LabelQuotaAllocationID)
+					if _, err := acc.clientset.CoreV1().Namespaces().Patch(ctx, nsName, k8stypes.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+						t.Fatalf("patching namespace: %v", err)
+					}
+					tnsDeleteLocalQueue(t, nsName, lqName)
+				},
+				Config:           config,
+				ConfigPlanChecks: expectUpdate,
+				Check:            tnsCheckCluster(team, labels, annotations),
+			},
+			{
+				// The managed-by label removed alone is drift too.
+				PreConfig: func() {
+					patch := fmt.Sprintf(`{"metadata":{"labels":{%q:null}}}`, quota.LabelManagedBy)
+					if _, err := acc.clientset.CoreV1().Namespaces().Patch(ctx, nsName, k8stypes.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+						t.Fatalf("patching namespace: %v", err)
+					}
+				},
+				Config:           config,
+				ConfigPlanChecks: expectUpdate,
+				Check:            tnsCheckCluster(team, labels, annotations),
+			},
+			{
+				// A LocalQueue that points at another ClusterQueue is recreated (the field is immutable).
+				PreConfig: func() {
+					tnsDeleteLocalQueue(t, nsName, lqName)
+					tnsCreateLocalQueue(t, nsName, lqName, "someone-elses-clusterqueue",
+						map[string]string{quota.LabelManagedBy: quota.ManagedByValue})
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(tnsAddr, plancheck.ResourceActionUpdate),
+					tnsExpectName("cluster_queue_name", quota.ClusterQueueName(team)),
+				}},
+				Check: tnsCheckCluster(team, labels, annotations),
+			},
+			{
+				// Labels and annotations another field manager adds are not drift and survive applies.
+				PreConfig: func() {
+					obj := &unstructured.Unstructured{Object: map[string]any{
+						"apiVersion": "v1", "kind": "Namespace",
+						"metadata": map[string]any{
+							"name":        nsName,
+							"labels":      map[string]any{"other.example.com/tier": "gold"},
+							"annotations": map[string]any{"other.example.com/note": "added by another tool"},
+						},
+					}}
+					_, err := acc.dynamic.Resource(kube.Namespaces).Apply(ctx, nsName, obj, metav1.ApplyOptions{FieldManager: "another-tool"})
+					if err != nil {
+						t.Fatalf("server-side apply as another-tool: %v", err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+				Check: tnsCheckCluster(team,
+					map[string]string{"example.com/owner": "alice", "other.example.com/tier": "gold"},
+					map[string]string{"example.com/contact": "alice@example.com", "other.example.com/note": "added by another tool"}),
+			},
+			{
+				// A Namespace deleted out of band is created again.
+				PreConfig: func() { tnsDeleteNamespace(t, nsName) },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(tnsAddr, plancheck.ResourceActionCreate),
+				}},
+				Check: tnsCheckCluster(team, labels, annotations, "other.example.com/tier"),
+			},
+		},
+	})
+}
+
+// Create refuses a Namespace it did not create and shows how to import it; importing with an
+// import block and applying adopts it.
+func TestAccTeamNamespace_existingNamespace(t *testing.T) {
+	const team = "nsacc-foreign"
+	nsName := quota.NamespaceName(team)
+	config := tnsConfig(team, `
+  labels = {
+    "example.com/owner" = "platform"
+  }`)
+	tnsCleanupNamespace(t, nsName)
+
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             tnsCheckGone(team),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+						Name: nsName,
+						Labels: map[string]string{
+							quota.LabelManagedBy:         "hyperpod-addon",
+							quota.LabelQuotaAllocationID: team,
+							"example.com/owner":          "platform",
+						},
+						Annotations: map[string]string{"example.com/note": "made by hand"},
+					}}
+					if _, err := acc.clientset.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{}); err != nil {
+						t.Fatalf("creating namespace: %v", err)
+					}
+				},
+				Config: config,
+				ExpectError: regexp.MustCompile(`(?s)Namespace already exists.*` +
+					tnsPhrase(`Namespace "hyperpod-ns-nsacc-foreign" already exists and is managed by "hyperpod-addon"`) + `.*` +
+					tnsPhrase(`terraform import hyperpod_team_namespace.<name> nsacc-foreign`) + `.*` +
+					tnsPhrase(`import {`) + `.*` + tnsPhrase(`id = "nsacc-foreign"`)),
+			},
+			{
+				// Import block plus apply: the import keeps the Namespace's own labels and
+				// annotations, and the apply adds the provider's labels and the LocalQueue.
+				Config: config + `
+import {
+  to = hyperpod_team_namespace.test
+  id = "nsacc-foreign"
+}
+`,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(tnsAddr, plancheck.ResourceActionUpdate),
+					tnsExpectName("namespace", nsName),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					tnsState("labels", tnsStringMap(map[string]string{"example.com/owner": "platform"})),
+					tnsState("annotations", knownvalue.Null()),
+				},
+				Check: tnsCheckCluster(team, map[string]string{"example.com/owner": "platform"},
+					map[string]string{"example.com/note": "made by hand"}),
+			},
+		},
+	})
+}
+
+// Create refuses a LocalQueue it did not create, even in a Namespace it did.
+func TestAccTeamNamespace_existingLocalQueue(t *testing.T) {
+	const team = "nsacc-foreign-lq"
+	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
+	tnsCleanupNamespace(t, nsName)
+
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: nsName, Labels: teamNamespaceOwnLabels(team)}}
+				if _, err := acc.clientset.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{}); err != nil {
+					t.Fatalf("creating namespace: %v", err)
+				}
+				tnsCreateLocalQueue(t, nsName, lqName, quota.ClusterQueueName(team), nil)
+			},
+			Config: tnsConfig(team, ""),
+			ExpectError: regexp.MustCompile(`(?s)LocalQueue already exists.*` +
+				tnsPhrase(`LocalQueue "hyperpod-ns-nsacc-foreign-lq-localqueue" in namespace "hyperpod-ns-nsacc-foreign-lq" already exists and was not created by this provider`) + `.*` +
+				tnsPhrase(`terraform import hyperpod_team_namespace.<name> nsacc-foreign-lq`)),
+		}},
+	})
+}
+
+// Destroy refuses while Pods or Workloads remain, and succeeds with force_destroy = true.
+func TestAccTeamNamespace_forceDestroy(t *testing.T) {
+	const team = "nsacc-force"
+	nsName := quota.NamespaceName(team)
+	ctx := context.Background()
+
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             tnsCheckGone(team),
+		Steps: []resource.TestStep{
+			{
+				Config: tnsConfig(team, ""),
+				Check:  tnsCheckCluster(team, nil, nil),
+			},
+			{
+				PreConfig: func() {
+					pod := &corev1.Pod{
+						ObjectMeta: metav1.ObjectMeta{Name: "trainer", Namespace: nsName,
+							Labels: map[string]string{"kueue.x-k8s.io/queue-name": quota.LocalQueueName(team)}},
+						Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "busybox"}}},
+					}
+					if _, err := acc.clientset.CoreV1().Pods(nsName).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+						t.Fatalf("creating pod: %v", err)
+					}
+					wl := &unstructured.Unstructured{Object: map[string]any{
+						"apiVersion": kueue.GroupVersion.String(),
+						"kind":       "Workload",
+						"metadata":   map[string]any{"name": "trainer", "namespace": nsName},
+						"spec": map[string]any{
+							"queueName": quota.LocalQueueName(team),
+							"podSets": []any{map[string]any{
+								"name":  "main",
+								"count": int64(1),
+								"template": map[string]any{"spec": map[string]any{
+									"containers": []any{map[string]any{"name": "main", "image": "busybox"}},
+								}},
+							}},
+						},
+					}}
+					if _, err := acc.dynamic.Resource(kueue.Workloads).Namespace(nsName).Create(ctx, wl, metav1.CreateOptions{}); err != nil {
+						t.Fatalf("creating workload: %v", err)
+					}
+				},
+				Config:  tnsConfig(team, ""),
+				Destroy: true,
+				ExpectError: regexp.MustCompile(`(?s)Namespace is not empty.*` + tnsPhrase(
+					`namespace "hyperpod-ns-nsacc-force" still holds 1 Pod and 1 Kueue Workload; delete them, or set force_destroy = true and apply before destroying`)),
+			},
+			{
+				Config: tnsConfig(team, `
+  force_destroy = true
+  timeouts {
+    delete = "2m"
+  }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(tnsAddr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					tnsState("force_destroy", knownvalue.Bool(true)),
+				},
+				Check: func(*terraform.State) error {
+					// The refused destroy left everything in place.
+					if _, err := acc.clientset.CoreV1().Pods(nsName).Get(ctx, "trainer", metav1.GetOptions{}); err != nil {
+						return fmt.Errorf("pod trainer: %v", err)
+					}
+					return tnsCheckCluster(team, nil, nil)(nil)
+				},
+			},
+		},
+	})
+}
+
+// Reserved label and annotation keys and invalid teams fail at plan time, before any API call.
+func TestAccTeamNamespace_validation(t *testing.T) {
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: tnsConfig("nsacc-invalid", `
+  labels = {
+    "app.kubernetes.io/managed-by" = "me"
+  }`),
+				PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)Reserved label key.*` + tnsPhrase(
+					`"app.kubernetes.io/managed-by" is reserved: the provider sets this label itself`) + `.*` +
+					tnsPhrase(`Remove it from labels`)),
+			},
+			{
+				Config: tnsConfig("nsacc-invalid", `
+  annotations = {
+    "hyperpod.quotaworks.io/name" = "x"
+  }`),
+				PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)Reserved annotation key.*` + tnsPhrase(
+					`"hyperpod.quotaworks.io/name" is reserved: keys under "hyperpod.quotaworks.io/" are kept for the provider's own bookkeeping`)),
+			},
+			{
+				Config:      tnsConfig("ML_Research", ""),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Attribute team must be 1-40 lower-case letters.*got: ML_Research`),
+			},
+			{
+				Config:      tnsConfig(strings.Repeat("a", 41), ""),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Attribute team string length must be between 1 and 40`),
+			},
+		},
+	})
+}
+
+// The validation diagnostics carry the attribute path of the offending key.
+func TestTeamNamespaceResource_validateConfigPaths(t *testing.T) {
+	ctx := context.Background()
+	r := NewTeamNamespaceResource().(*teamNamespaceResource)
+	var sresp fwresource.SchemaResponse
+	r.Schema(ctx, fwresource.SchemaRequest{}, &sresp)
+	typ, ok := sresp.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	if !ok {
+		t.Fatal("schema type is not an object")
+	}
+	strMap := func(m map[string]string) tftypes.Value {
+		vals := map[string]tftypes.Value{}
+		for k, v := range m {
+			vals[k] = tftypes.NewValue(tftypes.String, v)
+		}
+		return tftypes.NewValue(tftypes.Map{ElementType: tftypes.String}, vals)
+	}
+	vals := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		vals[name] = tftypes.NewValue(at, nil)
+	}
+	vals["team"] = tftypes.NewValue(tftypes.String, "ml")
+	vals["labels"] = strMap(map[string]string{
+		quota.LabelManagedBy:             "me",
+		quota.LabelSageMakerManagedQueue: "true",
+		"ok.example.com/fine":            "yes",
+		"bad key":                        "x",
+		"example.com/bad-value":          "has spaces",
+	})
+	vals["annotations"] = strMap(map[string]string{quota.AnnotationPrefix + "anything": "x", "example.com/ok": "any value at all"})
+
+	req := fwresource.ValidateConfigRequest{Config: tfsdk.Config{Schema: sresp.Schema, Raw: tftypes.NewValue(typ, vals)}}
+	var resp fwresource.ValidateConfigResponse
+	r.ValidateConfig(ctx, req, &resp)
+
+	got := map[string]string{}
+	for _, d := range resp.Diagnostics {
+		dp, ok := d.(diag.DiagnosticWithPath)
+		if !ok {
+			t.Errorf("diagnostic without a path: %s: %s", d.Summary(), d.Detail())
+			continue
+		}
+		got[dp.Path().String()] = d.Summary()
+	}
+	want := map[string]string{
+		path.Root("labels").AtMapKey(quota.LabelManagedBy).String():                     "Reserved label key",
+		path.Root("labels").AtMapKey(quota.LabelSageMakerManagedQueue).String():         "Reserved label key",
+		path.Root("labels").AtMapKey("bad key").String():                                "Invalid label key",
+		path.Root("labels").AtMapKey("example.com/bad-value").String():                  "Invalid label value",
+		path.Root("annotations").AtMapKey(quota.AnnotationPrefix + "anything").String(): "Reserved annotation key",
+	}
+	if len(got) != len(want) {
+		t.Errorf("got %d diagnostics %v, want %d", len(got), got, len(want))
+	}
+	for p, summary := range want {
+		if got[p] != summary {
+			t.Errorf("at %s: got %q, want %q", p, got[p], summary)
+		}
+	}
+	if p := path.Root("labels").AtMapKey(quota.LabelManagedBy).String(); p != `labels["app.kubernetes.io/managed-by"]` {
+		t.Errorf("path renders as %s", p)
+	}
+}
+
+// Import takes the keys the provider's field manager owns when it wrote the Namespace, and
+// everything but reserved and system keys otherwise.
+func TestTeamNamespaceImportedMetadata(t *testing.T) {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		Name: "hyperpod-ns-ml",
+		Labels: map[string]string{
+			corev1.LabelMetadataName: "hyperpod-ns-ml", quota.LabelManagedBy: quota.ManagedByValue,
+			quota.LabelQuotaAllocationID: "ml", "mine": "1", "theirs": "2",
+		},
+		Annotations: map[string]string{
+			"kubectl.kubernetes.io/last-applied-configuration": "{}", "note": "mine", "other": "theirs",
+		},
+	}}
+	labels, annotations := teamNamespaceImportedMetadata(ns)
+	if fmt.Sprint(labels) != "map[mine:1 theirs:2]" || fmt.Sprint(annotations) != "map[note:mine other:theirs]" {
+		t.Errorf("foreign namespace: labels %v annotations %v", labels, annotations)
+	}
+
+	ns.ManagedFields = []metav1.ManagedFieldsEntry{{
+		Manager: quota.FieldManager, Operation: metav1.ManagedFieldsOperationApply,
+		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{".":{},"f:app.kubernetes.io/managed-by":{},"f:mine":{}},"f:annotations":{"f:note":{}}}}`)},
+	}, {
+		Manager: "another-tool", Operation: metav1.ManagedFieldsOperationApply,
+		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{"f:theirs":{}},"f:annotations":{"f:other":{}}}}`)},
+	}}
+	labels, annotations = teamNamespaceImportedMetadata(ns)
+	if fmt.Sprint(labels) != "map[mine:1]" || fmt.Sprint(annotations) != "map[note:mine]" {
+		t.Errorf("provider-written namespace: labels %v annotations %v", labels, annotations)
+	}
+}
