@@ -115,6 +115,9 @@ func preApply(checks ...plancheck.PlanCheck) resource.ConfigPlanChecks {
 // cleanupQueue removes a team's ClusterQueue if a failed test left it behind.
 func cleanupQueue(t *testing.T, team string) {
 	t.Cleanup(func() {
+		if acc.dynamic == nil {
+			return // the acceptance test was skipped: there is no cluster
+		}
 		err := acc.dynamic.Resource(kueue.ClusterQueues).Delete(context.Background(), quota.ClusterQueueName(team), metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			t.Logf("cleanup of %s: %v", team, err)
@@ -609,11 +612,13 @@ func TestAccComputeQuota_import(t *testing.T) {
 // Create refuses a ClusterQueue someone else made and shows how to import it.
 func TestAccComputeQuota_refusesForeignQueue(t *testing.T) {
 	const team = "qacc-foreign"
-	createClusterQueue(t, quota.ClusterQueueName(team), map[string][3]string{"ml.g5.12xlarge": {"1", "1Gi", "0"}})
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				createClusterQueue(t, quota.ClusterQueueName(team), map[string][3]string{"ml.g5.12xlarge": {"1", "1Gi", "0"}})
+			},
 			Config:      quotaConfig(team, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`),
 			ExpectError: regexp.MustCompile(`(?s)ClusterQueue already exists.*hyperpod-ns-qacc-foreign-clusterqueue.*terraform import.*qacc-foreign`),
 		}},
@@ -720,17 +725,20 @@ func TestAccComputeQuota_resourceFlavors(t *testing.T) {
 	const team = "qacc-flavors"
 	const ours, theirs = "ml.g6.xlarge", "ml.g6.2xlarge"
 	cleanupQueue(t, team)
-	foreign := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": kueue.GroupVersion.String(), "kind": kueue.KindResourceFlavor,
-		"metadata": map[string]any{"name": theirs},
-		"spec":     map[string]any{"nodeLabels": map[string]any{quota.LabelInstanceType: theirs}},
-	}}
-	if _, err := acc.dynamic.Resource(kueue.ResourceFlavors).Create(context.Background(), foreign, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
+	// Someone else's flavor, made before the quota: the provider must leave it alone.
+	createForeignFlavor := func() {
+		foreign := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": kueue.GroupVersion.String(), "kind": kueue.KindResourceFlavor,
+			"metadata": map[string]any{"name": theirs},
+			"spec":     map[string]any{"nodeLabels": map[string]any{quota.LabelInstanceType: theirs}},
+		}}
+		if _, err := acc.dynamic.Resource(kueue.ResourceFlavors).Create(context.Background(), foreign, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = acc.dynamic.Resource(kueue.ResourceFlavors).Delete(context.Background(), theirs, metav1.DeleteOptions{})
+		})
 	}
-	t.Cleanup(func() {
-		_ = acc.dynamic.Resource(kueue.ResourceFlavors).Delete(context.Background(), theirs, metav1.DeleteOptions{})
-	})
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -745,7 +753,8 @@ func TestAccComputeQuota_resourceFlavors(t *testing.T) {
 		},
 		Steps: []resource.TestStep{
 			{
-				Config: quotaConfig(team, fmt.Sprintf(`  resources = [{ instance_type = %q, count = 1 }, { instance_type = %q, count = 1 }]`, ours, theirs)),
+				PreConfig: createForeignFlavor,
+				Config:    quotaConfig(team, fmt.Sprintf(`  resources = [{ instance_type = %q, count = 1 }, { instance_type = %q, count = 1 }]`, ours, theirs)),
 				Check: func(*terraform.State) error {
 					labels, ok := flavorLabels(ours)
 					if !ok || labels[quota.LabelManagedBy] != quota.ManagedByValue {
@@ -776,6 +785,9 @@ func TestAccComputeQuota_deleteHeldByFinalizer(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() {
+		if acc.dynamic == nil {
+			return
+		}
 		if _, ok := getClusterQueue(t, team); ok {
 			setFinalizers(`null`)()
 		}
