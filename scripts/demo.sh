@@ -26,12 +26,27 @@ step "Building the provider"
 go build -o "$tmp/plugins/terraform-provider-hyperpod" .
 go build -o "$tmp/localcluster" ./internal/cmd/localcluster
 
+# dev_overrides makes plan and apply use the fresh build. `terraform init` ignores it and still
+# resolves quotaworks/hyperpod (unpublished) for the lock file, so the same build is also offered
+# as a local filesystem mirror: init then succeeds offline instead of asking the registry.
+version="0.0.1" # a release version: init never picks pre-releases from a mirror
+platform="$(go env GOOS)_$(go env GOARCH)"
+mirror="$tmp/mirror/registry.terraform.io/quotaworks/hyperpod/$version/$platform"
+mkdir -p "$mirror"
+cp "$tmp/plugins/terraform-provider-hyperpod" "$mirror/terraform-provider-hyperpod_v$version"
+
 cat >"$tmp/terraformrc" <<CFG
 provider_installation {
   dev_overrides {
     "quotaworks/hyperpod" = "$tmp/plugins"
   }
-  direct {}
+  filesystem_mirror {
+    path    = "$tmp/mirror"
+    include = ["registry.terraform.io/quotaworks/hyperpod"]
+  }
+  direct {
+    exclude = ["registry.terraform.io/quotaworks/hyperpod"]
+  }
 }
 CFG
 export TF_CLI_CONFIG_FILE="$tmp/terraformrc"
@@ -43,9 +58,10 @@ mkdir -p "$work"
 rm -f "$work"/*.tf # a file removed from the example must not linger here
 cp examples/quickstart/*.tf "$work/"
 
-# No `terraform init`: the quickstart uses this provider only, which dev_overrides supplies, and
-# init would still ask registry.terraform.io for quotaworks/hyperpod (unpublished; offline here)
-# and fail. plan and apply work without it.
+# Each build is a new package, so the lock file of the previous demo would not match it.
+rm -rf "$work/.terraform" "$work/.terraform.lock.hcl"
+step "terraform init"
+"$terraform" -chdir="$work" init -input=false -no-color >"$tmp/init.log" 2>&1 || { cat "$tmp/init.log" >&2; exit 1; }
 
 # If the cluster was restarted since the last demo, the state names objects that are gone:
 # refresh drops them from state and the plan creates them again.
