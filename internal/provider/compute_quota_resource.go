@@ -50,8 +50,9 @@ const (
 	defaultQuotaTimeout = 10 * time.Minute
 	deletePoll          = 500 * time.Millisecond
 	// outOfSync is written to cluster_queue_name in state when the cluster holds something the
-	// attributes cannot express (an extra resource group, a foreign label value): the plan derives
-	// the real name from team, so the difference plans an update that rewrites the queue.
+	// attributes cannot express (an extra resource group, a foreign label value, a missing
+	// flavor): the plan derives the real name from team, so the difference plans an update that
+	// rewrites the queue and its flavors.
 	outOfSync = "(out of sync with the cluster)"
 )
 
@@ -439,6 +440,20 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 	if want, err := quota.RenderClusterQueue(r.data.catalog, rc); err != nil ||
 		!quota.SpecEqual(want.Spec, cq.Spec) || !quota.ManagedMetadataEqual(want.ObjectMeta, cq.ObjectMeta) {
 		state.ClusterQueueName = types.StringValue(outOfSync)
+	}
+	// A flavor deleted out of band leaves the queue unable to admit anything: plan an update,
+	// which creates it again. One GET per flavor, as for every object the quota relies on.
+	for _, e := range rc.Resources {
+		var rf kueue.ResourceFlavor
+		found, err := r.data.kube.Get(ctx, kueue.ResourceFlavors, "", e.Configured.InstanceType, &rf)
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot read the ResourceFlavor", fmt.Sprintf("Reading ResourceFlavor %q failed: %s", e.Configured.InstanceType, err))
+			return
+		}
+		if !found {
+			tflog.Info(ctx, "ResourceFlavor is missing; planning an update", map[string]any{"name": e.Configured.InstanceType})
+			state.ClusterQueueName = types.StringValue(outOfSync)
+		}
 	}
 	state.Timeouts = prior.Timeouts
 	if state.Timeouts.IsNull() {

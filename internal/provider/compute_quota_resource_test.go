@@ -440,9 +440,11 @@ func TestAccComputeQuota_updateAndReplace(t *testing.T) {
 // a deleted ClusterQueue is planned for creation.
 func TestAccComputeQuota_drift(t *testing.T) {
 	const team = "qacc-drift"
+	// A type no other test uses, so deleting its flavor cannot disturb them.
+	const driftFlavor = "ml.g6.4xlarge"
 	cleanupQueue(t, team)
 	cfg := quotaConfig(team, `
-  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }, { instance_type = "ml.g6.4xlarge", count = 1 }]
 `)
 	expectUpdate := preApply(plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionUpdate))
 	restored := resource.ComposeAggregateTestCheckFunc(
@@ -480,6 +482,24 @@ func TestAccComputeQuota_drift(t *testing.T) {
 			{
 				PreConfig: func() { patchQueue(t, team, `{"spec":{"stopPolicy":"HoldAndDrain"}}`) },
 				Config:    cfg, ConfigPlanChecks: expectUpdate, Check: restored,
+			},
+			{
+				// The quota's flavor deleted out of band: the update creates it again.
+				PreConfig: func() {
+					deleteAndWait(t, kueue.ResourceFlavors.Resource, func(ctx context.Context) error {
+						return acc.dynamic.Resource(kueue.ResourceFlavors).Delete(ctx, driftFlavor, metav1.DeleteOptions{})
+					}, func(ctx context.Context) error {
+						_, err := acc.dynamic.Resource(kueue.ResourceFlavors).Get(ctx, driftFlavor, metav1.GetOptions{})
+						return err
+					})
+				},
+				Config: cfg, ConfigPlanChecks: expectUpdate,
+				Check: func(*terraform.State) error {
+					if _, ok := flavorLabels(driftFlavor); !ok {
+						return fmt.Errorf("ResourceFlavor %s was not recreated", driftFlavor)
+					}
+					return nil
+				},
 			},
 			{
 				PreConfig: func() {
