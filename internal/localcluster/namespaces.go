@@ -55,8 +55,12 @@ func (f *namespaceFinalizer) sweep(ctx context.Context) {
 				return
 			}
 		}
-		// A second pass right away: objects without finalizers are gone at once (grace 0).
-		if f.emptyNamespace(ctx, ns.Name, resources) || f.emptyNamespace(ctx, ns.Name, resources) {
+		empty := f.emptyNamespace(ctx, ns.Name, resources)
+		if !empty {
+			// A second pass right away: objects without finalizers are gone at once (grace 0).
+			empty = f.emptyNamespace(ctx, ns.Name, resources)
+		}
+		if empty {
 			ns.Spec.Finalizers = slices.DeleteFunc(ns.Spec.Finalizers, func(s corev1.FinalizerName) bool {
 				return s == corev1.FinalizerKubernetes
 			})

@@ -104,10 +104,6 @@ func planned(attr tfjsonpath.Path, v knownvalue.Check) plancheck.PlanCheck {
 	return plancheck.ExpectKnownValue(quotaAddr, attr, v)
 }
 
-func inState(attr tfjsonpath.Path, v knownvalue.Check) statecheck.StateCheck {
-	return statecheck.ExpectKnownValue(quotaAddr, attr, v)
-}
-
 func preApply(checks ...plancheck.PlanCheck) resource.ConfigPlanChecks {
 	return resource.ConfigPlanChecks{PreApply: checks}
 }

@@ -70,7 +70,10 @@ func runTests(m *testing.M) int {
 		}()
 		fmt.Fprintf(os.Stderr, "local control plane at %s started in %s\n", cluster.Host, time.Since(started).Round(time.Millisecond))
 		kubeconfig = cluster.KubeconfigPath
-		os.Setenv("KUBE_CONFIG_PATH", kubeconfig)
+		if err := os.Setenv("KUBE_CONFIG_PATH", kubeconfig); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	}
 
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)

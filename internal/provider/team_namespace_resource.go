@@ -432,7 +432,7 @@ func teamNamespaceOwnedMetadata(entries []metav1.ManagedFieldsEntry) (labels, an
 				Annotations map[string]json.RawMessage `json:"f:annotations"`
 			} `json:"f:metadata"`
 		}
-		if err := json.Unmarshal(e.FieldsV1.Raw, &fields); err != nil {
+		if err := json.Unmarshal(e.FieldsV1.GetRawBytes(), &fields); err != nil {
 			continue
 		}
 		for k := range fields.Metadata.Labels {

@@ -684,10 +684,10 @@ func TestTeamNamespaceImportedMetadata(t *testing.T) {
 
 	ns.ManagedFields = []metav1.ManagedFieldsEntry{{
 		Manager: quota.FieldManager, Operation: metav1.ManagedFieldsOperationApply,
-		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{".":{},"f:app.kubernetes.io/managed-by":{},"f:mine":{}},"f:annotations":{"f:note":{}}}}`)},
+		FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{".":{},"f:app.kubernetes.io/managed-by":{},"f:mine":{}},"f:annotations":{"f:note":{}}}}`),
 	}, {
 		Manager: "another-tool", Operation: metav1.ManagedFieldsOperationApply,
-		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{"f:theirs":{}},"f:annotations":{"f:other":{}}}}`)},
+		FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:theirs":{}},"f:annotations":{"f:other":{}}}}`),
 	}}
 	labels, annotations = teamNamespaceImportedMetadata(ns)
 	if fmt.Sprint(labels) != "map[mine:1]" || fmt.Sprint(annotations) != "map[note:mine]" {

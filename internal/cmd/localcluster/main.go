@@ -199,12 +199,10 @@ func printUsage(dir string) {
 // early when exited is closed (the server process ended).
 func waitReady(kubeconfig string, timeout time.Duration, exited <-chan struct{}) error {
 	deadline := time.Now().Add(timeout)
-	last := errors.New("no kubeconfig yet")
 	for {
-		if err := ping(kubeconfig); err == nil {
+		last := ping(kubeconfig)
+		if last == nil {
 			return nil
-		} else {
-			last = err
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("timed out after %s: %w", timeout, last)
