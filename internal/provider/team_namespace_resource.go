@@ -83,16 +83,18 @@ func (r *teamNamespaceResource) Metadata(_ context.Context, req resource.Metadat
 func (r *teamNamespaceResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	timeoutsBlock := timeouts.Block(ctx, timeouts.Opts{
 		Create: true,
+		Update: true,
 		Delete: true,
 		CreateDescription: fmt.Sprintf("How long creating the Namespace and LocalQueue may take, a Go duration such as "+
-			"`\"2m\"` (default `%s`). Also bounds in-place updates, which recreate a LocalQueue that points at another "+
-			"ClusterQueue.", teamNamespaceDuration(teamNamespaceCreateTimeout)),
+			"`\"2m\"` (default `%s`).", teamNamespaceDuration(teamNamespaceCreateTimeout)),
+		UpdateDescription: fmt.Sprintf("How long an in-place update may take, including recreating a LocalQueue that "+
+			"points at another ClusterQueue (default `%s`).", teamNamespaceDuration(teamNamespaceCreateTimeout)),
 		DeleteDescription: fmt.Sprintf("How long deleting may take, including the wait until the LocalQueue and the "+
 			"Namespace (with everything in it) are gone, a Go duration such as `\"20m\"` (default `%s`).",
 			teamNamespaceDuration(teamNamespaceDeleteTimeout)),
 	})
 	if b, ok := timeoutsBlock.(schema.SingleNestedBlock); ok {
-		b.Description = "Timeouts of create (and update) and delete."
+		b.Description = "Timeouts of create, update and delete."
 		timeoutsBlock = b
 	}
 
@@ -561,7 +563,7 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) {
 		return
 	}
-	timeout, d := plan.Timeouts.Create(ctx, teamNamespaceCreateTimeout)
+	timeout, d := plan.Timeouts.Update(ctx, teamNamespaceCreateTimeout)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -702,14 +704,17 @@ func (r *teamNamespaceResource) Delete(ctx context.Context, req resource.DeleteR
 	}
 }
 
-// countWork counts the Pods and Kueue Workloads in namespace: one LIST each. A cluster without
-// the Workload CRD has no Workloads.
+// countWork counts the Pods that have not finished and the Kueue Workloads in namespace: one
+// LIST each. Completed Pods (Succeeded, Failed) are not work in progress and do not block a
+// destroy. A cluster without the Workload CRD has no Workloads.
 func (r *teamNamespaceResource) countWork(ctx context.Context, namespace string) (pods, workloads int, err error) {
 	cs, err := r.data.kube.Clientset(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
-	podList, err := cs.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+	podList, err := cs.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{
+		FieldSelector: "status.phase!=Succeeded,status.phase!=Failed",
+	})
 	if err != nil {
 		return 0, 0, fmt.Errorf("listing Pods in namespace %q failed: %w. The provider's credentials need list "+
 			"permission on pods, or set force_destroy = true to skip this check", namespace, err)

@@ -694,3 +694,37 @@ func TestTeamNamespaceImportedMetadata(t *testing.T) {
 		t.Errorf("provider-written namespace: labels %v annotations %v", labels, annotations)
 	}
 }
+
+// Pods that have finished (Succeeded, Failed) are not work in progress: they do not block destroy.
+func TestAccTeamNamespace_finishedPodsDoNotBlockDestroy(t *testing.T) {
+	const team = "nsacc-finished"
+	nsName := quota.NamespaceName(team)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             tnsCheckGone(team),
+		Steps: []resource.TestStep{
+			{Config: tnsConfig(team, "")},
+			{
+				PreConfig: func() {
+					ctx := context.Background()
+					for name, phase := range map[string]corev1.PodPhase{"done": corev1.PodSucceeded, "crashed": corev1.PodFailed} {
+						pod := &corev1.Pod{
+							ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: nsName},
+							Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "busybox"}}},
+						}
+						created, err := acc.clientset.CoreV1().Pods(nsName).Create(ctx, pod, metav1.CreateOptions{})
+						if err != nil {
+							t.Fatalf("creating pod %s: %v", name, err)
+						}
+						created.Status.Phase = phase
+						if _, err := acc.clientset.CoreV1().Pods(nsName).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+							t.Fatalf("finishing pod %s: %v", name, err)
+						}
+					}
+				},
+				Config: tnsConfig(team, ""),
+			},
+		},
+	})
+}
