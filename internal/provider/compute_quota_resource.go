@@ -240,7 +240,7 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 	}
 	planned.Timeouts = plan.Timeouts
 	if cfg.IsUnknown("team") {
-		planned.ID, planned.ClusterQueueName = types.StringUnknown(), types.StringUnknown()
+		planned.Team, planned.ID, planned.ClusterQueueName = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	}
 	if cfg.IsUnknown("name") {
 		planned.Name = types.StringUnknown()

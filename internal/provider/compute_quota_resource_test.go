@@ -829,3 +829,50 @@ func TestAccComputeQuota_deleteHeldByFinalizer(t *testing.T) {
 		},
 	})
 }
+
+// Values known only after apply (here the count and the team come from another resource) leave
+// the dependent defaults unknown in the plan; apply resolves them and the next plan is empty.
+func TestAccComputeQuota_unknownInputs(t *testing.T) {
+	const team = "qacc-unknown"
+	cleanupQueue(t, team)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkQueueGone(t, team),
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+resource "terraform_data" "size" {
+  input = { count = 2, team = %q, strategy = "Lend" }
+}
+
+resource "hyperpod_compute_quota" "test" {
+  name = "unknown-inputs"
+  team = terraform_data.size.output.team
+  resources = [
+    { instance_type = "ml.g5.12xlarge", count = terraform_data.size.output.count },
+    { instance_type = "ml.c5.4xlarge", vcpu = 4 },
+  ]
+  resource_sharing = { strategy = terraform_data.size.output.strategy }
+}
+`, team),
+			ConfigPlanChecks: preApply(
+				plancheck.ExpectUnknownValue(quotaAddr, res0.AtMapKey("vcpu")),
+				plancheck.ExpectUnknownValue(quotaAddr, res0.AtMapKey("accelerators")),
+				plancheck.ExpectUnknownValue(quotaAddr, tfjsonpath.New("cluster_queue_name")),
+				plancheck.ExpectUnknownValue(quotaAddr, tfjsonpath.New("resource_sharing").AtMapKey("borrow_limit")),
+				// The entry whose inputs are known is still computed during plan.
+				planned(tfjsonpath.New("resources").AtSliceIndex(1).AtMapKey("memory_in_gib"), knownvalue.Float64Exact(8)),
+			),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(quotaAddr, res0.AtMapKey("accelerators"), knownvalue.Int64Exact(8)),
+				statecheck.ExpectKnownValue(quotaAddr, res0.AtMapKey("vcpu"), knownvalue.Float64Exact(96)),
+				statecheck.ExpectKnownValue(quotaAddr, tfjsonpath.New("id"), knownvalue.StringExact(team)),
+				statecheck.ExpectKnownValue(quotaAddr, tfjsonpath.New("resource_sharing").AtMapKey("borrow_limit"), knownvalue.Null()),
+			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				checkQuantity(t, team, "ml.g5.12xlarge", "nvidia.com/gpu", "nominal", "8"),
+				checkQuantity(t, team, "ml.g5.12xlarge", "nvidia.com/gpu", "borrowing", "0"),
+			),
+		}},
+	})
+}
