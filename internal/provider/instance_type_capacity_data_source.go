@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -16,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
 var _ datasource.DataSourceWithConfigure = (*instanceTypeCapacityDataSource)(nil)
@@ -91,7 +90,7 @@ func (d *instanceTypeCapacityDataSource) Read(ctx context.Context, req datasourc
 	name := m.InstanceType.ValueString()
 	it, ok := d.data.catalog.Lookup(name)
 	if !ok {
-		resp.Diagnostics.AddAttributeError(path.Root("instance_type"), "Unknown instance type", unknownInstanceTypeDetail(d.data.catalog, name))
+		resp.Diagnostics.AddAttributeError(path.Root("instance_type"), "Unknown instance type", quota.UnknownInstanceTypeDetail(d.data.catalog, name))
 		return
 	}
 
@@ -164,17 +163,4 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// unknownInstanceTypeDetail explains an unknown type and names the closest known ones.
-func unknownInstanceTypeDetail(cat *catalog.Catalog, name string) string {
-	closest := cat.Closest(name, 3)
-	quoted := make([]string, len(closest))
-	for i, c := range closest {
-		quoted[i] = fmt.Sprintf("%q", c)
-	}
-	return fmt.Sprintf("%q is not in the built-in instance catalog or the provider's instance_types. "+
-		"Did you mean %s? To use a type the catalog lacks, describe it in the provider block: "+
-		"instance_types = { %q = { vcpu = ..., memory_in_gib = ..., accelerators = ... } }.",
-		name, strings.Join(quoted, ", "), name)
 }

@@ -140,7 +140,7 @@ func TestAccInstanceTypeCapacity_unknownType(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config:      capacityConfig("ml.p5.48xl"),
 			PlanOnly:    true,
-			ExpectError: regexp.MustCompile(`(?s)Unknown instance type.*"ml\.p5\.48xl" is not in the built-in instance\s+catalog.*Did you mean\s+"ml\.p5\.48xlarge"`),
+			ExpectError: regexp.MustCompile(`(?s)Unknown instance type.*instance type "ml\.p5\.48xl" is neither in the built-in\s+catalog.*Did you mean\s+"ml\.p5\.48xlarge"`),
 		}},
 	})
 }

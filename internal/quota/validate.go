@@ -410,14 +410,20 @@ func memoryRepresentable(gib *big.Rat) bool {
 }
 
 func unknownTypeProblem(cat *catalog.Catalog, i int, name string) Problem {
+	return Problem{Entry: i, Path: []string{"instance_type"}, Summary: "Unknown instance type",
+		Detail: UnknownInstanceTypeDetail(cat, name)}
+}
+
+// UnknownInstanceTypeDetail explains that name is not a known instance type, names the closest
+// known ones, and shows how to describe a new type. The data source reuses it.
+func UnknownInstanceTypeDetail(cat *catalog.Catalog, name string) string {
 	hint := ""
 	if c := cat.Closest(name, 3); len(c) > 0 {
 		hint = " Did you mean " + quoteList(c, "or") + "?"
 	}
-	return Problem{Entry: i, Path: []string{"instance_type"}, Summary: "Unknown instance type",
-		Detail: fmt.Sprintf("instance type %q is neither in the built-in catalog nor in the provider's instance_types.%s "+
-			"If the type is right but new, describe one instance of it in the provider block: "+
-			"instance_types = { %q = { accelerators = ..., vcpu = ..., memory_in_gib = ..., efa = ... } }.", name, hint, name)}
+	return fmt.Sprintf("instance type %q is neither in the built-in catalog nor in the provider's instance_types.%s "+
+		"If the type is right but new, describe one instance of it in the provider block: "+
+		"instance_types = { %q = { accelerators = ..., vcpu = ..., memory_in_gib = ..., efa = ... } }.", name, hint, name)
 }
 
 func noSizeProblem(i int) Problem {
