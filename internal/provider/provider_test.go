@@ -45,7 +45,8 @@ func runTests(m *testing.M) int {
 	defer cancel()
 
 	kubeconfig := os.Getenv("KUBE_CONFIG_PATH")
-	if kubeconfig == "" {
+	external := kubeconfig != ""
+	if !external {
 		assets, err := localcluster.AssetsDirFromEnv()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "acceptance tests need the local control plane:", err)
@@ -88,6 +89,17 @@ func runTests(m *testing.M) int {
 	if err := localcluster.CreateFleet(ctx, acc.clientset, localcluster.Fleet, catalog.Builtin()); err != nil {
 		fmt.Fprintln(os.Stderr, "creating the fake HyperPod nodes:", err)
 		return 1
+	}
+	if external {
+		// A real cluster (kind) has a node lifecycle controller that marks kubelet-less nodes
+		// NotReady; heartbeat for them while the tests run.
+		alive, stop := context.WithCancel(context.Background())
+		defer stop()
+		go func() {
+			if err := localcluster.KeepFleetAlive(alive, acc.clientset, localcluster.Fleet, catalog.Builtin(), 10*time.Second); err != nil {
+				fmt.Fprintln(os.Stderr, "keeping the fake HyperPod nodes alive:", err)
+			}
+		}()
 	}
 	return m.Run()
 }
