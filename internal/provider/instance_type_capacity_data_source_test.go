@@ -235,3 +235,23 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// A broken instance_types entry is a provider configuration error that names the entry and says
+// what is missing.
+func TestAccInstanceTypeCapacity_invalidOverride(t *testing.T) {
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+provider "hyperpod" {
+  instance_types = {
+    "ml.g7.12xlarge" = { accelerators = 4, vcpu = 48 }
+  }
+}
+` + capacityConfig("ml.g5.12xlarge"),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Invalid instance type override.*instance_types\["ml\.g7\.12xlarge"\]\.memory_in_gib:\s+required`),
+		}},
+	})
+}

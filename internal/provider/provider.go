@@ -248,7 +248,8 @@ func (m providerModel) catalog(ctx context.Context) (*catalog.Catalog, diag.Diag
 		if e.Field != "" {
 			p = p.AtName(e.Field)
 		}
-		diags.AddAttributeError(p, "Invalid instance type override", e.Detail)
+		// Error() names the entry and field: Terraform does not print attribute paths of provider blocks.
+		diags.AddAttributeError(p, "Invalid instance type override", e.Error()+". Fix or remove this entry of instance_types.")
 	}
 	return cat, diags
 }
