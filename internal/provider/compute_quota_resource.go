@@ -526,7 +526,8 @@ func addProblems(diags *diag.Diagnostics, problems []quota.Problem) {
 			diags.AddError(p.Summary, p.Detail)
 			continue
 		}
-		diags.AddAttributeError(at, p.Summary, p.Detail)
+		// The path is repeated in the text: Terraform does not print it for nested list attributes.
+		diags.AddAttributeError(at, p.Summary, at.String()+": "+p.Detail)
 	}
 }
 

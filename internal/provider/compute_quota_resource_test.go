@@ -647,20 +647,20 @@ func TestAccComputeQuota_planTimeErrors(t *testing.T) {
 	cases := []struct {
 		name, body, want string
 	}{
-		{"unknown type", `resources = [{ instance_type = "ml.g5.13xlarge", count = 1 }]`, `(?s)Unknown instance type.*ml\.g5\.12xlarge`},
+		{"unknown type", `resources = [{ instance_type = "ml.g5.13xlarge", count = 1 }]`, `(?s)Unknown instance type.*resources\[0\]\.instance_type:.*ml\.g5\.12xlarge`},
 		{"no size", `resources = [{ instance_type = "ml.g5.12xlarge" }]`, `(?s)No quota size.*count.*accelerators.*vcpu`},
 		{"count with accelerators", `resources = [{ instance_type = "ml.g5.12xlarge", count = 1, accelerators = 2 }]`, `(?s)Conflicting attributes.*count`},
 		{"count with partition", `resources = [{ instance_type = "ml.p4d.24xlarge", count = 1, accelerator_partition = { type = "mig-1g.5gb", count = 1 } }]`, `(?s)Conflicting attributes.*count.*accelerator_partition`},
 		{"accelerators with partition", `resources = [{ instance_type = "ml.p4d.24xlarge", accelerators = 1, accelerator_partition = { type = "mig-1g.5gb", count = 1 } }]`, `(?s)Conflicting attributes.*accelerator_partition`},
 		{"accelerators on cpu type", `resources = [{ instance_type = "ml.c5.4xlarge", accelerators = 1 }]`, `(?s)Instance type has no accelerators.*ml\.c5\.4xlarge`},
 		{"partition on cpu type", `resources = [{ instance_type = "ml.c5.4xlarge", accelerator_partition = { type = "mig-1g.5gb", count = 1 } }]`, `(?s)Instance type has no accelerators.*ml\.c5\.4xlarge has no accelerators\s+to\s+partition`},
-		{"mig profile not offered", `resources = [{ instance_type = "ml.p4d.24xlarge", accelerator_partition = { type = "mig-1g.18gb", count = 1 } }]`, `(?s)MIG profile not offered.*does not offer MIG profile "mig-1g\.18gb".*"mig-1g\.5gb"`},
+		{"mig profile not offered", `resources = [{ instance_type = "ml.p4d.24xlarge", accelerator_partition = { type = "mig-1g.18gb", count = 1 } }]`, `(?s)MIG profile not offered.*resources\[0\]\.accelerator_partition\.type:.*does not offer MIG\s+profile "mig-1g\.18gb".*"mig-1g\.5gb"`},
 		{"negative", `resources = [{ instance_type = "ml.c5.4xlarge", vcpu = -1 }]`, `(?s)Negative value.*vcpu`},
-		{"duplicate types", `resources = [{ instance_type = "ml.c5.4xlarge", vcpu = 1 }, { instance_type = "ml.c5.4xlarge", vcpu = 2 }]`, `(?s)Duplicate instance type.*ml\.c5\.4xlarge`},
+		{"duplicate types", `resources = [{ instance_type = "ml.c5.4xlarge", vcpu = 1 }, { instance_type = "ml.c5.4xlarge", vcpu = 2 }]`, `(?s)Duplicate instance type.*resources\[1\]\.instance_type:.*ml\.c5\.4xlarge`},
 		{"more than 15", `resources = [for i in range(16) : { instance_type = "ml.c5.4xlarge", vcpu = i + 1 }]`, `(?s)(Too many resources|at least 1 elements and at\s+most 15)`},
 		{"borrow_limit with Lend", `
   resources        = [{ instance_type = "ml.c5.4xlarge", vcpu = 1 }]
-  resource_sharing = { strategy = "Lend", borrow_limit = 10 }`, `(?s)borrow_limit needs a strategy that borrows`},
+  resource_sharing = { strategy = "Lend", borrow_limit = 10 }`, `(?s)borrow_limit needs a strategy that borrows.*resource_sharing\.borrow_limit:`},
 		{"absolute limits with DontLend", `
   resources        = [{ instance_type = "ml.c5.4xlarge", vcpu = 1 }]
   resource_sharing = { strategy = "DontLend", absolute_borrow_limits = [{ instance_type = "ml.c5.4xlarge", vcpu = 1 }] }`, `(?s)absolute_borrow_limits needs a strategy that borrows`},
