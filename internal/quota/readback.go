@@ -297,7 +297,7 @@ func FromClusterQueue(cat *catalog.Catalog, cq kueue.ClusterQueue) (Config, Reso
 				}
 			}
 			cand.AbsoluteBorrowLimits = s.AbsoluteBorrowLimits
-			if _, flavors, err := renderFlavors(cat, cand); err == nil && limitsMatch(flavors, table) {
+			if annotatedLimitsHold(cat, cfg, s, cand, table) {
 				sharing, strategy, borrowLimit = s, cand.Strategy, cand.BorrowLimit
 			}
 		}
@@ -468,6 +468,24 @@ func decodeConfigAnnotation(s string) (*configAnnotation, error) {
 		return nil, nil
 	}
 	return &a, nil
+}
+
+// annotatedLimitsHold reports whether the annotated sharing explains the spec's limits, computed
+// either from the spec's nominal quotas or from the nominal quotas the configuration asks for.
+// The second case is a hand-edited nominal quota with the limits left alone: the sharing is
+// unchanged, so it should not read back as inferred absolute limits and clutter the plan.
+func annotatedLimitsHold(cat *catalog.Catalog, cfg Config, s Sharing, cand ResolvedConfig, table []flavorTable) bool {
+	if _, flavors, err := renderFlavors(cat, cand); err == nil && limitsMatch(flavors, table) {
+		return true
+	}
+	want := cfg.Clone()
+	want.Sharing = s
+	desired, problems := Defaults(cat, want)
+	if len(problems) > 0 {
+		return false
+	}
+	_, flavors, err := renderFlavors(cat, desired)
+	return err == nil && limitsMatch(flavors, table)
 }
 
 // limitsMatch reports whether the rendered borrowing and lending limits equal the spec's in

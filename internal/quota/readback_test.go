@@ -292,6 +292,11 @@ func TestFromClusterQueueDrift(t *testing.T) {
 	if *c2.Resources[0].Count != 1 || rc2.Resources[0].VCPU.Cmp(dec("40")) != 0 || c2.Resources[0].VCPU != nil {
 		t.Fatalf("nominal drift: %s %s", dumpConfig(c2), dumpResolved(rc2))
 	}
+	// The limits were left alone, so the sharing reads back as configured, not as absolute limits.
+	if rc2.Strategy != StrategyLendAndBorrow || rc2.BorrowLimit == nil || *rc2.BorrowLimit != 100 ||
+		len(rc2.AbsoluteBorrowLimits) != 0 || c2.Sharing.AbsoluteBorrowLimits != nil {
+		t.Fatalf("nominal drift changed the sharing read back: %s", dumpResolved(rc2))
+	}
 
 	c2, rc2, x := read(func(x *kueue.ClusterQueue) {
 		b := mustQ("7")
