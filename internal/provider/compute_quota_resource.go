@@ -23,8 +23,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
@@ -365,22 +363,13 @@ func (r *computeQuotaResource) removeUnusedFlavors(ctx context.Context, instance
 	if len(instanceTypes) == 0 {
 		return
 	}
-	dc, err := r.data.kube.Dynamic(ctx)
+	queues, err := listClusterQueues(ctx, r.data.kube)
 	if err != nil {
 		diags.AddWarning("ResourceFlavors not cleaned up", err.Error())
 		return
 	}
-	list, err := dc.Resource(kueue.ClusterQueues).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		diags.AddWarning("ResourceFlavors not cleaned up", fmt.Sprintf("Listing ClusterQueues failed: %s", err))
-		return
-	}
 	used := map[string]bool{}
-	for _, item := range list.Items {
-		var cq kueue.ClusterQueue
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, &cq); err != nil {
-			continue
-		}
+	for _, cq := range queues {
 		if cq.DeletionTimestamp != nil {
 			continue
 		}

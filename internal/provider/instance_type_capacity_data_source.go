@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
@@ -105,7 +106,7 @@ func (d *instanceTypeCapacityDataSource) Read(ctx context.Context, req datasourc
 		resp.Diagnostics.AddError("Cannot list Nodes", fmt.Sprintf("Listing Nodes labelled %s failed: %s. The provider's credentials need list permission on nodes.", selector, err))
 		return
 	}
-	queues, err := d.listClusterQueues(ctx)
+	queues, err := listClusterQueues(ctx, d.data.kube)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot list ClusterQueues", err.Error())
 		return
@@ -131,8 +132,10 @@ func (d *instanceTypeCapacityDataSource) Read(ctx context.Context, req datasourc
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-func (d *instanceTypeCapacityDataSource) listClusterQueues(ctx context.Context) ([]kueue.ClusterQueue, error) {
-	dc, err := d.data.kube.Dynamic(ctx)
+// listClusterQueues reads every ClusterQueue in one LIST (data source reads and flavor cleanup
+// only; refreshing a resource never lists).
+func listClusterQueues(ctx context.Context, client *kube.Client) ([]kueue.ClusterQueue, error) {
+	dc, err := client.Dynamic(ctx)
 	if err != nil {
 		return nil, err
 	}
