@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"sync"
@@ -97,17 +98,22 @@ func (c *Client) doInit(ctx context.Context) error {
 	}
 	WrapRetries(cfg, c.retry)
 
-	// One client-side rate limiter for the typed and the dynamic client, so
-	// qps/burst limit the provider as a whole.
-	if cfg.RateLimiter == nil && cfg.QPS >= 0 {
-		qps, burst := cfg.QPS, cfg.Burst
-		if qps == 0 {
-			qps = rest.DefaultQPS
-		}
+	// No client-side rate limiter unless qps asks for one: client-go's 5 QPS
+	// default would turn a refresh of 100 teams into minutes, while the API
+	// server's Priority and Fairness already answers overload with 429 and
+	// Retry-After (honoured by the retry layer). controller-runtime made the
+	// same choice in v0.21. When qps is set, one limiter serves the typed and
+	// the dynamic client, so it limits the provider as a whole.
+	switch {
+	case cfg.RateLimiter != nil:
+	case cfg.QPS > 0:
+		burst := cfg.Burst
 		if burst <= 0 {
-			burst = rest.DefaultBurst
+			burst = max(rest.DefaultBurst, int(math.Ceil(float64(cfg.QPS))))
 		}
-		cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(qps, burst)
+		cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, burst)
+	default:
+		cfg.QPS = -1 // client-go: a negative QPS means no limiter
 	}
 
 	// One HTTP client (connection pool, TLS, credentials) for both clients.

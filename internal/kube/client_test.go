@@ -136,7 +136,7 @@ func TestNewClientFromConfigDynamicRetries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.WrapTransport == nil || cfg.UserAgent != DefaultUserAgent || cfg.RateLimiter == nil {
-		t.Errorf("RESTConfig lacks the retry layer, user agent or rate limiter")
+	if cfg.WrapTransport == nil || cfg.UserAgent != DefaultUserAgent {
+		t.Errorf("RESTConfig lacks the retry layer or user agent")
 	}
 }

@@ -53,8 +53,10 @@ type Settings struct {
 	// Exec configures a client-go credential plugin such as `aws eks get-token`.
 	Exec *ExecSettings
 
-	// QPS and Burst tune client-go's client-side rate limiter; nil means the
-	// client-go defaults (5 QPS, burst 10).
+	// QPS and Burst turn on a client-side rate limiter. With QPS nil there is
+	// none: the API server's Priority and Fairness pushes back with 429 and
+	// Retry-After, which the retry layer honours, and Terraform's parallelism
+	// bounds how many requests are in flight. Burst only applies with QPS.
 	QPS   *float64
 	Burst *int64
 

@@ -86,12 +86,14 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			"tls_server_name": str("tls_server_name", "Server name used to verify the API server's certificate.", false),
 			"proxy_url":       str("proxy_url", "URL of a proxy for all API requests.", false),
 			"qps": schema.Float64Attribute{
-				Optional:    true,
-				Description: envDescription("qps", "Client-side rate limit in queries per second (client-go default 5)."),
+				Optional: true,
+				Description: envDescription("qps", "Client-side rate limit in queries per second. Unset (the default) means no client-side limit: "+
+					"the API server's Priority and Fairness answers overload with `429` and `Retry-After`, which the retry layer honours, "+
+					"and Terraform's `-parallelism` (10) bounds the requests in flight. Set it to be gentler with a busy API server."),
 			},
 			"burst": schema.Int64Attribute{
 				Optional:    true,
-				Description: envDescription("burst", "Client-side burst above `qps` (client-go default 10)."),
+				Description: envDescription("burst", "Requests allowed at once above `qps`; only used together with `qps` (default: the larger of 10 and `qps`)."),
 			},
 			"instance_types": schema.MapNestedAttribute{
 				Optional: true,
