@@ -32,7 +32,11 @@ type Client struct {
 	config    *rest.Config
 	clientset kubernetes.Interface
 	dynamic   dynamic.Interface
+	json      rest.Interface // JSON requests by absolute path, for Get, Apply and List
 	err       error
+
+	cache   readCache
+	flavors flavorUsage
 }
 
 // NewClient returns a Client for s. It does no I/O and never fails; errors in
@@ -129,7 +133,14 @@ func (c *Client) doInit(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("building Kubernetes dynamic client: %w", err)
 	}
-	c.config, c.clientset, c.dynamic = cfg, cs, dyn
+	jsonCfg := dynamic.ConfigFor(cfg)
+	jsonCfg.ContentType, jsonCfg.AcceptContentTypes = "application/json", "application/json"
+	jsonCfg.GroupVersion, jsonCfg.APIPath = nil, "/"
+	js, err := rest.UnversionedRESTClientForConfigAndClient(jsonCfg, httpClient)
+	if err != nil {
+		return fmt.Errorf("building Kubernetes REST client: %w", err)
+	}
+	c.config, c.clientset, c.dynamic, c.json = cfg, cs, dyn, js
 	tflog.SubsystemDebug(tflog.NewSubsystem(ctx, LogSubsystem), LogSubsystem, "Kubernetes client configured", map[string]interface{}{
 		"kube_host":         redactHost(cfg.Host),
 		"kube_max_attempts": c.retry.WithDefaults().MaxAttempts,

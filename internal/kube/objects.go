@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -9,39 +10,70 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // Namespaces is the core v1 namespaces resource, for use with the generic helpers below.
 var Namespaces = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 
-// Get fetches one object into out (a typed struct with JSON tags). It is one GET: no
-// discovery, no list. found is false when the object does not exist.
+// objectPath is the URL path of a resource collection (name "") or of one object.
+func objectPath(gvr schema.GroupVersionResource, namespace, name string) []string {
+	p := []string{"/apis", gvr.Group, gvr.Version}
+	if gvr.Group == "" {
+		p = []string{"/api", gvr.Version}
+	}
+	if namespace != "" {
+		p = append(p, "namespaces", namespace)
+	}
+	p = append(p, gvr.Resource)
+	if name != "" {
+		p = append(p, name)
+	}
+	return p
+}
+
+// Get fetches one object into out (a typed struct with JSON tags). found is false when the
+// object does not exist. It costs at most one GET per object per provider process (see
+// readCache): no discovery, no list.
 func (c *Client) Get(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, out any) (found bool, err error) {
-	dc, err := c.Dynamic(ctx)
-	if err != nil {
+	if err := c.init(ctx); err != nil {
 		return false, err
 	}
-	u, err := dc.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
+	key := objectKey{gvr, namespace, name}
+	raw, found, err := c.cache.get(ctx, key, func(ctx context.Context) ([]byte, bool, error) {
+		return c.fetch(ctx, gvr, namespace, name)
+	})
+	if err != nil || !found {
 		return false, err
 	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out); err != nil {
+	if err := json.Unmarshal(raw, out); err != nil {
 		return true, fmt.Errorf("decoding %s %q: %w", gvr.Resource, name, err)
 	}
 	return true, nil
 }
 
+// fetch is one GET, bypassing the cache.
+func (c *Client) fetch(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) ([]byte, bool, error) {
+	raw, err := c.json.Get().AbsPath(objectPath(gvr, namespace, name)...).Do(ctx).Raw()
+	if apierrors.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return raw, true, nil
+}
+
 // Apply server-side applies obj (a typed struct with apiVersion, kind and name set) with the
 // given field manager, forcing ownership of exactly the fields obj sets. Fields other managers
-// own are left alone. The result is decoded into out when out is not nil.
+// own are left alone. The result is decoded into out when out is not nil, and it is what later
+// Gets of the object in this process return.
 func (c *Client) Apply(ctx context.Context, gvr schema.GroupVersionResource, fieldManager string, obj, out any) error {
-	dc, err := c.Dynamic(ctx)
-	if err != nil {
+	if err := c.init(ctx); err != nil {
 		return err
 	}
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
@@ -51,13 +83,25 @@ func (c *Client) Apply(ctx context.Context, gvr schema.GroupVersionResource, fie
 	u := &unstructured.Unstructured{Object: content}
 	// A zero creationTimestamp encodes as null; it is not ours to set.
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
-	applied, err := dc.Resource(gvr).Namespace(u.GetNamespace()).Apply(ctx, u.GetName(), u,
-		metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
+	body, err := u.MarshalJSON()
 	if err != nil {
+		return fmt.Errorf("encoding %s: %w", gvr.Resource, err)
+	}
+	key := objectKey{gvr, u.GetNamespace(), u.GetName()}
+	raw, err := c.json.Patch(types.ApplyPatchType).AbsPath(objectPath(gvr, key.namespace, key.name)...).
+		Param("fieldManager", fieldManager).Param("force", "true").
+		Body(body).Do(ctx).Raw()
+	if err != nil {
+		// The write may or may not have happened: read again next time.
+		c.cache.forget(key)
 		return err
 	}
+	c.cache.put(key, raw, true)
+	c.flavors.observeWrite(gvr, key.name, raw)
 	if out != nil {
-		return runtime.DefaultUnstructuredConverter.FromUnstructured(applied.Object, out)
+		if err := json.Unmarshal(raw, out); err != nil {
+			return fmt.Errorf("decoding %s %q: %w", gvr.Resource, key.name, err)
+		}
 	}
 	return nil
 }
@@ -66,37 +110,84 @@ func (c *Client) Apply(ctx context.Context, gvr schema.GroupVersionResource, fie
 var ErrStillExists = errors.New("object still exists")
 
 // DeleteAndWait deletes an object (background propagation: foreground would add a finalizer
-// that only the garbage collector removes, and the objects here own nothing) and polls with GET until it is gone
-// or ctx ends. A missing object is not an error. On timeout the error wraps ErrStillExists and
-// names the finalizers that hold the object, if any.
-func (c *Client) DeleteAndWait(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, poll time.Duration) error {
+// that only the garbage collector removes, and the objects here own nothing) and waits until
+// it is gone or ctx ends. A missing object is not an error. On timeout the error wraps
+// ErrStillExists and names the finalizers that hold the object, if any.
+//
+// The wait tracks the server rather than sleeping: an object without finalizers is gone when
+// the DELETE returns, which one GET confirms; one that is still terminating is watched, and
+// its deletion event ends the wait at once. GETs at growing intervals, up to maxPoll, back the
+// watch up where it is not allowed or a proxy holds its events back.
+func (c *Client) DeleteAndWait(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, maxPoll time.Duration) error {
 	dc, err := c.Dynamic(ctx)
 	if err != nil {
 		return err
 	}
+	key := objectKey{gvr, namespace, name}
+	c.cache.forget(key)
 	res := dc.Resource(gvr).Namespace(namespace)
 	policy := metav1.DeletePropagationBackground
 	if err := res.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &policy}); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	var finalizers []string
+	c.flavors.observeDelete(gvr, name)
+
+	var (
+		finalizers []string
+		w          watch.Interface
+		events     <-chan watch.Event
+		watchable  = true
+		poll       = min(50*time.Millisecond, maxPoll)
+	)
+	defer func() {
+		if w != nil {
+			w.Stop()
+		}
+	}()
 	for {
 		u, err := res.Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
+		switch {
+		case apierrors.IsNotFound(err):
+			c.cache.put(key, nil, false)
 			return nil
-		}
-		if err == nil {
+		case err == nil:
 			finalizers = u.GetFinalizers()
-		} else if ctx.Err() == nil {
+			if events == nil && watchable {
+				w, err = res.Watch(ctx, metav1.ListOptions{
+					FieldSelector:   fields.OneTermEqualSelector("metadata.name", name).String(),
+					ResourceVersion: u.GetResourceVersion(),
+				})
+				switch {
+				case err == nil:
+					events = w.ResultChan()
+				case apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err):
+					watchable = false
+				}
+			}
+		case ctx.Err() == nil:
 			return err
 		}
+		timer := time.NewTimer(poll)
 		select {
 		case <-ctx.Done():
+			timer.Stop()
 			if len(finalizers) > 0 {
 				return fmt.Errorf("%w: %s %q is still terminating, held by finalizers %v", ErrStillExists, gvr.Resource, name, finalizers)
 			}
 			return fmt.Errorf("%w: %s %q was not gone before the timeout", ErrStillExists, gvr.Resource, name)
-		case <-time.After(poll):
+		case ev, ok := <-events:
+			timer.Stop()
+			switch {
+			case ok && ev.Type == watch.Deleted:
+				c.cache.put(key, nil, false)
+				return nil
+			case !ok || ev.Type == watch.Error:
+				// Expired or closed: look again, and watch again from a fresh resourceVersion.
+				w.Stop()
+				w, events = nil, nil
+			}
+		case <-timer.C:
+			poll = min(2*poll, maxPoll)
 		}
 	}
 }

@@ -360,27 +360,13 @@ func (r *computeQuotaResource) ensureFlavor(ctx context.Context, instanceType st
 // removeUnusedFlavors deletes the flavors of the given types that this provider created and that
 // no ClusterQueue uses any more. Failures are warnings: the quota itself is already correct.
 func (r *computeQuotaResource) removeUnusedFlavors(ctx context.Context, instanceTypes []string, diags *diag.Diagnostics) {
-	if len(instanceTypes) == 0 {
-		return
-	}
-	queues, err := listClusterQueues(ctx, r.data.kube)
-	if err != nil {
-		diags.AddWarning("ResourceFlavors not cleaned up", err.Error())
-		return
-	}
-	used := map[string]bool{}
-	for _, cq := range queues {
-		if cq.DeletionTimestamp != nil {
-			continue
-		}
-		for _, rg := range cq.Spec.ResourceGroups {
-			for _, f := range rg.Flavors {
-				used[f.Name] = true
-			}
-		}
-	}
 	for _, t := range instanceTypes {
-		if used[t] {
+		used, err := r.data.kube.FlavorInUse(ctx, t)
+		if err != nil {
+			diags.AddWarning("ResourceFlavors not cleaned up", err.Error())
+			return
+		}
+		if used {
 			continue
 		}
 		var rf kueue.ResourceFlavor

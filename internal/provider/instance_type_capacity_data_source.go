@@ -132,7 +132,7 @@ func (d *instanceTypeCapacityDataSource) Read(ctx context.Context, req datasourc
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// listClusterQueues reads every ClusterQueue in one LIST (data source reads and flavor cleanup
+// listClusterQueues reads every ClusterQueue in one LIST (the data source sums their quotas
 // only; refreshing a resource never lists).
 func listClusterQueues(ctx context.Context, client *kube.Client) ([]kueue.ClusterQueue, error) {
 	dc, err := client.Dynamic(ctx)

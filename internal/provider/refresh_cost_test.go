@@ -67,8 +67,8 @@ func startCountingProxy(t *testing.T) (*countingProxy, string) {
 }
 
 // expectRequests is a plan check on the requests the provider made while Terraform refreshed
-// and planned: every request is a GET of one of the expected objects, each object is read as
-// often as the others (once per refresh), and nothing else (no LIST, discovery or OpenAPI).
+// and planned: exactly one GET of each expected object and nothing else (no second read of a
+// shared object, no LIST, discovery or OpenAPI).
 type expectRequests struct {
 	proxy *countingProxy
 	want  []string
@@ -80,26 +80,24 @@ func (e expectRequests) CheckPlan(_ context.Context, _ plancheck.CheckPlanReques
 	for _, r := range got {
 		counts[r]++
 	}
-	var wantKeys []string
+	var problems []string
 	for _, w := range e.want {
-		wantKeys = append(wantKeys, "GET "+w)
-	}
-	sort.Strings(wantKeys)
-	var gotKeys []string
-	for k := range counts {
-		gotKeys = append(gotKeys, k)
-	}
-	sort.Strings(gotKeys)
-	if fmt.Sprint(gotKeys) != fmt.Sprint(wantKeys) {
-		resp.Error = fmt.Errorf("refresh made requests\n  %s\nwant only GETs of\n  %s", strings.Join(got, "\n  "), strings.Join(wantKeys, "\n  "))
-		return
-	}
-	n := counts[wantKeys[0]]
-	for _, k := range wantKeys {
-		if counts[k] != n || n == 0 {
-			resp.Error = fmt.Errorf("objects were read unevenly (want one GET each per refresh): %v", counts)
-			return
+		if n := counts["GET "+w]; n != 1 {
+			problems = append(problems, fmt.Sprintf("GET %s: %d times, want once", w, n))
 		}
+		delete(counts, "GET "+w)
+	}
+	var extra []string
+	for k, n := range counts {
+		extra = append(extra, fmt.Sprintf("%s (%d times)", k, n))
+	}
+	sort.Strings(extra)
+	if len(extra) > 0 {
+		problems = append(problems, "unexpected requests:\n    "+strings.Join(extra, "\n    "))
+	}
+	if len(problems) > 0 {
+		resp.Error = fmt.Errorf("refresh made %d requests, want %d (one GET per object):\n  %s",
+			len(got), len(e.want), strings.Join(problems, "\n  "))
 	}
 }
 
@@ -171,6 +169,59 @@ resource "hyperpod_team_namespace" "test" {
 						"/api/v1/namespaces/" + ns,
 						"/apis/kueue.x-k8s.io/v1beta2/namespaces/" + ns + "/localqueues/" + quota.LocalQueueName(team),
 					}},
+				}},
+			},
+		},
+	})
+}
+
+// A refresh of many teams reads every object once, and each shared ResourceFlavor once for all
+// quotas: 100 teams with the same two instance types cost 100 Namespaces + 100 LocalQueues +
+// 100 ClusterQueues + 2 flavors = 302 GETs, where reading the flavors per quota would cost 500.
+func TestAccRefreshCost_sharedFlavors(t *testing.T) {
+	const teams = 100
+	proxy, url := &countingProxy{}, "http://127.0.0.1:1" // placeholder when acceptance tests are off
+	if acc.config != nil {
+		proxy, url = startCountingProxy(t)
+	}
+	cfg := fmt.Sprintf(`
+provider "hyperpod" {
+  host = %q
+}
+
+resource "hyperpod_team_namespace" "t" {
+  count = %d
+  team  = format("cost100-%%03d", count.index)
+}
+
+resource "hyperpod_compute_quota" "q" {
+  count     = length(hyperpod_team_namespace.t)
+  name      = "${hyperpod_team_namespace.t[count.index].team}-quota"
+  team      = hyperpod_team_namespace.t[count.index].team
+  resources = [{ instance_type = "ml.g5.12xlarge", accelerators = 1 }, { instance_type = "ml.c5.4xlarge", vcpu = 1 }]
+}
+`, url, teams)
+	const apis = "/apis/kueue.x-k8s.io/v1beta2/"
+	want := []string{apis + "resourceflavors/ml.g5.12xlarge", apis + "resourceflavors/ml.c5.4xlarge"}
+	for i := range teams {
+		team := fmt.Sprintf("cost100-%03d", i)
+		ns := quota.NamespaceName(team)
+		want = append(want,
+			"/api/v1/namespaces/"+ns,
+			apis+"namespaces/"+ns+"/localqueues/"+quota.LocalQueueName(team),
+			apis+"clusterqueues/"+quota.ClusterQueueName(team))
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig: proxy.reset,
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+					expectRequests{proxy: proxy, want: want},
 				}},
 			},
 		},

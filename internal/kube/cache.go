@@ -1,0 +1,103 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// readCache remembers each object as this provider process last saw it, so an object is read
+// from the API server at most once per process: ResourceFlavors are shared by every quota of an
+// instance type, and a refresh of N quotas would otherwise read each flavor N times.
+//
+// The cache lives as long as the Client, which the provider builds anew in every
+// ConfigureProvider, i.e. once per Terraform graph walk (plan, apply, destroy, import): a new
+// command always starts cold and sees changes made by others in between. Within a walk, this
+// process's own writes replace the entry (an apply stores the server's answer, a delete marks
+// the object absent), so a read after a write never sees the state before it.
+//
+// Concurrent reads of the same object share one request. Errors are never cached.
+type readCache struct {
+	mu      sync.Mutex
+	entries map[objectKey]*cacheEntry
+}
+
+type objectKey struct {
+	gvr             schema.GroupVersionResource
+	namespace, name string
+}
+
+// cacheEntry is one object; ready is closed once raw/found/err are set.
+type cacheEntry struct {
+	ready chan struct{}
+	raw   []byte // the object's JSON, nil when it does not exist
+	found bool
+	err   error
+}
+
+// fetchFunc reads an object from the API server: its JSON, or found = false when it does not
+// exist.
+type fetchFunc func(ctx context.Context) (raw []byte, found bool, err error)
+
+// get returns the cached object or reads it with fetch, sharing an in-flight read.
+func (c *readCache) get(ctx context.Context, key objectKey, fetch fetchFunc) ([]byte, bool, error) {
+	for {
+		c.mu.Lock()
+		if c.entries == nil {
+			c.entries = map[objectKey]*cacheEntry{}
+		}
+		e, ok := c.entries[key]
+		if !ok {
+			e = &cacheEntry{ready: make(chan struct{})}
+			c.entries[key] = e
+			c.mu.Unlock()
+			e.raw, e.found, e.err = fetch(ctx)
+			if e.err != nil {
+				c.mu.Lock()
+				if c.entries[key] == e {
+					delete(c.entries, key)
+				}
+				c.mu.Unlock()
+			}
+			close(e.ready)
+			return e.raw, e.found, e.err
+		}
+		c.mu.Unlock()
+		select {
+		case <-e.ready:
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+		// The reader we waited for gave up because its own context ended; ours has not.
+		if e.err != nil && isContextError(e.err) && ctx.Err() == nil {
+			continue
+		}
+		return e.raw, e.found, e.err
+	}
+}
+
+// put records what this process just wrote (raw is the server's answer) or deleted (found =
+// false). It replaces an in-flight read's entry too: the write is newer than that read.
+func (c *readCache) put(key objectKey, raw []byte, found bool) {
+	e := &cacheEntry{ready: make(chan struct{}), raw: raw, found: found}
+	close(e.ready)
+	c.mu.Lock()
+	if c.entries == nil {
+		c.entries = map[objectKey]*cacheEntry{}
+	}
+	c.entries[key] = e
+	c.mu.Unlock()
+}
+
+// forget drops an entry, so the next read goes to the server.
+func (c *readCache) forget(key objectKey) {
+	c.mu.Lock()
+	delete(c.entries, key)
+	c.mu.Unlock()
+}
+
+func isContextError(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

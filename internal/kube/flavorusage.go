@@ -1,0 +1,163 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+)
+
+// flavorUsage knows which ResourceFlavors the cluster's ClusterQueues use, for the cleanup of
+// flavors after a quota is updated or deleted. It reads every ClusterQueue once per provider
+// process (one paginated LIST, on first use) and then follows this process's own writes and
+// deletes, so destroying N quotas costs one LIST, plus one per flavor that is found unused,
+// rather than N LISTs of up to N queues. Kueue itself also keeps a flavor that a queue still
+// references (its resource-in-use finalizer) on clusters that run it.
+type flavorUsage struct {
+	mu      sync.Mutex
+	primed  bool
+	byQueue map[string][]string // ClusterQueue name -> flavors; queues being deleted are left out
+}
+
+// clusterQueueFlavors is the part of a ClusterQueue the index needs, decoded without the rest.
+type clusterQueueFlavors struct {
+	Metadata struct {
+		Name              string       `json:"name"`
+		DeletionTimestamp *metav1.Time `json:"deletionTimestamp,omitempty"`
+	} `json:"metadata"`
+	Spec struct {
+		ResourceGroups []struct {
+			Flavors []struct {
+				Name string `json:"name"`
+			} `json:"flavors"`
+		} `json:"resourceGroups"`
+	} `json:"spec"`
+}
+
+func (q *clusterQueueFlavors) flavors() []string {
+	if q.Metadata.DeletionTimestamp != nil {
+		return nil
+	}
+	var out []string
+	for _, rg := range q.Spec.ResourceGroups {
+		for _, f := range rg.Flavors {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// listPageSize bounds each page of the ClusterQueue LIST.
+const listPageSize = 500
+
+// FlavorInUse reports whether any ClusterQueue that is not being deleted lists the flavor. A
+// "yes" comes from the index; a "no", which leads to deleting the flavor, is confirmed by a
+// fresh LIST, so a queue that another Terraform run created meanwhile still keeps it.
+func (c *Client) FlavorInUse(ctx context.Context, flavor string) (bool, error) {
+	if err := c.init(ctx); err != nil {
+		return false, err
+	}
+	u := &c.flavors
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	fresh := false
+	if !u.primed {
+		if err := c.relistFlavors(ctx); err != nil {
+			return false, err
+		}
+		fresh = true
+	}
+	if u.uses(flavor) {
+		return true, nil
+	}
+	if !fresh {
+		if err := c.relistFlavors(ctx); err != nil {
+			return false, err
+		}
+	}
+	return u.uses(flavor), nil
+}
+
+// relistFlavors replaces the index with a LIST; the caller holds u.mu.
+func (c *Client) relistFlavors(ctx context.Context) error {
+	byQueue, err := c.listClusterQueueFlavors(ctx)
+	if err != nil {
+		return err
+	}
+	c.flavors.byQueue, c.flavors.primed = byQueue, true
+	return nil
+}
+
+func (u *flavorUsage) uses(flavor string) bool {
+	for _, fs := range u.byQueue {
+		for _, f := range fs {
+			if f == flavor {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (c *Client) listClusterQueueFlavors(ctx context.Context) (map[string][]string, error) {
+	byQueue := map[string][]string{}
+	cont := ""
+	for {
+		req := c.json.Get().AbsPath(objectPath(kueue.ClusterQueues, "", "")...).Param("limit", fmt.Sprint(listPageSize))
+		if cont != "" {
+			req = req.Param("continue", cont)
+		}
+		raw, err := req.Do(ctx).Raw()
+		if err != nil {
+			return nil, fmt.Errorf("listing ClusterQueues: %w", err)
+		}
+		var page struct {
+			Metadata struct {
+				Continue string `json:"continue"`
+			} `json:"metadata"`
+			Items []clusterQueueFlavors `json:"items"`
+		}
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return nil, fmt.Errorf("decoding the ClusterQueue list: %w", err)
+		}
+		for i := range page.Items {
+			byQueue[page.Items[i].Metadata.Name] = page.Items[i].flavors()
+		}
+		if cont = page.Metadata.Continue; cont == "" {
+			return byQueue, nil
+		}
+	}
+}
+
+// observeWrite records a ClusterQueue this process just applied (raw is the server's answer).
+func (u *flavorUsage) observeWrite(gvr schema.GroupVersionResource, name string, raw []byte) {
+	if gvr != kueue.ClusterQueues {
+		return
+	}
+	var q clusterQueueFlavors
+	if err := json.Unmarshal(raw, &q); err != nil {
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.primed {
+		u.byQueue[name] = q.flavors()
+	}
+}
+
+// observeDelete records a ClusterQueue this process deleted.
+func (u *flavorUsage) observeDelete(gvr schema.GroupVersionResource, name string) {
+	if gvr != kueue.ClusterQueues {
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.primed {
+		delete(u.byQueue, name)
+	}
+}

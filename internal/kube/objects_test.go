@@ -1,0 +1,390 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+)
+
+// memoryAPI is a fake API server that stores objects by URL path. It answers GET, server-side
+// apply PATCH, DELETE, LIST (paginated, two items per page) and watches of one object. An object
+// with finalizers is only marked deleted; release removes it and ends its watches.
+type memoryAPI struct {
+	*fakeAPI
+	mu       sync.Mutex
+	objects  map[string]map[string]any
+	released chan string
+	forbid   map[string]bool // "VERB" requests answered 403
+}
+
+func newMemoryAPI(t *testing.T) *memoryAPI {
+	m := &memoryAPI{objects: map[string]map[string]any{}, released: make(chan string, 16), forbid: map[string]bool{}}
+	m.fakeAPI = newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, _ int) { m.serve(w, r) })
+	return m
+}
+
+func (m *memoryAPI) client() *Client { return NewClient(m.settings(fastRetry)) }
+
+func (m *memoryAPI) put(path string, obj map[string]any) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.objects[path] = obj
+}
+
+// release finishes the deletion of an object held by finalizers: watchers get the deletion
+// event; GETs only stop finding the object when forget is set.
+func (m *memoryAPI) release(path string, forget bool) {
+	if forget {
+		m.mu.Lock()
+		delete(m.objects, path)
+		m.mu.Unlock()
+	}
+	m.released <- path
+}
+
+func (m *memoryAPI) serve(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.Path
+	verb := r.Method
+	if r.URL.Query().Get("watch") == "true" {
+		verb = "WATCH"
+	}
+	if m.forbid[verb] {
+		writeStatus(w, http.StatusForbidden, metav1.StatusReasonForbidden, "")
+		return
+	}
+	m.mu.Lock()
+	obj, ok := m.objects[path]
+	m.mu.Unlock()
+	switch verb {
+	case "WATCH":
+		name := strings.TrimPrefix(r.URL.Query().Get("fieldSelector"), "metadata.name=")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case p := <-m.released:
+				if strings.HasSuffix(p, "/"+name) {
+					_ = json.NewEncoder(w).Encode(map[string]any{"type": "DELETED", "object": namespaceJSON(name)})
+					w.(http.Flusher).Flush()
+					return
+				}
+			case <-r.Context().Done():
+				return
+			}
+		}
+	case http.MethodGet:
+		if r.URL.Query().Has("limit") {
+			m.list(w, r)
+			return
+		}
+		if !ok {
+			writeStatus(w, http.StatusNotFound, metav1.StatusReasonNotFound, "")
+			return
+		}
+		writeObject(w, http.StatusOK, obj)
+	case http.MethodPatch:
+		body, _ := io.ReadAll(r.Body)
+		var applied map[string]any
+		_ = json.Unmarshal(body, &applied)
+		applied["metadata"].(map[string]any)["resourceVersion"] = "2"
+		m.put(path, applied)
+		writeObject(w, http.StatusOK, applied)
+	case http.MethodDelete:
+		if !ok {
+			writeStatus(w, http.StatusNotFound, metav1.StatusReasonNotFound, "")
+			return
+		}
+		meta := obj["metadata"].(map[string]any)
+		if meta["finalizers"] != nil {
+			meta["deletionTimestamp"] = "2026-12-02T00:00:00Z"
+		} else {
+			m.mu.Lock()
+			delete(m.objects, path)
+			m.mu.Unlock()
+		}
+		writeObject(w, http.StatusOK, obj)
+	}
+}
+
+// list serves a collection two items at a time; the continue token is the next index.
+func (m *memoryAPI) list(w http.ResponseWriter, r *http.Request) {
+	m.mu.Lock()
+	var items []any
+	for p, o := range m.objects {
+		if strings.HasPrefix(p, r.URL.Path+"/") {
+			items = append(items, o)
+		}
+	}
+	m.mu.Unlock()
+	start := 0
+	fmt.Sscan(r.URL.Query().Get("continue"), &start)
+	end := min(start+2, len(items))
+	cont := ""
+	if end < len(items) {
+		cont = fmt.Sprint(end)
+	}
+	writeObject(w, http.StatusOK, map[string]any{"metadata": map[string]any{"continue": cont}, "items": items[start:end]})
+}
+
+func (m *memoryAPI) countRequests(method, path string) int {
+	n := 0
+	for _, r := range m.seen() {
+		if r.Method == method && r.Path == path {
+			n++
+		}
+	}
+	return n
+}
+
+const nsPath = "/api/v1/namespaces/team-a"
+
+// Concurrent readers of one object share a single GET, later reads cost nothing, and a miss
+// is remembered too.
+func TestGetReadsEachObjectOnce(t *testing.T) {
+	api := newMemoryAPI(t)
+	api.put(nsPath, namespaceJSON("team-a"))
+	c, ctx := api.client(), context.Background()
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var ns corev1.Namespace
+			found, err := c.Get(ctx, Namespaces, "", "team-a", &ns)
+			if err != nil || !found || ns.Name != "team-a" {
+				t.Errorf("found %v, name %q, err %v", found, ns.Name, err)
+			}
+		}()
+	}
+	wg.Wait()
+	for range 2 {
+		var ns corev1.Namespace
+		if found, err := c.Get(ctx, Namespaces, "", "missing", &ns); found || err != nil {
+			t.Fatalf("missing: found %v, err %v", found, err)
+		}
+	}
+	if got := api.count(); got != 2 {
+		t.Errorf("%d requests, want one GET of each object: %+v", got, api.seen())
+	}
+	// A new Client (the next Terraform command) reads again.
+	var ns corev1.Namespace
+	if _, err := api.client().Get(ctx, Namespaces, "", "team-a", &ns); err != nil || api.count() != 3 {
+		t.Errorf("a new client did not read again: %v, %d requests", err, api.count())
+	}
+}
+
+// Errors are not remembered: the next read asks the server again.
+func TestGetDoesNotCacheErrors(t *testing.T) {
+	fails := true
+	api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if fails {
+			writeStatus(w, http.StatusForbidden, metav1.StatusReasonForbidden, "")
+			return
+		}
+		writeObject(w, http.StatusOK, namespaceJSON("team-a"))
+	})
+	c, ctx := NewClient(api.settings(fastRetry)), context.Background()
+	var ns corev1.Namespace
+	if _, err := c.Get(ctx, Namespaces, "", "team-a", &ns); err == nil {
+		t.Fatal("want the 403")
+	}
+	fails = false
+	if found, err := c.Get(ctx, Namespaces, "", "team-a", &ns); !found || err != nil {
+		t.Fatalf("after the error: found %v, err %v", found, err)
+	}
+}
+
+// A reader whose shared read was abandoned by another caller's cancelled context reads itself.
+func TestReadCacheRetriesAfterAnotherCallersCancellation(t *testing.T) {
+	var c readCache
+	key := objectKey{Namespaces, "", "x"}
+	started, cancelled := make(chan struct{}), make(chan struct{})
+	go func() {
+		_, _, _ = c.get(context.Background(), key, func(context.Context) ([]byte, bool, error) {
+			close(started)
+			<-cancelled
+			return nil, false, context.Canceled
+		})
+	}()
+	<-started
+	go func() { time.Sleep(20 * time.Millisecond); close(cancelled) }()
+	raw, found, err := c.get(context.Background(), key, func(context.Context) ([]byte, bool, error) {
+		return []byte(`{}`), true, nil
+	})
+	if err != nil || !found || string(raw) != "{}" {
+		t.Fatalf("got %q %v %v", raw, found, err)
+	}
+}
+
+// What this process applied is what it reads back, without another GET.
+func TestApplyUpdatesTheCache(t *testing.T) {
+	api := newMemoryAPI(t)
+	c, ctx := api.client(), context.Background()
+	var ns corev1.Namespace
+	if found, _ := c.Get(ctx, Namespaces, "", "team-a", &ns); found {
+		t.Fatal("found before apply")
+	}
+	want := corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"a": "b"}}}
+	var out corev1.Namespace
+	if err := c.Apply(ctx, Namespaces, "test", &want, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.ResourceVersion != "2" {
+		t.Errorf("apply result not decoded: %+v", out.ObjectMeta)
+	}
+	if found, err := c.Get(ctx, Namespaces, "", "team-a", &ns); !found || err != nil || ns.Labels["a"] != "b" {
+		t.Fatalf("after apply: found %v, labels %v, err %v", found, ns.Labels, err)
+	}
+	if n := api.countRequests(http.MethodGet, nsPath); n != 1 {
+		t.Errorf("%d GETs, want 1 (before the apply only)", n)
+	}
+	r := api.seen()[1]
+	if r.Method != http.MethodPatch || r.ContentType != "application/apply-patch+yaml" {
+		t.Errorf("apply sent %s %s", r.Method, r.ContentType)
+	}
+}
+
+// An object without finalizers is gone when DELETE returns: one GET confirms it, no sleeping.
+func TestDeleteAndWaitWithoutFinalizers(t *testing.T) {
+	api := newMemoryAPI(t)
+	api.put(nsPath, namespaceJSON("team-a"))
+	c, ctx := api.client(), context.Background()
+	start := time.Now()
+	if err := c.DeleteAndWait(ctx, Namespaces, "", "team-a", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("took %s", d)
+	}
+	if got := len(api.seen()); got != 2 {
+		t.Errorf("requests %+v, want DELETE and one GET", api.seen())
+	}
+	var ns corev1.Namespace
+	if found, _ := c.Get(ctx, Namespaces, "", "team-a", &ns); found || len(api.seen()) != 2 {
+		t.Errorf("the deleted object is read again or still found: %v", found)
+	}
+}
+
+// A terminating object is watched: the wait ends when its deletion event arrives (here the
+// fake's GETs would go on finding it); without watch permission it polls.
+func TestDeleteAndWaitTracksTheServer(t *testing.T) {
+	for _, forbidWatch := range []bool{false, true} {
+		t.Run(fmt.Sprintf("forbid watch %v", forbidWatch), func(t *testing.T) {
+			api := newMemoryAPI(t)
+			api.forbid["WATCH"] = forbidWatch
+			obj := namespaceJSON("team-a")
+			obj["metadata"].(map[string]any)["finalizers"] = []any{"kubernetes"}
+			api.put(nsPath, obj)
+			c := api.client()
+			go func() { time.Sleep(300 * time.Millisecond); api.release(nsPath, forbidWatch) }()
+			start := time.Now()
+			if err := c.DeleteAndWait(context.Background(), Namespaces, "", "team-a", 100*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d < 300*time.Millisecond || d > 2*time.Second {
+				t.Errorf("waited %s for a deletion that took 300ms", d)
+			}
+		})
+	}
+}
+
+// On timeout the error names the finalizers.
+func TestDeleteAndWaitTimeoutNamesFinalizers(t *testing.T) {
+	api := newMemoryAPI(t)
+	obj := namespaceJSON("team-a")
+	obj["metadata"].(map[string]any)["finalizers"] = []any{"kueue.x-k8s.io/resource-in-use"}
+	api.put(nsPath, obj)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	err := api.client().DeleteAndWait(ctx, Namespaces, "", "team-a", 50*time.Millisecond)
+	if !errors.Is(err, ErrStillExists) || !strings.Contains(err.Error(), "resource-in-use") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func clusterQueueJSON(name string, flavors ...string) map[string]any {
+	var fs []any
+	for _, f := range flavors {
+		fs = append(fs, map[string]any{"name": f})
+	}
+	return map[string]any{
+		"apiVersion": kueue.GroupVersion.String(), "kind": kueue.KindClusterQueue,
+		"metadata": map[string]any{"name": name},
+		"spec":     map[string]any{"resourceGroups": []any{map[string]any{"flavors": fs}}},
+	}
+}
+
+// Flavor usage is one paginated LIST per process, then follows the process's own writes and
+// deletes: a destroy of N quotas is not N LISTs. Only an "unused" answer lists again.
+func TestFlavorInUseListsOnceAndFollowsWrites(t *testing.T) {
+	api := newMemoryAPI(t)
+	const cqs = "/apis/kueue.x-k8s.io/v1beta2/clusterqueues"
+	api.put(cqs+"/a", clusterQueueJSON("a", "ml.g5.12xlarge"))
+	api.put(cqs+"/b", clusterQueueJSON("b", "ml.g5.12xlarge", "ml.p5.48xlarge"))
+	deleting := clusterQueueJSON("c", "ml.trn1.32xlarge")
+	deleting["metadata"].(map[string]any)["deletionTimestamp"] = "2026-12-02T00:00:00Z"
+	api.put(cqs+"/c", deleting)
+	c, ctx := api.client(), context.Background()
+
+	inUse := func(f string) bool {
+		t.Helper()
+		used, err := c.FlavorInUse(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return used
+	}
+	lists := func() int {
+		n := 0
+		for _, r := range api.seen() {
+			if r.Method == http.MethodGet && r.Path == cqs {
+				n++
+			}
+		}
+		return n / 2 // three queues, two per page
+	}
+	if !inUse("ml.p5.48xlarge") || !inUse("ml.g5.12xlarge") || lists() != 1 {
+		t.Fatalf("wrong usage or %d LISTs after the first LIST", lists())
+	}
+	if inUse("ml.trn1.32xlarge") || lists() != 2 {
+		t.Fatalf("a queue being deleted counts, or unused was not confirmed (%d LISTs)", lists())
+	}
+	if err := c.DeleteAndWait(ctx, kueue.ClusterQueues, "", "b", time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !inUse("ml.g5.12xlarge") || lists() != 2 {
+		t.Errorf("queue a not counted, or a used flavor listed again (%d LISTs)", lists())
+	}
+	if inUse("ml.p5.48xlarge") {
+		t.Error("the deleted queue b still counts")
+	}
+	cq := kueue.ClusterQueue{
+		TypeMeta:   metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: kueue.KindClusterQueue},
+		ObjectMeta: metav1.ObjectMeta{Name: "d"},
+		Spec:       kueue.ClusterQueueSpec{ResourceGroups: []kueue.ResourceGroup{{Flavors: []kueue.FlavorQuotas{{Name: "ml.c5.4xlarge"}}}}},
+	}
+	if err := c.Apply(ctx, kueue.ClusterQueues, "test", &cq, nil); err != nil {
+		t.Fatal(err)
+	}
+	api.mu.Lock()
+	delete(api.objects, cqs+"/d") // only the write tells the index about d
+	api.mu.Unlock()
+	before := lists()
+	if !inUse("ml.c5.4xlarge") || lists() != before {
+		t.Error("the applied queue d does not count")
+	}
+}
