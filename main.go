@@ -2,7 +2,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"log"
@@ -10,10 +9,14 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/provider"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/rpcctx"
 )
 
 // Run "go generate" to format example terraform files and generate the docs for the registry/website.
@@ -33,7 +36,7 @@ func main() {
 	}
 
 	// For maintainers measuring the provider inside real Terraform runs (see README,
-	// Benchmarks): each provider process writes its CPU profile to this directory.
+	// Benchmarks): each provider process writes its CPU profile, and its heap profile at exit, to this directory.
 	if dir := os.Getenv("TF_HYPERPOD_CPU_PROFILE_DIR"); dir != "" {
 		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("cpu-%d.pprof", os.Getpid())))
 		if err != nil {
@@ -42,13 +45,36 @@ func main() {
 		if err := pprof.StartCPUProfile(f); err != nil {
 			log.Fatal(err.Error())
 		}
-		defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
+		go func() {
+			for i := 0; ; i++ {
+				time.Sleep(2 * time.Second)
+				for _, p := range []string{"heap", "goroutine"} {
+					if h, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d-%02d.pprof", p, os.Getpid(), i))); err == nil {
+						_ = pprof.Lookup(p).WriteTo(h, 0)
+						_ = h.Close()
+					}
+				}
+			}
+		}()
+		defer func() {
+			pprof.StopCPUProfile()
+			_ = f.Close()
+			for _, p := range []string{"heap", "goroutine"} {
+				if h, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d.pprof", p, os.Getpid()))); err == nil {
+					_ = pprof.Lookup(p).WriteTo(h, 0)
+					_ = h.Close()
+				}
+			}
+		}()
 	}
 
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: "registry.terraform.io/quotaworks/hyperpod",
-		Debug:   debug,
-	})
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	err := tf6server.Serve("registry.terraform.io/quotaworks/hyperpod", func() tfprotov6.ProviderServer {
+		return rpcctx.Wrap(providerserver.NewProtocol6(provider.New(version)())())
+	}, opts...)
 	if err != nil {
 		log.Print(err.Error())
 		pprof.StopCPUProfile()

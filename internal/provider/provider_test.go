@@ -16,11 +16,19 @@ import (
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/rpcctx"
 )
 
-// testAccProtoV6ProviderFactories serves the provider in-process to the terraform CLI.
+// testAccProtoV6ProviderFactories serves the provider in-process to the terraform CLI, wrapped
+// as main.go serves it.
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"hyperpod": providerserver.NewProtocol6WithError(New("test")()),
+	"hyperpod": func() (tfprotov6.ProviderServer, error) {
+		s, err := providerserver.NewProtocol6WithError(New("test")())()
+		if err != nil {
+			return nil, err
+		}
+		return rpcctx.Wrap(s), nil
+	},
 }
 
 // acc is the cluster the acceptance tests run against, set up once by TestMain.
