@@ -263,6 +263,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, retErr error) {
 		// Quiet: listing every resource type draws deprecation warnings (v1 Endpoints).
 		quiet := rest.CopyConfig(c.RESTConfig)
 		quiet.WarningHandler = rest.NoWarnings{}
+		quiet.QPS = -1 // no client-side limit: its workers bound it, and it LISTs a lot
 		nfcs, err := kubernetes.NewForConfig(quiet)
 		if err != nil {
 			return nil, err
@@ -271,7 +272,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, retErr error) {
 		if err != nil {
 			return nil, err
 		}
-		nf := &namespaceFinalizer{cs: nfcs, dyn: dyn, interval: 500 * time.Millisecond}
+		nf := newNamespaceFinalizer(nfcs, dyn)
 		go func() {
 			defer close(c.done)
 			nf.run(bgCtx)

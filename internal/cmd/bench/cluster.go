@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
+)
+
+// Objects of the generated teams, and the label the provider puts on what it writes.
+const (
+	benchObjectPrefix = "hyperpod-ns-bench-"
+	managedByLabel    = "app.kubernetes.io/managed-by=terraform-provider-hyperpod"
+	cleanTimeout      = 5 * time.Minute
+)
+
+var (
+	gvrNamespaces     = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	gvrClusterQueues  = schema.GroupVersionResource{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: "clusterqueues"}
+	gvrResourceFlavor = schema.GroupVersionResource{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: "resourceflavors"}
+)
+
+// resolveAssets finds the control plane binaries: -assets, else $HYPERPOD_CONTROLPLANE_DIR,
+// else what scripts/controlplane-assets.sh prints (it builds them once if they are missing).
+func resolveAssets(ctx context.Context, repo, flagValue string) (string, error) {
+	dir := flagValue
+	if dir == "" {
+		dir = os.Getenv(localcluster.EnvAssetsDir)
+	}
+	if dir == "" {
+		cmd := exec.CommandContext(ctx, filepath.Join(repo, "scripts", "controlplane-assets.sh"))
+		cmd.Dir, cmd.Stderr = repo, os.Stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return "", fmt.Errorf("scripts/controlplane-assets.sh: %w", err)
+		}
+		dir = strings.TrimSpace(string(out))
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	return abs, localcluster.CheckAssets(abs)
+}
+
+// cleaner removes what the generated teams leave in the cluster, talking to the API server
+// directly (not through the counting proxy).
+type cleaner struct {
+	dyn dynamic.Interface
+}
+
+func newCleaner(cfg *rest.Config) (*cleaner, error) {
+	c := rest.CopyConfig(cfg)
+	c.QPS, c.Burst = -1, 0
+	dyn, err := dynamic.NewForConfig(c)
+	if err != nil {
+		return nil, err
+	}
+	return &cleaner{dyn: dyn}, nil
+}
+
+// ensureClean deletes every bench Namespace and ClusterQueue and every ResourceFlavor the
+// provider wrote, waits until they are gone, and describes what it found (empty when the
+// cluster was already clean).
+func (c *cleaner) ensureClean(ctx context.Context) (string, error) {
+	type kind struct {
+		gvr      schema.GroupVersionResource
+		selector string
+		prefix   string
+	}
+	kinds := []kind{
+		{gvrClusterQueues, "", benchObjectPrefix},
+		{gvrNamespaces, "", benchObjectPrefix}, // the namespace finalizer deletes the LocalQueues
+		{gvrResourceFlavor, managedByLabel, ""},
+	}
+	var found []string
+	deadline := time.Now().Add(cleanTimeout)
+	for _, k := range kinds {
+		ri := c.dyn.Resource(k.gvr)
+		first := true
+		for {
+			list, err := ri.List(ctx, metav1.ListOptions{LabelSelector: k.selector})
+			if err != nil {
+				return "", fmt.Errorf("listing %s: %w", k.gvr.Resource, err)
+			}
+			var left []string
+			for _, item := range list.Items {
+				if !strings.HasPrefix(item.GetName(), k.prefix) {
+					continue
+				}
+				left = append(left, item.GetName())
+				if item.GetDeletionTimestamp() == nil {
+					err := ri.Delete(ctx, item.GetName(), metav1.DeleteOptions{})
+					if err != nil && !apierrors.IsNotFound(err) {
+						return "", fmt.Errorf("deleting %s %s: %w", k.gvr.Resource, item.GetName(), err)
+					}
+				}
+			}
+			if first && len(left) > 0 {
+				found = append(found, fmt.Sprintf("%d %s", len(left), k.gvr.Resource))
+			}
+			first = false
+			if len(left) == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				return "", fmt.Errorf("%d %s still exist after %s: %s", len(left), k.gvr.Resource, cleanTimeout, strings.Join(left[:min(5, len(left))], ", "))
+			}
+			select {
+			case <-ctx.Done():
+				return "", ctx.Err()
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}
+	return strings.Join(found, ", "), nil
+}

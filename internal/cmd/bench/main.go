@@ -1,0 +1,286 @@
+// Command bench measures the provider at scale against its own local control plane:
+// for each team count, Terraform apply, no-op plan, plan with one quota changed,
+// refresh-only and destroy (and a plan of new resources), each timed, with the provider's
+// peak RSS and the API requests it made counted by a proxy, next to floors for the same
+// work (Terraform core on terraform_data, and the same requests sent one after another).
+// It writes bench/results/<date>.md and .json and exits non-zero when a target is missed.
+//
+//	go run ./internal/cmd/bench [-teams 10,100,500,1000] [-runs 3]   (make bench BENCH_FLAGS=...)
+//
+// Started by Terraform as terraform-provider-hyperpod (a copy of this binary in the
+// dev_overrides directory, with HYPERPOD_BENCH_REAL_PROVIDER set), it is the wrapper that
+// runs the real provider and records its peak RSS instead.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
+)
+
+const (
+	modulePath   = "github.com/quotaworks/terraform-provider-hyperpod"
+	providerName = "terraform-provider-hyperpod"
+)
+
+func main() {
+	if wrapperMode() {
+		os.Exit(runProviderWrapper())
+	}
+	os.Exit(run())
+}
+
+func run() int {
+	opts, err := parseOptions(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 2
+	}
+	unsetClusterEnv()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+	}
+
+	started := time.Now().UTC()
+	res := &results{
+		Date:      started.Format("2006-01-02"),
+		StartedAt: started.Format(time.RFC3339),
+		Settings: settings{
+			Teams: opts.Teams, Runs: opts.Runs, MaxListsPerKind: opts.MaxListsPerKind,
+			Parallelism: "Terraform default (10)", Spread: spreadNote, Floor: floorFormula,
+		},
+	}
+	repo, runErr := execute(ctx, opts, res, logf)
+	res.FinishedAt = time.Now().UTC().Format(time.RFC3339)
+	if runErr != nil {
+		res.Error = runErr.Error()
+		fmt.Fprintln(os.Stderr, "bench: error:", runErr)
+	}
+	for _, tr := range res.TeamCounts {
+		for _, o := range tr.Ops {
+			o.finish()
+		}
+	}
+	res.Targets = checkTargets(res, opts.MaxListsPerKind)
+	if repo == "" {
+		return 1 // nothing was measured
+	}
+
+	out := opts.OutDir
+	if !filepath.IsAbs(out) {
+		out = filepath.Join(repo, out)
+	}
+	md, js, err := writeResults(out, res)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: writing the results:", err)
+		return 1
+	}
+	fmt.Printf("Results: %s\n         %s\n\nTargets:\n", md, js)
+	for _, t := range res.Targets {
+		fmt.Printf("  %-11s %s: %s\n", strings.ToUpper(t.Status), t.Name, t.Detail)
+	}
+	if m := missed(res.Targets); len(m) > 0 || runErr != nil {
+		if len(m) > 0 {
+			fmt.Printf("\n%d target(s) missed.\n", len(m))
+		}
+		return 1
+	}
+	return 0
+}
+
+// execute sets everything up, measures every team count into res and tears down. It
+// returns the repository root ("" when it was not found).
+func execute(ctx context.Context, opts options, res *results, logf func(string, ...any)) (repo string, err error) {
+	if repo, err = findRepo(opts.Repo); err != nil {
+		return "", err
+	}
+	terraform, err := exec.LookPath(opts.Terraform)
+	if err != nil {
+		return repo, fmt.Errorf("terraform: %w (install Terraform >= 1.11 or pass -terraform)", err)
+	}
+	res.Machine = collectMachineInfo(ctx, repo, terraform)
+
+	tmp, err := os.MkdirTemp("", "hyperpod-bench-")
+	if err != nil {
+		return repo, err
+	}
+	defer func() {
+		if opts.Keep || err != nil {
+			logf("kept %s (configurations, state, Terraform output in logs/, control plane logs in cluster/)", tmp)
+			return
+		}
+		_ = os.RemoveAll(tmp)
+	}()
+
+	assets, err := resolveAssets(ctx, repo, opts.Assets)
+	if err != nil {
+		return repo, err
+	}
+	logf("building the provider")
+	realProvider, pluginDir, err := buildProvider(ctx, repo, tmp)
+	if err != nil {
+		return repo, err
+	}
+	rcPath := filepath.Join(tmp, "terraformrc")
+	if err := os.WriteFile(rcPath, []byte(cliConfig(pluginDir)), 0o644); err != nil {
+		return repo, err
+	}
+
+	logf("starting the local control plane (%s)", assets)
+	cluster, err := localcluster.Start(ctx, localcluster.Options{AssetsDir: assets, WorkDir: filepath.Join(tmp, "cluster")})
+	if err != nil {
+		return repo, err
+	}
+	defer func() {
+		logf("stopping the local control plane")
+		if serr := cluster.Stop(); serr != nil && err == nil {
+			err = serr
+		}
+	}()
+	proxy, err := startCountingProxy(cluster.RESTConfig)
+	if err != nil {
+		return repo, err
+	}
+	defer proxy.close()
+	rep, err := newReplayer(proxy.URL)
+	if err != nil {
+		return repo, err
+	}
+	cl, err := newCleaner(cluster.RESTConfig)
+	if err != nil {
+		return repo, err
+	}
+
+	b := &bench{
+		opts:     opts,
+		proxy:    proxy,
+		replayer: rep,
+		cleaner:  cl,
+		rssDir:   filepath.Join(tmp, "rss"),
+		workDir:  filepath.Join(tmp, "work"),
+		logf:     logf,
+		tf: &tfRunner{
+			terraform: terraform,
+			logDir:    filepath.Join(tmp, "logs"),
+			timeout:   opts.CommandTimeout,
+			env: childEnv(os.Environ(),
+				"TF_CLI_CONFIG_FILE="+rcPath,
+				"TF_IN_AUTOMATION=1",
+				"CHECKPOINT_DISABLE=1",
+				envWrapRealProvider+"="+realProvider,
+				envWrapRSSDir+"="+filepath.Join(tmp, "rss"),
+			),
+		},
+	}
+	if err := os.MkdirAll(b.tf.logDir, 0o755); err != nil {
+		return repo, err
+	}
+	defer func() { res.Notes = b.notes }()
+	logf("API server %s, counting proxy %s", cluster.Host, proxy.URL)
+	for _, n := range opts.Teams {
+		tr := newTeamResult(n)
+		res.TeamCounts = append(res.TeamCounts, tr)
+		if err := b.runTeamCount(ctx, n, tr); err != nil {
+			return repo, err
+		}
+	}
+	return repo, nil
+}
+
+// buildProvider builds the provider from the work tree, and puts a copy of this binary named
+// like the provider in the dev_overrides directory: Terraform starts that wrapper, which
+// starts the real provider and records its peak RSS.
+func buildProvider(ctx context.Context, repo, tmp string) (realProvider, pluginDir string, err error) {
+	realProvider = filepath.Join(tmp, "provider", providerName)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", realProvider, ".")
+	cmd.Dir = repo
+	cmd.Env = childEnv(os.Environ())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", "", fmt.Errorf("go build of the provider: %w\n%s", err, out)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", "", fmt.Errorf("locating the bench binary for the provider wrapper: %w", err)
+	}
+	pluginDir = filepath.Join(tmp, "plugins")
+	if err := os.MkdirAll(pluginDir, 0o755); err != nil {
+		return "", "", err
+	}
+	if err := copyFile(self, filepath.Join(pluginDir, providerName), 0o755); err != nil {
+		return "", "", fmt.Errorf("installing the provider wrapper: %w", err)
+	}
+	return realProvider, pluginDir, nil
+}
+
+func copyFile(src, dst string, perm os.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// findRepo returns dir, or the nearest directory above the working directory whose go.mod
+// declares the provider's module.
+func findRepo(dir string) (string, error) {
+	start := dir
+	if start == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		start = wd
+	}
+	abs, err := filepath.Abs(start)
+	if err != nil {
+		return "", err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if declaresModule(filepath.Join(d, "go.mod")) {
+			return d, nil
+		}
+		if dir != "" || filepath.Dir(d) == d {
+			break
+		}
+	}
+	return "", fmt.Errorf("no go.mod of %s in %s or above (run from the repository, or pass -repo)", modulePath, abs)
+}
+
+// declaresModule reports whether the go.mod at path is the provider's.
+func declaresModule(path string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && strings.Trim(f[1], `"`) == modulePath {
+			return true
+		}
+	}
+	return false
+}

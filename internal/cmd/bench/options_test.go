@@ -1,0 +1,47 @@
+package main
+
+import (
+	"io"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestParseTeams(t *testing.T) {
+	good := map[string][]int{
+		"10,100,500,1000": {10, 100, 500, 1000},
+		"100, 10":         {10, 100},
+		"10,10,":          {10},
+		"1":               {1},
+	}
+	for in, want := range good {
+		got, err := parseTeams(in)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("parseTeams(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", ",", "0", "-5", "ten", "10000", "10;100"} {
+		if got, err := parseTeams(in); err == nil {
+			t.Errorf("parseTeams(%q) = %v, want an error", in, got)
+		}
+	}
+}
+
+func TestParseOptions(t *testing.T) {
+	o, err := parseOptions(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(o.Teams, []int{10, 100, 500, 1000}) || o.Runs != 3 || o.MaxListsPerKind != 1 || o.CommandTimeout != time.Hour {
+		t.Errorf("defaults: %+v", o)
+	}
+	o, err = parseOptions([]string{"-teams", "10", "-runs", "1"}, io.Discard)
+	if err != nil || !slices.Equal(o.Teams, []int{10}) || o.Runs != 1 {
+		t.Errorf("quick mode: %+v, %v", o, err)
+	}
+	for _, args := range [][]string{{"-runs", "0"}, {"-teams", "x"}, {"extra"}, {"-max-lists-per-kind", "-1"}} {
+		if _, err := parseOptions(args, io.Discard); err == nil {
+			t.Errorf("parseOptions(%q): want an error", args)
+		}
+	}
+}

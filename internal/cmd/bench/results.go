@@ -1,0 +1,171 @@
+package main
+
+// Measured operations, in the order each run performs them.
+const (
+	opPlanNew     = "plan-new"     // terraform plan against an empty state
+	opApply       = "apply"        // terraform apply -auto-approve from empty
+	opPlanNoop    = "plan-noop"    // terraform plan, nothing changed
+	opPlanChanged = "plan-changed" // terraform plan after one quota was changed
+	opRefreshOnly = "refresh-only" // terraform apply -refresh-only -auto-approve
+	opDestroy     = "destroy"      // terraform destroy -auto-approve
+)
+
+var operations = []string{opPlanNew, opApply, opPlanNoop, opPlanChanged, opRefreshOnly, opDestroy}
+
+// runSample is one operation in one run.
+type runSample struct {
+	WallSeconds       float64        `json:"wall_seconds"`
+	PeakRSSBytes      int64          `json:"peak_rss_bytes,omitempty"`
+	ProviderProcesses int            `json:"provider_processes,omitempty"`
+	Requests          *requestCounts `json:"requests,omitempty"`
+	Replay            *replayResult  `json:"sequential_replay,omitempty"`
+}
+
+// countRange is the smallest and largest count over the runs.
+type countRange struct {
+	Min int `json:"min"`
+	Max int `json:"max"`
+}
+
+// requestSummary is requestCounts over several runs.
+type requestSummary struct {
+	Total          countRange            `json:"total"`
+	Failed         countRange            `json:"failed"`
+	ByVerb         map[string]countRange `json:"by_verb"`
+	ByResource     map[string]countRange `json:"by_resource"`
+	ByVerbResource map[string]countRange `json:"by_verb_resource"`
+}
+
+func summarizeRequests(runs []requestCounts) requestSummary {
+	s := requestSummary{ByVerb: map[string]countRange{}, ByResource: map[string]countRange{}, ByVerbResource: map[string]countRange{}}
+	if len(runs) == 0 {
+		return s
+	}
+	merge := func(dst map[string]countRange, pick func(requestCounts) map[string]int) {
+		keys := map[string]bool{}
+		for _, r := range runs {
+			for k := range pick(r) {
+				keys[k] = true
+			}
+		}
+		for k := range keys {
+			var vals []int
+			for _, r := range runs {
+				vals = append(vals, pick(r)[k])
+			}
+			dst[k] = rangeOf(vals)
+		}
+	}
+	merge(s.ByVerb, func(c requestCounts) map[string]int { return c.ByVerb })
+	merge(s.ByResource, func(c requestCounts) map[string]int { return c.ByResource })
+	merge(s.ByVerbResource, func(c requestCounts) map[string]int { return c.ByVerbResource })
+	var totals, failed []int
+	for _, r := range runs {
+		totals, failed = append(totals, r.Total), append(failed, r.Failed)
+	}
+	s.Total, s.Failed = rangeOf(totals), rangeOf(failed)
+	return s
+}
+
+func rangeOf(vals []int) countRange {
+	r := countRange{Min: vals[0], Max: vals[0]}
+	for _, v := range vals[1:] {
+		r.Min, r.Max = min(r.Min, v), max(r.Max, v)
+	}
+	return r
+}
+
+// opResult is one operation at one team count: the runs and what they add up to.
+type opResult struct {
+	Op            string      `json:"operation"`
+	Provider      []runSample `json:"provider_runs"`
+	TerraformData []runSample `json:"terraform_data_runs"`
+
+	Wall       summary        `json:"wall_seconds"`
+	TFDataWall summary        `json:"terraform_data_wall_seconds"`
+	Sequential summary        `json:"sequential_requests_seconds"`
+	Floor      float64        `json:"floor_seconds"` // TFDataWall.Median + Sequential.Median
+	Ratio      float64        `json:"ratio"`         // Wall.Median / Floor
+	PeakRSSMB  summary        `json:"peak_rss_mb"`   // 10^6 bytes
+	Requests   requestSummary `json:"requests"`
+}
+
+// finish computes the summaries from the runs.
+func (o *opResult) finish() {
+	var wall, tfd, seq, rss []float64
+	var reqs []requestCounts
+	for _, s := range o.Provider {
+		wall = append(wall, s.WallSeconds)
+		rss = append(rss, float64(s.PeakRSSBytes)/1e6)
+		if s.Requests != nil {
+			reqs = append(reqs, *s.Requests)
+		}
+		if s.Replay != nil {
+			seq = append(seq, s.Replay.Seconds)
+		}
+	}
+	for _, s := range o.TerraformData {
+		tfd = append(tfd, s.WallSeconds)
+	}
+	o.Wall, o.TFDataWall, o.Sequential, o.PeakRSSMB = summarize(wall), summarize(tfd), summarize(seq), summarize(rss)
+	o.Requests = summarizeRequests(reqs)
+	o.Floor, o.Ratio = 0, 0
+	if o.TFDataWall.N > 0 {
+		o.Floor = o.TFDataWall.Median + o.Sequential.Median
+		o.Ratio = ratio(o.Wall.Median, o.Floor)
+	}
+}
+
+// teamResult holds every operation at one team count.
+type teamResult struct {
+	Teams int         `json:"teams"`
+	Ops   []*opResult `json:"operations"`
+}
+
+func newTeamResult(n int) *teamResult {
+	t := &teamResult{Teams: n}
+	for _, op := range operations {
+		t.Ops = append(t.Ops, &opResult{Op: op})
+	}
+	return t
+}
+
+func (t *teamResult) op(name string) *opResult {
+	for _, o := range t.Ops {
+		if o.Op == name {
+			return o
+		}
+	}
+	return nil
+}
+
+// results is everything one `make bench` produced; the JSON file is this struct.
+type results struct {
+	Date       string         `json:"date"`
+	StartedAt  string         `json:"started_at"`
+	FinishedAt string         `json:"finished_at"`
+	Machine    machineInfo    `json:"machine"`
+	Settings   settings       `json:"settings"`
+	TeamCounts []*teamResult  `json:"team_counts"`
+	Targets    []targetResult `json:"targets"`
+	Notes      []string       `json:"notes,omitempty"`
+	Error      string         `json:"error,omitempty"`
+}
+
+type settings struct {
+	Teams           []int  `json:"teams"`
+	Runs            int    `json:"runs"`
+	MaxListsPerKind int    `json:"max_lists_per_kind"`
+	Parallelism     string `json:"parallelism"`
+	Spread          string `json:"spread"`
+	Floor           string `json:"floor"`
+}
+
+func (r *results) team(n int) *teamResult {
+	for _, t := range r.TeamCounts {
+		if t.Teams == n {
+			return t
+		}
+	}
+	return nil
+}

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// bench holds what every measurement needs.
+type bench struct {
+	opts     options
+	tf       *tfRunner
+	proxy    *countingProxy
+	replayer *replayer
+	cleaner  *cleaner
+	rssDir   string
+	workDir  string
+	notes    []string
+	logf     func(format string, args ...any)
+}
+
+// measureProvider runs one Terraform command on the provider configuration with the proxy
+// window and the RSS directory reset, and returns the sample and the requests it made.
+func (b *bench) measureProvider(ctx context.Context, dir, label string, wantExit int, args ...string) (runSample, []recordedRequest, error) {
+	if err := resetDir(b.rssDir); err != nil {
+		return runSample{}, nil, err
+	}
+	b.proxy.reset()
+	wall, err := b.tf.run(ctx, dir, label, wantExit, args...)
+	reqs := b.proxy.snapshot()
+	if err != nil {
+		return runSample{}, reqs, err
+	}
+	peak, procs, err := peakRSS(b.rssDir)
+	if err != nil {
+		return runSample{}, reqs, err
+	}
+	counts := countRequests(reqs)
+	s := runSample{WallSeconds: wall.Seconds(), PeakRSSBytes: peak, ProviderProcesses: procs, Requests: &counts}
+	b.logf("  %-34s %8.2f s  %6d requests  peak RSS %6.1f MB (%d provider processes)", label, s.WallSeconds, counts.Total, float64(peak)/1e6, procs)
+	if counts.Failed > 0 {
+		b.note(fmt.Sprintf("%s: %d requests failed (status >= 400, not 404/409)", label, counts.Failed))
+	}
+	return s, reqs, nil
+}
+
+// measureTerraformData runs the same command on the terraform_data configuration.
+func (b *bench) measureTerraformData(ctx context.Context, dir, label string, wantExit int, args ...string) (runSample, error) {
+	wall, err := b.tf.run(ctx, dir, label, wantExit, args...)
+	if err != nil {
+		return runSample{}, err
+	}
+	b.logf("  %-34s %8.2f s", label, wall.Seconds())
+	return runSample{WallSeconds: wall.Seconds()}, nil
+}
+
+// replayInto times the sequential replay of reqs and stores it in the sample.
+func (b *bench) replayInto(ctx context.Context, s *runSample, label string, reqs []recordedRequest) error {
+	res, err := b.replayer.replay(ctx, reqs)
+	if err != nil {
+		return fmt.Errorf("%s: sequential replay: %w", label, err)
+	}
+	s.Replay = &res
+	b.logf("  %-34s %8.2f s  %6d requests, one after another", label+" (sequential)", res.Seconds, res.Requests)
+	if res.Mismatches > 0 {
+		b.note(fmt.Sprintf("%s: %d of %d replayed writes got a different status than the provider's, so the floor may not redo the same work (%s)",
+			label, res.Mismatches, res.Requests, strings.Join(res.Examples, "; ")))
+	}
+	return nil
+}
+
+func (b *bench) note(s string) {
+	b.notes = append(b.notes, s)
+	b.logf("  note: %s", s)
+}
+
+// runTeamCount measures every operation at n teams, b.opts.Runs times, into tr.
+func (b *bench) runTeamCount(ctx context.Context, n int, tr *teamResult) error {
+	pdir := filepath.Join(b.workDir, fmt.Sprintf("provider-%d", n))
+	ddir := filepath.Join(b.workDir, fmt.Sprintf("terraform_data-%d", n))
+	if err := writeWorkDir(pdir, providerConfig, n, b.proxy.URL); err != nil {
+		return err
+	}
+	if err := writeWorkDir(ddir, terraformDataConfig, n, ""); err != nil {
+		return err
+	}
+	for run := 1; run <= b.opts.Runs; run++ {
+		b.logf("%d teams, run %d of %d", n, run, b.opts.Runs)
+		if err := b.runOnce(ctx, n, run, pdir, ddir, tr); err != nil {
+			return fmt.Errorf("%d teams, run %d: %w", n, run, err)
+		}
+	}
+	return nil
+}
+
+// runOnce is one run: plan of new resources, apply, no-op plan, plan with one quota changed,
+// refresh-only, destroy; each on the provider, then on terraform_data; then the sequential
+// replays of apply and destroy against the same (empty, then populated) cluster.
+func (b *bench) runOnce(ctx context.Context, n, run int, pdir, ddir string, tr *teamResult) error {
+	if left, err := b.cleaner.ensureClean(ctx); err != nil {
+		return err
+	} else if left != "" {
+		b.note(fmt.Sprintf("%d teams, run %d: removed before the run: %s", n, run, left))
+	}
+	for _, dir := range []string{pdir, ddir} {
+		if err := removeState(dir); err != nil {
+			return err
+		}
+	}
+	label := func(kind configKind, op string) string { return fmt.Sprintf("%d-%s-r%d %s", n, kind, run, op) }
+	add := func(op string, p, d runSample) {
+		o := tr.op(op)
+		o.Provider = append(o.Provider, p)
+		o.TerraformData = append(o.TerraformData, d)
+	}
+
+	// step measures op on both configurations; replay says whether the provider's reads are
+	// replayed right away (plans and refresh: they change nothing).
+	var applyReqs, destroyReqs []recordedRequest
+	step := func(op string, wantExit int, replay bool, args []string) error {
+		p, reqs, err := b.measureProvider(ctx, pdir, label(providerConfig, op), wantExit, args...)
+		if err != nil {
+			return err
+		}
+		if replay {
+			if err := b.replayInto(ctx, &p, label(providerConfig, op), readsOnly(reqs)); err != nil {
+				return err
+			}
+		}
+		switch op {
+		case opApply:
+			applyReqs = reqs
+		case opDestroy:
+			destroyReqs = reqs
+		}
+		d, err := b.measureTerraformData(ctx, ddir, label(terraformDataConfig, op), wantExit, args...)
+		if err != nil {
+			return err
+		}
+		add(op, p, d)
+		return nil
+	}
+
+	if err := step(opPlanNew, exitChanges, true, argsPlan); err != nil {
+		return err
+	}
+	if err := step(opApply, 0, false, argsApply); err != nil {
+		return err
+	}
+	if err := step(opPlanNoop, exitNoChanges, true, argsPlan); err != nil {
+		return err
+	}
+	if err := b.changedPlan(ctx, n, run, pdir, ddir, add); err != nil {
+		return err
+	}
+	if err := step(opRefreshOnly, 0, true, argsRefresh); err != nil {
+		return err
+	}
+	if err := step(opDestroy, 0, false, argsDestroy); err != nil {
+		return err
+	}
+
+	// What destroy left behind is the provider's doing; say so, and clean up for the replay.
+	if left, err := b.cleaner.ensureClean(ctx); err != nil {
+		return err
+	} else if left != "" {
+		b.note(fmt.Sprintf("%d teams, run %d: left behind by terraform destroy: %s", n, run, left))
+	}
+	// The writes are replayed in the state the provider saw: apply on an empty cluster, then
+	// destroy on the objects that replay created.
+	applyOp, destroyOp := tr.op(opApply), tr.op(opDestroy)
+	if err := b.replayInto(ctx, &applyOp.Provider[len(applyOp.Provider)-1], label(providerConfig, opApply), withoutRepeatedReads(applyReqs)); err != nil {
+		return err
+	}
+	if err := b.replayInto(ctx, &destroyOp.Provider[len(destroyOp.Provider)-1], label(providerConfig, opDestroy), withoutRepeatedReads(destroyReqs)); err != nil {
+		return err
+	}
+	_, err := b.cleaner.ensureClean(ctx)
+	return err
+}
+
+// changedPlan plans with one team's quota bumped (exit 2 expected), on both configurations,
+// and restores the configuration whatever happens.
+func (b *bench) changedPlan(ctx context.Context, n, run int, pdir, ddir string, add func(string, runSample, runSample)) error {
+	changed := (n + 1) / 2
+	label := func(kind configKind) string { return fmt.Sprintf("%d-%s-r%d %s", n, kind, run, opPlanChanged) }
+	if err := writeTeams(pdir, providerConfig, n, changed); err != nil {
+		return err
+	}
+	p, reqs, err := b.measureProvider(ctx, pdir, label(providerConfig), exitChanges, argsPlan...)
+	if rerr := writeTeams(pdir, providerConfig, n, 0); err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := b.replayInto(ctx, &p, label(providerConfig), readsOnly(reqs)); err != nil {
+		return err
+	}
+	if err := writeTeams(ddir, terraformDataConfig, n, changed); err != nil {
+		return err
+	}
+	d, err := b.measureTerraformData(ctx, ddir, label(terraformDataConfig), exitChanges, argsPlan...)
+	if rerr := writeTeams(ddir, terraformDataConfig, n, 0); err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return err
+	}
+	add(opPlanChanged, p, d)
+	return nil
+}
+
+// withoutRepeatedReads keeps every write and the first GET of each URL: a poll that waits
+// for a deletion repeats a GET as often as the provider chooses, and must not raise the
+// provider's own floor.
+func withoutRepeatedReads(reqs []recordedRequest) []recordedRequest {
+	seen := map[string]bool{}
+	var out []recordedRequest
+	for _, r := range reqs {
+		if strings.EqualFold(r.Method, "GET") {
+			if seen[r.URI] {
+				continue
+			}
+			seen[r.URI] = true
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// readsOnly keeps the GET requests: replaying a plan must not write, whatever it did.
+func readsOnly(reqs []recordedRequest) []recordedRequest {
+	var out []recordedRequest
+	for _, r := range reqs {
+		if strings.EqualFold(r.Method, "GET") {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func removeState(dir string) error {
+	for _, f := range []string{"terraform.tfstate", "terraform.tfstate.backup", ".terraform.tfstate.lock.info"} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+func resetDir(dir string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	return os.MkdirAll(dir, 0o755)
+}
