@@ -101,3 +101,24 @@ func (c *readCache) forget(key objectKey) {
 func isContextError(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
+
+// offer adds an object read by a LIST unless the entry is already there.
+func (c *readCache) offer(key objectKey, raw []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil {
+		c.entries = map[objectKey]*cacheEntry{}
+	}
+	if _, ok := c.entries[key]; !ok {
+		e := &cacheEntry{ready: make(chan struct{}), raw: raw, found: true}
+		close(e.ready)
+		c.entries[key] = e
+	}
+}
+
+func (c *readCache) has(key objectKey) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.entries[key]
+	return ok
+}

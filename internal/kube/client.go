@@ -37,13 +37,27 @@ type Client struct {
 
 	cache   readCache
 	flavors flavorUsage
+	primer  *primer
 }
 
 // NewClient returns a Client for s. It does no I/O and never fails; errors in
 // s surface from the first method call.
-func NewClient(s Settings) *Client {
+func NewClient(s Settings, opts ...Option) *Client {
 	s = s.clone()
-	return &Client{build: s.RESTConfig, retry: s.Retry}
+	c := &Client{build: s.RESTConfig, retry: s.Retry}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithListPriming makes a run that reads many objects of a kind read the rest with one LIST
+// of the objects matching labelSelector (see primer).
+func WithListPriming(labelSelector string) Option {
+	return func(c *Client) { c.primer = newPrimer(labelSelector) }
 }
 
 // NewClientFromConfig returns a Client for an existing client-go config (a

@@ -44,6 +44,9 @@ func (c *Client) Get(ctx context.Context, gvr schema.GroupVersionResource, names
 		return false, err
 	}
 	key := objectKey{gvr, namespace, name}
+	if !c.cache.has(key) {
+		c.primeBefore(ctx, gvr)
+	}
 	raw, found, err := c.cache.get(ctx, key, func(ctx context.Context) ([]byte, bool, error) {
 		return c.fetch(ctx, gvr, namespace, name)
 	})

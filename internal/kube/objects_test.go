@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -59,6 +60,8 @@ func (m *memoryAPI) serve(w http.ResponseWriter, r *http.Request) {
 	verb := r.Method
 	if r.URL.Query().Get("watch") == "true" {
 		verb = "WATCH"
+	} else if r.Method == http.MethodGet && r.URL.Query().Has("limit") {
+		verb = "LIST"
 	}
 	if m.forbid[verb] {
 		writeStatus(w, http.StatusForbidden, metav1.StatusReasonForbidden, "")
@@ -85,11 +88,9 @@ func (m *memoryAPI) serve(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
+	case "LIST":
+		m.list(w, r)
 	case http.MethodGet:
-		if r.URL.Query().Has("limit") {
-			m.list(w, r)
-			return
-		}
 		if !ok {
 			writeStatus(w, http.StatusNotFound, metav1.StatusReasonNotFound, "")
 			return
@@ -122,11 +123,24 @@ func (m *memoryAPI) serve(w http.ResponseWriter, r *http.Request) {
 // list serves a collection two items at a time; the continue token is the next index.
 func (m *memoryAPI) list(w http.ResponseWriter, r *http.Request) {
 	m.mu.Lock()
-	var items []any
-	for p, o := range m.objects {
+	var paths []string
+	for p := range m.objects {
 		if strings.HasPrefix(p, r.URL.Path+"/") {
-			items = append(items, o)
+			paths = append(paths, p)
 		}
+	}
+	sort.Strings(paths)
+	var items []any
+	for _, p := range paths {
+		o := m.objects[p]
+		if sel := r.URL.Query().Get("labelSelector"); sel != "" {
+			k, v, _ := strings.Cut(sel, "=")
+			labels, _ := o["metadata"].(map[string]any)["labels"].(map[string]any)
+			if labels[k] != v {
+				continue
+			}
+		}
+		items = append(items, o)
 	}
 	m.mu.Unlock()
 	start := 0

@@ -19,6 +19,7 @@ import (
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
 var _ provider.Provider = (*hyperpodProvider)(nil)
@@ -155,7 +156,7 @@ func (p *hyperpodProvider) Configure(ctx context.Context, req provider.Configure
 	tflog.Debug(ctx, "configured hyperpod provider", map[string]any{
 		"host_set": settings.Host != "", "config_path": settings.ConfigPath, "context": settings.ConfigContext,
 	})
-	data := &providerData{kube: kube.NewClient(settings), catalog: cat}
+	data := &providerData{kube: kube.NewClient(settings, kube.WithListPriming(quota.LabelManagedBy+"="+quota.ManagedByValue)), catalog: cat}
 	resp.DataSourceData = data
 	resp.ResourceData = data
 }

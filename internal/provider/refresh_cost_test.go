@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -175,9 +177,63 @@ resource "hyperpod_team_namespace" "test" {
 	})
 }
 
-// A refresh of many teams reads every object once, and each shared ResourceFlavor once for all
-// quotas: 100 teams with the same two instance types cost 100 Namespaces + 100 LocalQueues +
-// 100 ClusterQueues + 2 flavors = 302 GETs, where reading the flavors per quota would cost 500.
+// expectPrimedRefresh is a plan check for a refresh of many teams: each flavor is read once
+// with a GET; each other kind is read with at most primeAfter-1 GETs and then one LIST of
+// the objects carrying this provider's label, which answers the rest; no object is read twice
+// and nothing else is requested.
+type expectPrimedRefresh struct {
+	proxy   *countingProxy
+	objects []string // paths of every object, one GET each without priming
+	lists   []string // collection paths, one LIST each
+}
+
+func (e expectPrimedRefresh) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	got := e.proxy.snapshot()
+	const maxGetsBeforeList = 15 // kube.primeAfter - 1
+	object := map[string]bool{}
+	for _, o := range e.objects {
+		object[o] = true
+	}
+	selector := "labelSelector=" + url.QueryEscape(quota.LabelManagedBy+"="+quota.ManagedByValue)
+	gets, lists, getsOfKind := map[string]int{}, map[string]int{}, map[string]int{}
+	var problems []string
+	for _, r := range got {
+		method, uri, _ := strings.Cut(r, " ")
+		p, query, _ := strings.Cut(uri, "?")
+		switch {
+		case method == "GET" && object[p] && query == "":
+			gets[p]++
+			getsOfKind[p[:strings.LastIndex(p, "/")]]++
+		case method == "GET" && slices.Contains(e.lists, p) && strings.Contains(query, selector) && !strings.Contains(query, "continue="):
+			lists[p]++
+		default:
+			problems = append(problems, "unexpected "+r)
+		}
+	}
+	for p, n := range gets {
+		if n > 1 {
+			problems = append(problems, fmt.Sprintf("GET %s: %d times", p, n))
+		}
+	}
+	for _, l := range e.lists {
+		if lists[l] != 1 {
+			problems = append(problems, fmt.Sprintf("LIST %s: %d times, want once", l, lists[l]))
+		}
+	}
+	for k, n := range getsOfKind {
+		if n > maxGetsBeforeList && !strings.Contains(k, "resourceflavors") {
+			problems = append(problems, fmt.Sprintf("%d GETs under %s, want at most %d before the LIST", n, k, maxGetsBeforeList))
+		}
+	}
+	if len(problems) > 0 {
+		resp.Error = fmt.Errorf("refresh made %d requests:\n  %s", len(got), strings.Join(problems, "\n  "))
+	}
+}
+
+// A refresh of many teams reads each shared ResourceFlavor once for all quotas and, past a few
+// GETs per kind, reads the team objects with one LIST per kind: 100 teams with the same two
+// instance types cost at most 3 x 15 GETs + 3 LISTs + 2 flavor GETs, where one GET per object
+// would be 302 and reading the flavors per quota 500.
 func TestAccRefreshCost_sharedFlavors(t *testing.T) {
 	const teams = 100
 	proxy, url := &countingProxy{}, "http://127.0.0.1:1" // placeholder when acceptance tests are off
@@ -202,15 +258,16 @@ resource "hyperpod_compute_quota" "q" {
 }
 `, url, teams)
 	const apis = "/apis/kueue.x-k8s.io/v1beta2/"
-	want := []string{apis + "resourceflavors/ml.g5.12xlarge", apis + "resourceflavors/ml.c5.4xlarge"}
+	objects := []string{apis + "resourceflavors/ml.g5.12xlarge", apis + "resourceflavors/ml.c5.4xlarge"}
 	for i := range teams {
 		team := fmt.Sprintf("cost100-%03d", i)
 		ns := quota.NamespaceName(team)
-		want = append(want,
+		objects = append(objects,
 			"/api/v1/namespaces/"+ns,
 			apis+"namespaces/"+ns+"/localqueues/"+quota.LocalQueueName(team),
 			apis+"clusterqueues/"+quota.ClusterQueueName(team))
 	}
+	lists := []string{"/api/v1/namespaces", apis + "localqueues", apis + "clusterqueues"}
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -221,7 +278,21 @@ resource "hyperpod_compute_quota" "q" {
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
-					expectRequests{proxy: proxy, want: want},
+					expectPrimedRefresh{proxy: proxy, objects: objects, lists: lists},
+				}},
+			},
+			{
+				// Drift is still seen when the LIST answers: a changed cohort, and a queue that
+				// lost this provider's label (so the LIST leaves it out and a GET reads it).
+				PreConfig: func() {
+					patchQueue(t, "cost100-050", `{"spec":{"cohortName":"elsewhere"}}`)
+					patchQueue(t, "cost100-070", `{"metadata":{"labels":{"`+quota.LabelManagedBy+`":null}}}`)
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("hyperpod_compute_quota.q[50]", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction("hyperpod_compute_quota.q[70]", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction("hyperpod_compute_quota.q[60]", plancheck.ResourceActionNoop),
 				}},
 			},
 		},

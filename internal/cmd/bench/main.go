@@ -86,6 +86,14 @@ func run() int {
 	if !filepath.IsAbs(out) {
 		out = filepath.Join(repo, out)
 	}
+	if f := opts.Findings; f != "" {
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(repo, f)
+		}
+		if data, err := os.ReadFile(f); err == nil {
+			res.Findings = string(data)
+		}
+	}
 	md, js, err := writeResults(out, res)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench: writing the results:", err)

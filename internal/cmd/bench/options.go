@@ -21,6 +21,7 @@ type options struct {
 	MaxListsPerKind int
 	CommandTimeout  time.Duration
 	Keep            bool
+	Findings        string
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -35,6 +36,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.Repo, "repo", "", "repository root (default: found from the working directory)")
 	fs.IntVar(&o.MaxListsPerKind, "max-lists-per-kind", defaultListsPerKind, "LISTs per resource kind a no-op plan may make")
 	fs.DurationVar(&o.CommandTimeout, "command-timeout", time.Hour, "limit for one Terraform command")
+	fs.StringVar(&o.Findings, "findings", "bench/findings.md", "hand-written analysis copied into the results, relative to the repository root (skipped when missing)")
 	fs.BoolVar(&o.Keep, "keep", false, "keep the temporary directory (configurations, state, Terraform output, control plane logs)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: go run ./internal/cmd/bench [flags]   (or: make bench BENCH_FLAGS='...')")

@@ -10,21 +10,22 @@ import (
 
 // floorFormula is stated in every results file.
 const floorFormula = "floor(op) = median wall time of op on the terraform_data configuration of the same graph " +
-	"(Terraform core, no provider) + median time for one client-go HTTP client (rest.HTTPClientFor, no rate limit, answers read " +
-	"but not decoded) to send one after " +
-	"another through the same proxy the requests the provider made during op (same methods, URLs and bodies; " +
-	"every GET for the plans and refresh-only; for apply and destroy every write and the first GET of each URL, " +
-	"replayed after the run against the same cluster state: empty for apply, populated for destroy). " +
+	"(Terraform core, no provider) + median time for one client-go HTTP client (rest.HTTPClientFor, no rate limit, " +
+	"answers read but not decoded) to send, one after another through the same proxy: for the no-op plan, the plan " +
+	"after one change and refresh-only, one GET of every object the workload consists of (each team's Namespace, " +
+	"LocalQueue and ClusterQueue, and each ResourceFlavor once); for the plan of new resources, nothing; for apply " +
+	"and destroy, the writes the provider made (same methods, URLs and bodies) and the first GET of each URL, " +
+	"replayed after the run against the same cluster state (empty for apply, populated for destroy). " +
 	"ratio = median provider wall time / floor."
 
-// floorWhy justifies replaying the recorded requests rather than a fixed number of GETs.
-const floorWhy = "Replaying exactly what the provider sent makes the floor the cost of Terraform core plus the API " +
-	"round trips themselves, with zero provider overhead and zero concurrency: writes are floored by writes (they " +
-	"cost etcd more than reads), and a provider that makes fewer requests (one LIST instead of N GETs) lowers its own " +
-	"floor less than its wall time. Repeated GETs of one URL in apply and destroy are polls (waiting for a deletion) " +
-	"and are sent once, so polling harder does not raise the floor. The floor leaves out waiting itself: destroy " +
-	"waits until each Namespace is gone, which takes the control plane's namespace finalizer up to one sweep " +
-	"(500 ms), and that waiting counts against the provider."
+// floorWhy explains the two kinds of request floor.
+const floorWhy = "The read floor is a property of the workload, one GET per object, whatever the provider does: a " +
+	"provider that reads less (a LIST instead of many GETs) must not lower its own floor. Writes are floored by " +
+	"replaying the provider's own writes, since they cost etcd more than reads and are what apply and destroy " +
+	"consist of; repeated GETs of one URL there are polls for a deletion and are sent once, so polling harder does " +
+	"not raise the floor. The floor leaves out waiting itself: destroy waits until each Namespace is gone, and " +
+	"that waiting counts against the provider. Requests are sent one after another, so the provider, which " +
+	"Terraform runs ten resources at a time, can beat the request part of the floor."
 
 const spreadNote = "min-max over the runs (MAD in the JSON)"
 
@@ -99,6 +100,10 @@ func renderMarkdown(r *results) string {
 	b.WriteString("## Targets\n\n| target | result | detail |\n|---|---|---|\n")
 	for _, t := range r.Targets {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", t.Name, strings.ToUpper(t.Status), t.Detail)
+	}
+	if r.Findings != "" {
+		b.WriteString("\n## Findings\n\n")
+		b.WriteString(strings.TrimSpace(r.Findings) + "\n")
 	}
 	if len(r.Notes) > 0 {
 		b.WriteString("\n## Notes\n\n")

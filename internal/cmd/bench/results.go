@@ -149,6 +149,7 @@ type results struct {
 	TeamCounts []*teamResult  `json:"team_counts"`
 	Targets    []targetResult `json:"targets"`
 	Notes      []string       `json:"notes,omitempty"`
+	Findings   string         `json:"findings,omitempty"`
 	Error      string         `json:"error,omitempty"`
 }
 

@@ -125,7 +125,11 @@ func (b *bench) runOnce(ctx context.Context, n, run int, pdir, ddir string, tr *
 			return err
 		}
 		if replay {
-			if err := b.replayInto(ctx, &p, label(providerConfig, op), readsOnly(reqs)); err != nil {
+			reads := readsOnly(reqs) // a plan of new resources reads nothing that exists
+			if op != opPlanNew {
+				reads = objectReads(n)
+			}
+			if err := b.replayInto(ctx, &p, label(providerConfig, op), reads); err != nil {
 				return err
 			}
 		}
@@ -189,14 +193,14 @@ func (b *bench) changedPlan(ctx context.Context, n, run int, pdir, ddir string, 
 	if err := writeTeams(pdir, providerConfig, n, changed); err != nil {
 		return err
 	}
-	p, reqs, err := b.measureProvider(ctx, pdir, label(providerConfig), exitChanges, argsPlan...)
+	p, _, err := b.measureProvider(ctx, pdir, label(providerConfig), exitChanges, argsPlan...)
 	if rerr := writeTeams(pdir, providerConfig, n, 0); err == nil {
 		err = rerr
 	}
 	if err != nil {
 		return err
 	}
-	if err := b.replayInto(ctx, &p, label(providerConfig), readsOnly(reqs)); err != nil {
+	if err := b.replayInto(ctx, &p, label(providerConfig), objectReads(n)); err != nil {
 		return err
 	}
 	if err := writeTeams(ddir, terraformDataConfig, n, changed); err != nil {

@@ -184,3 +184,28 @@ func writeWorkDir(dir string, kind configKind, n int, proxyURL string) error {
 func writeTeams(dir string, kind configKind, n, changed int) error {
 	return os.WriteFile(filepath.Join(dir, teamsFile), []byte(teamsConfig(kind, n, changed)), 0o644)
 }
+
+// objectReads is one GET of every object a refresh of n teams must look at: each team's
+// Namespace, LocalQueue and ClusterQueue, and each instance type's ResourceFlavor once. It is
+// the request part of the floor for plans and refresh-only: a property of the workload, so a
+// provider that reads less (a LIST instead of many GETs) is not given a lower floor too.
+func objectReads(n int) []recordedRequest {
+	var out []recordedRequest
+	get := func(uri string) { out = append(out, recordedRequest{Method: "GET", URI: uri}) }
+	for i := 1; i <= n; i++ {
+		ns := "hyperpod-ns-" + teamName(i)
+		get("/api/v1/namespaces/" + ns)
+		get("/apis/kueue.x-k8s.io/v1beta2/namespaces/" + ns + "/localqueues/" + ns + "-localqueue")
+		get("/apis/kueue.x-k8s.io/v1beta2/clusterqueues/" + ns + "-clusterqueue")
+	}
+	used := map[string]bool{}
+	for i := 1; i <= n; i++ {
+		for _, e := range teamEntries(i, false) {
+			if !used[e.InstanceType] {
+				used[e.InstanceType] = true
+				get("/apis/kueue.x-k8s.io/v1beta2/resourceflavors/" + e.InstanceType)
+			}
+		}
+	}
+	return out
+}

@@ -131,3 +131,29 @@ func TestMainConfig(t *testing.T) {
 		t.Errorf("cliConfig:\n%s", rc)
 	}
 }
+
+// The read floor is one GET of each team's three objects and of each flavor in use, once.
+func TestObjectReads(t *testing.T) {
+	for _, n := range []int{1, 3, 100} {
+		reads := objectReads(n)
+		flavors := map[string]bool{}
+		for i := 1; i <= n; i++ {
+			for _, e := range teamEntries(i, false) {
+				flavors[e.InstanceType] = true
+			}
+		}
+		if want := 3*n + len(flavors); len(reads) != want {
+			t.Errorf("%d teams: %d reads, want %d", n, len(reads), want)
+		}
+		seen := map[string]bool{}
+		for _, r := range reads {
+			if r.Method != "GET" || seen[r.URI] {
+				t.Errorf("%d teams: %s %s (repeated: %v)", n, r.Method, r.URI, seen[r.URI])
+			}
+			seen[r.URI] = true
+		}
+		if !seen["/apis/kueue.x-k8s.io/v1beta2/namespaces/hyperpod-ns-bench-0001/localqueues/hyperpod-ns-bench-0001-localqueue"] {
+			t.Errorf("%d teams: no GET of team 1's LocalQueue", n)
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// primeAfter is how many objects of one kind a run reads with GETs before it reads the rest
+// with one LIST. Below it, GETs are cheaper than listing every object of that kind this
+// provider manages in the cluster (other workspaces' teams included); above it, one LIST
+// replaces hundreds of GETs: a refresh of 1000 teams went from 15-17 s to 11-12 s here, and
+// one of 100 teams from 2.1 s to 1.7 s.
+const primeAfter = 16
+
+// primer fills the read cache with one label-selected LIST per kind once a run has read
+// primeAfter objects of that kind. Objects the LIST does not return (ones without this
+// provider's label, or missing) are still read with a GET, so drift of the label itself is
+// seen. A LIST that fails (no list permission, say) is not retried: reads fall back to GETs.
+type primer struct {
+	selector string
+
+	mu     sync.Mutex
+	misses map[schema.GroupVersionResource]int
+	done   map[schema.GroupVersionResource]chan struct{}
+}
+
+func newPrimer(selector string) *primer {
+	return &primer{selector: selector,
+		misses: map[schema.GroupVersionResource]int{}, done: map[schema.GroupVersionResource]chan struct{}{}}
+}
+
+// primeBefore is called before a read of gvr that the cache cannot answer. The read that
+// reaches primeAfter lists the kind; reads that arrive while the LIST runs wait for it.
+func (c *Client) primeBefore(ctx context.Context, gvr schema.GroupVersionResource) {
+	p := c.primer
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	ch, started := p.done[gvr]
+	if !started {
+		p.misses[gvr]++
+		if p.misses[gvr] < primeAfter {
+			p.mu.Unlock()
+			return
+		}
+		ch = make(chan struct{})
+		p.done[gvr] = ch
+		p.mu.Unlock()
+		if err := c.listInto(ctx, gvr); err != nil {
+			tflog.SubsystemDebug(tflog.NewSubsystem(ctx, LogSubsystem), LogSubsystem,
+				"LIST to prime the read cache failed; reading objects one by one", map[string]any{
+					"kube_resource": gvr.Resource, "kube_error": err.Error()})
+		}
+		close(ch)
+		return
+	}
+	p.mu.Unlock()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	}
+}
+
+// listInto lists every object of gvr that carries the primer's label, page by page, and
+// offers each one to the cache (an object this process already read or wrote keeps its entry).
+func (c *Client) listInto(ctx context.Context, gvr schema.GroupVersionResource) error {
+	cont := ""
+	for {
+		req := c.json.Get().AbsPath(objectPath(gvr, "", "")...).
+			Param("labelSelector", c.primer.selector).Param("limit", fmt.Sprint(listPageSize))
+		if cont != "" {
+			req = req.Param("continue", cont)
+		}
+		raw, err := req.Do(ctx).Raw()
+		if err != nil {
+			return err
+		}
+		var page struct {
+			Metadata struct {
+				Continue string `json:"continue"`
+			} `json:"metadata"`
+			Items []json.RawMessage `json:"items"`
+		}
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return fmt.Errorf("decoding the %s list: %w", gvr.Resource, err)
+		}
+		for _, item := range page.Items {
+			var meta struct {
+				Metadata struct {
+					Name      string `json:"name"`
+					Namespace string `json:"namespace"`
+				} `json:"metadata"`
+			}
+			if json.Unmarshal(item, &meta) == nil && meta.Metadata.Name != "" {
+				c.cache.offer(objectKey{gvr, meta.Metadata.Namespace, meta.Metadata.Name}, item)
+			}
+		}
+		if cont = page.Metadata.Continue; cont == "" {
+			return nil
+		}
+	}
+}
