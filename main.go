@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	rtdebug "runtime/debug"
 	"runtime/pprof"
 	"strings"
 	"time"
@@ -33,6 +34,12 @@ func main() {
 	flag.Parse()
 	if !debug {
 		silenceUnreadLogs()
+	}
+	// The live heap stays under 10 MB (see internal/rpcctx), so Go's default GOGC=100 collects
+	// after every few megabytes of the framework's per-RPC garbage: a sixth of a large plan's
+	// time. 400 trades about 30 MB of memory for it. GOGC, when set, wins.
+	if os.Getenv("GOGC") == "" {
+		rtdebug.SetGCPercent(400)
 	}
 
 	// For maintainers measuring the provider inside real Terraform runs (see README,
