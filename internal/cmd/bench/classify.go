@@ -10,6 +10,7 @@ import (
 const (
 	verbGet              = "get"
 	verbList             = "list"
+	verbListContinue     = "list-continue" // a further page of a paginated LIST (has ?continue=)
 	verbWatch            = "watch"
 	verbCreate           = "create"
 	verbApply            = "apply"
@@ -118,6 +119,8 @@ func classify(method, rawPath string, query url.Values, contentType string) apiR
 		switch {
 		case watch:
 			r.Verb = verbWatch
+		case r.Name == "" && query.Get("continue") != "":
+			r.Verb = verbListContinue
 		case r.Name == "":
 			r.Verb = verbList
 		default:

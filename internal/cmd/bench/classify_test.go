@@ -26,6 +26,8 @@ func TestClassify(t *testing.T) {
 		// Core group: cluster-scoped Namespace objects and their subresources.
 		{"GET", "/api/v1/namespaces", "", verbList, "namespaces", "", ""},
 		{"GET", "/api/v1/namespaces?labelSelector=a%3Db", "", verbList, "namespaces", "", ""},
+		{"GET", "/api/v1/namespaces?labelSelector=a%3Db&limit=500", "", verbList, "namespaces", "", ""},
+		{"GET", "/api/v1/namespaces?labelSelector=a%3Db&limit=500&continue=abc", "", verbListContinue, "namespaces", "", ""},
 		{"GET", "/api/v1/namespaces/hyperpod-ns-bench-0001", "", verbGet, "namespaces", "", "hyperpod-ns-bench-0001"},
 		{"PATCH", "/api/v1/namespaces/team-a?fieldManager=x&force=true", "application/apply-patch+yaml", verbApply, "namespaces", "", "team-a"},
 		{"PATCH", "/api/v1/namespaces/team-a", "application/merge-patch+json", verbPatch, "namespaces", "", "team-a"},

@@ -85,7 +85,7 @@ func renderMarkdown(r *results) string {
 				o.Op, o.Wall.Median, o.Wall.Min, o.Wall.Max, seconds(o.Floor), ratioText(o.Ratio),
 				o.TFDataWall.Median, seconds(o.Sequential.Median), o.PeakRSSMB.Median)
 		}
-		b.WriteString("\nRequests per command (a range when the runs differ):\n\n")
+		b.WriteString("\nRequests per command (a range when the runs differ; list-continue is a further page of a LIST the provider pages 500 objects at a time):\n\n")
 		b.WriteString("| operation | total | by verb | by resource |\n|---|---:|---|---|\n")
 		for _, o := range tr.Ops {
 			if o.Wall.N == 0 {

@@ -119,7 +119,7 @@ func rssTarget(r *results) targetResult {
 // resources makes no request at all.
 func requestTargets(r *results, maxLists int) []targetResult {
 	disc := targetResult{Name: "no discovery or OpenAPI requests in a no-op plan"}
-	lists := targetResult{Name: fmt.Sprintf("at most %d LIST per kind in a no-op plan", maxLists)}
+	lists := targetResult{Name: fmt.Sprintf("at most %d LIST per kind in a no-op plan (its further pages are counted as list-continue)", maxLists)}
 	none := targetResult{Name: "no requests when planning new resources (plan against an empty state)"}
 	var discBad, listBad, noneBad, discOK, listOK, noneOK []string
 	for _, tr := range r.TeamCounts {
