@@ -164,7 +164,7 @@ func applyOverride(name string, base InstanceType, known bool, o Override) (Inst
 		case math.IsNaN(*v) || math.IsInf(*v, 0):
 			fail(field, "must be a finite number, got %v", *v)
 		case *v <= 0:
-			// Zero would make every ratio against this type a division by zero (design 3.1),
+			// Zero would make every ratio against this type a division by zero,
 			// and no instance has no CPU or memory, so it is refused for built-ins too.
 			fail(field, "must be greater than 0, got %v", *v)
 		default:

@@ -79,16 +79,9 @@ func (c *Client) Apply(ctx context.Context, gvr schema.GroupVersionResource, fie
 	if err := c.init(ctx); err != nil {
 		return err
 	}
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	u, body, err := encodeObject(gvr, obj)
 	if err != nil {
-		return fmt.Errorf("encoding %s: %w", gvr.Resource, err)
-	}
-	u := &unstructured.Unstructured{Object: content}
-	// A zero creationTimestamp encodes as null; it is not ours to set.
-	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
-	body, err := u.MarshalJSON()
-	if err != nil {
-		return fmt.Errorf("encoding %s: %w", gvr.Resource, err)
+		return err
 	}
 	key := objectKey{gvr, u.GetNamespace(), u.GetName()}
 	raw, err := c.json.Patch(types.ApplyPatchType).AbsPath(objectPath(gvr, key.namespace, key.name)...).
@@ -109,19 +102,104 @@ func (c *Client) Apply(ctx context.Context, gvr schema.GroupVersionResource, fie
 	return nil
 }
 
-// ErrStillExists is returned by DeleteAndWait when the object outlives the context.
+// encodeObject turns a typed object into the JSON body of a write.
+func encodeObject(gvr schema.GroupVersionResource, obj any) (*unstructured.Unstructured, []byte, error) {
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", gvr.Resource, err)
+	}
+	u := &unstructured.Unstructured{Object: content}
+	// A zero creationTimestamp encodes as null; it is not ours to set.
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	body, err := u.MarshalJSON()
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", gvr.Resource, err)
+	}
+	return u, body, nil
+}
+
+// ErrStillExists is returned by DeleteAndWait and WaitGone when the object outlives the context.
 var ErrStillExists = errors.New("object still exists")
+
+// ErrAlreadyExists is returned by Create when an object of that name exists.
+var ErrAlreadyExists = errors.New("object already exists")
+
+// Create creates obj (a typed struct with apiVersion, kind and name set) with a POST, which
+// fails with ErrAlreadyExists when the object exists: unlike Apply, two processes creating the
+// same object cannot both succeed, so a create claims the name.
+func (c *Client) Create(ctx context.Context, gvr schema.GroupVersionResource, fieldManager string, obj any) error {
+	if err := c.init(ctx); err != nil {
+		return err
+	}
+	u, body, err := encodeObject(gvr, obj)
+	if err != nil {
+		return err
+	}
+	key := objectKey{gvr, u.GetNamespace(), u.GetName()}
+	raw, err := c.json.Post().AbsPath(objectPath(gvr, key.namespace, "")...).
+		Param("fieldManager", fieldManager).Body(body).Do(ctx).Raw()
+	if err != nil {
+		c.cache.forget(key)
+		if apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("%w: %s %q", ErrAlreadyExists, gvr.Resource, key.name)
+		}
+		return err
+	}
+	c.cache.put(key, raw, true)
+	c.flavors.observeWrite(gvr, key.name, raw)
+	return nil
+}
+
+// DeleteOption refines DeleteAndWait.
+type DeleteOption func(*metav1.DeleteOptions)
+
+// OnlyUID makes the DELETE apply only to the object with this UID: one deleted and created
+// again since it was read is left alone.
+func OnlyUID(uid string) DeleteOption {
+	return func(o *metav1.DeleteOptions) {
+		if uid != "" {
+			u := types.UID(uid)
+			o.Preconditions = &metav1.Preconditions{UID: &u}
+		}
+	}
+}
 
 // DeleteAndWait deletes an object (background propagation: foreground would add a finalizer
 // that only the garbage collector removes, and the objects here own nothing) and waits until
-// it is gone or ctx ends. A missing object is not an error. On timeout the error wraps
+// it is gone or ctx ends (WaitGone). A missing object is not an error, and neither is one whose
+// UID no longer matches an OnlyUID precondition: it is not the object that was meant.
+func (c *Client) DeleteAndWait(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, maxPoll time.Duration, opts ...DeleteOption) error {
+	dc, err := c.Dynamic(ctx)
+	if err != nil {
+		return err
+	}
+	key := objectKey{gvr, namespace, name}
+	c.cache.forget(key)
+	policy := metav1.DeletePropagationBackground
+	del := metav1.DeleteOptions{PropagationPolicy: &policy}
+	for _, o := range opts {
+		o(&del)
+	}
+	err = dc.Resource(gvr).Namespace(namespace).Delete(ctx, name, del)
+	switch {
+	case apierrors.IsNotFound(err):
+	case apierrors.IsConflict(err) && del.Preconditions != nil:
+		return nil // another object of that name now: not ours to delete or wait for
+	case err != nil:
+		return err
+	}
+	c.flavors.observeDelete(gvr, name)
+	return c.WaitGone(ctx, gvr, namespace, name, maxPoll)
+}
+
+// WaitGone waits until an object does not exist or ctx ends. On timeout the error wraps
 // ErrStillExists and names the finalizers that hold the object, if any.
 //
 // The wait tracks the server rather than sleeping: an object without finalizers is gone when
-// the DELETE returns, which one GET confirms; one that is still terminating is watched, and
+// its DELETE returns, which one GET confirms; one that is still terminating is watched, and
 // its deletion event ends the wait at once. GETs at growing intervals, up to maxPoll, back the
 // watch up where it is not allowed or a proxy holds its events back.
-func (c *Client) DeleteAndWait(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, maxPoll time.Duration) error {
+func (c *Client) WaitGone(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, maxPoll time.Duration) error {
 	dc, err := c.Dynamic(ctx)
 	if err != nil {
 		return err
@@ -129,11 +207,6 @@ func (c *Client) DeleteAndWait(ctx context.Context, gvr schema.GroupVersionResou
 	key := objectKey{gvr, namespace, name}
 	c.cache.forget(key)
 	res := dc.Resource(gvr).Namespace(namespace)
-	policy := metav1.DeletePropagationBackground
-	if err := res.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &policy}); err != nil && !apierrors.IsNotFound(err) {
-		return err
-	}
-	c.flavors.observeDelete(gvr, name)
 
 	var (
 		finalizers []string

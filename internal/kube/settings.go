@@ -114,19 +114,27 @@ func (r RetrySettings) WithDefaults() RetrySettings {
 // MaxBackoff.
 func (r RetrySettings) Validate() error {
 	var errs []error
-	if r.MaxAttempts < 0 {
-		errs = append(errs, fmt.Errorf("retry.max_attempts must not be negative, got %d", r.MaxAttempts))
-	}
-	if r.MinBackoff < 0 {
-		errs = append(errs, fmt.Errorf("retry.min_backoff must not be negative, got %s", r.MinBackoff))
-	}
-	if r.MaxBackoff < 0 {
-		errs = append(errs, fmt.Errorf("retry.max_backoff must not be negative, got %s", r.MaxBackoff))
-	}
-	if r.MinBackoff > 0 && r.MaxBackoff > 0 && r.MinBackoff > r.MaxBackoff {
-		errs = append(errs, fmt.Errorf("retry.min_backoff (%s) must not be greater than retry.max_backoff (%s)", r.MinBackoff, r.MaxBackoff))
+	for _, p := range r.problems() {
+		errs = append(errs, p)
 	}
 	return errors.Join(errs...)
+}
+
+func (r RetrySettings) problems() []Problem {
+	var out []Problem
+	if r.MaxAttempts < 0 {
+		out = append(out, Problem{"retry.max_attempts", fmt.Sprintf("retry.max_attempts must not be negative, got %d", r.MaxAttempts)})
+	}
+	if r.MinBackoff < 0 {
+		out = append(out, Problem{"retry.min_backoff", fmt.Sprintf("retry.min_backoff must not be negative, got %s", r.MinBackoff)})
+	}
+	if r.MaxBackoff < 0 {
+		out = append(out, Problem{"retry.max_backoff", fmt.Sprintf("retry.max_backoff must not be negative, got %s", r.MaxBackoff)})
+	}
+	if r.MinBackoff > 0 && r.MaxBackoff > 0 && r.MinBackoff > r.MaxBackoff {
+		out = append(out, Problem{"retry.min_backoff", fmt.Sprintf("retry.min_backoff (%s) must not be greater than retry.max_backoff (%s)", r.MinBackoff, r.MaxBackoff)})
+	}
+	return out
 }
 
 // DefaultUserAgent is the User-Agent sent when Settings.UserAgent is empty.
@@ -421,54 +429,79 @@ func (s Settings) RESTConfig() (*rest.Config, error) {
 	return cfg, nil
 }
 
-// validate checks what clientcmd would only notice late or with an unclear
-// message. Error messages never contain certificate, key or token data.
-func (s Settings) validate() error {
-	var errs []error
-	checkPEM := func(attr, env, data string) {
+// Problem is one invalid setting: the provider attribute it concerns (a path such as
+// "exec.command" or "retry.min_backoff") and what is wrong, with the KUBE_* variable when one
+// can set it. Messages never contain certificate, key or token data.
+type Problem struct {
+	Attribute string
+	Message   string
+}
+
+func (p Problem) Error() string { return p.Message }
+
+// Problems checks what clientcmd would only notice late or with an unclear message, so the
+// provider can report it when it is configured rather than at the first API call. The
+// Attribute of each problem lets a caller drop those that concern a value not known yet.
+func (s Settings) Problems() []Problem {
+	var out []Problem
+	add := func(attr, format string, args ...any) {
+		out = append(out, Problem{Attribute: attr, Message: fmt.Sprintf(format, args...)})
+	}
+	checkPEM := func(attr, env, data string) bool {
 		if data == "" {
-			return
+			return true
 		}
 		if block, _ := pem.Decode([]byte(data)); block == nil {
-			errs = append(errs, fmt.Errorf("%s (%s) must be PEM data (-----BEGIN ...); if you have base64, decode it first (base64decode)", attr, env))
+			add(attr, "%s (%s) must be PEM data (-----BEGIN ...); if you have base64, decode it first (base64decode)", attr, env)
+			return false
+		}
+		return true
+	}
+	if checkPEM("cluster_ca_certificate", EnvClusterCACert, s.ClusterCACertificate) && s.ClusterCACertificate != "" {
+		if pool := x509.NewCertPool(); !pool.AppendCertsFromPEM([]byte(s.ClusterCACertificate)) {
+			add("cluster_ca_certificate", "cluster_ca_certificate (%s) contains no valid certificate", EnvClusterCACert)
 		}
 	}
-	checkPEM("cluster_ca_certificate", EnvClusterCACert, s.ClusterCACertificate)
 	checkPEM("client_certificate", EnvClientCert, s.ClientCertificate)
 	checkPEM("client_key", EnvClientKey, s.ClientKey)
-	if s.ClusterCACertificate != "" {
-		if pool := x509.NewCertPool(); !pool.AppendCertsFromPEM([]byte(s.ClusterCACertificate)) {
-			errs = append(errs, fmt.Errorf("cluster_ca_certificate (%s) contains no valid certificate", EnvClusterCACert))
-		}
-	}
 	if s.Insecure != nil && *s.Insecure && s.ClusterCACertificate != "" {
-		errs = append(errs, fmt.Errorf("insecure (%s) and cluster_ca_certificate (%s) cannot both be set", EnvInsecure, EnvClusterCACert))
+		add("insecure", "insecure (%s) and cluster_ca_certificate (%s) cannot both be set: remove insecure to verify the server with the CA, or remove the CA", EnvInsecure, EnvClusterCACert)
 	}
 	if s.ClientKey != "" && s.ClientCertificate == "" && s.ConfigPath == "" && len(s.ConfigPaths) == 0 {
-		errs = append(errs, fmt.Errorf("client_key (%s) is set without client_certificate (%s)", EnvClientKey, EnvClientCert))
+		add("client_certificate", "client_key (%s) is set without client_certificate (%s)", EnvClientKey, EnvClientCert)
 	}
 	if e := s.Exec; e != nil {
 		if e.Command == "" {
-			errs = append(errs, errors.New("exec.command must be set"))
+			add("exec.command", "exec.command must be set, e.g. command = \"aws\" with args = [\"eks\", \"get-token\", \"--cluster-name\", \"<cluster>\"]")
 		}
 		switch e.APIVersion {
 		case "client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1":
 		case "":
-			errs = append(errs, errors.New("exec.api_version must be set (client.authentication.k8s.io/v1beta1 for aws eks get-token)"))
+			add("exec.api_version", "exec.api_version must be set (client.authentication.k8s.io/v1beta1 for aws eks get-token)")
 		default:
-			errs = append(errs, fmt.Errorf("exec.api_version %q is not supported; use client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1", e.APIVersion))
+			add("exec.api_version", "exec.api_version %q is not supported; use client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1", e.APIVersion)
 		}
 		for k := range e.Env {
 			if k == "" {
-				errs = append(errs, errors.New("exec.env must not contain an empty variable name"))
+				add("exec.env", "exec.env must not contain an empty variable name")
 			}
 		}
 	}
 	if s.QPS != nil && (math.IsNaN(*s.QPS) || math.IsInf(*s.QPS, 0) || *s.QPS <= 0 || *s.QPS > math.MaxFloat32) {
-		errs = append(errs, fmt.Errorf("qps (%s) must be a positive number, got %v", EnvQPS, *s.QPS))
+		add("qps", "qps (%s) must be a positive number, got %v", EnvQPS, *s.QPS)
 	}
 	if s.Burst != nil && (*s.Burst <= 0 || *s.Burst > math.MaxInt32) {
-		errs = append(errs, fmt.Errorf("burst (%s) must be a positive integer, got %d", EnvBurst, *s.Burst))
+		add("burst", "burst (%s) must be a positive integer, got %d", EnvBurst, *s.Burst)
+	}
+	out = append(out, s.Retry.problems()...)
+	return out
+}
+
+// validate joins Problems into one error.
+func (s Settings) validate() error {
+	var errs []error
+	for _, p := range s.Problems() {
+		errs = append(errs, p)
 	}
 	return errors.Join(errs...)
 }

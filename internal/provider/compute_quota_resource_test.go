@@ -612,14 +612,22 @@ func TestAccComputeQuota_import(t *testing.T) {
 				ImportStateId:                        team,
 				ImportStateVerify:                    true,
 				ImportStateVerifyIdentifierAttribute: "id",
-				ImportStateVerifyIgnore:              []string{"timeouts"},
+				// An import takes the queue over: owner_id is recorded anew by the next apply, and
+				// drift says so until then (TestAccComputeQuota_ownership checks both).
+				ImportStateVerifyIgnore: []string{"timeouts", "owner_id", "drift"},
 			},
 			{
-				Config:          cfg,
-				ResourceName:    quotaAddr,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   team,
+				// The import takes the queue over: its plan updates, and says why.
+				Config:             cfg,
+				ResourceName:       quotaAddr,
+				ImportState:        true,
+				ImportStateKind:    resource.ImportBlockWithID,
+				ImportStateId:      team,
+				ExpectNonEmptyPlan: true,
+				ImportPlanChecks: resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(quotaAddr, tfjsonpath.New("owner_id")),
+				}},
 			},
 		},
 	})
@@ -641,7 +649,7 @@ func TestAccComputeQuota_refusesForeignQueue(t *testing.T) {
 	})
 }
 
-// Every plan-time error of design 3.1, raised without calling the API: the provider points at
+// Every plan-time error of a quota configuration, raised without calling the API: the provider points at
 // an unreachable host.
 func TestAccComputeQuota_planTimeErrors(t *testing.T) {
 	cases := []struct {
@@ -873,6 +881,259 @@ resource "hyperpod_compute_quota" "test" {
 				checkQuantity(t, team, "ml.g5.12xlarge", "nvidia.com/gpu", "nominal", "8"),
 				checkQuantity(t, team, "ml.g5.12xlarge", "nvidia.com/gpu", "borrowing", "0"),
 			),
+		}},
+	})
+}
+
+// checkOwnerRecorded checks that the queue records the owner_id the state holds.
+func checkOwnerRecorded(t *testing.T, team string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[quotaAddr]
+		if !ok {
+			return fmt.Errorf("%s not in state", quotaAddr)
+		}
+		owner := rs.Primary.Attributes["owner_id"]
+		cq, found := getClusterQueue(t, team)
+		switch {
+		case owner == "":
+			return fmt.Errorf("owner_id is empty in state")
+		case !found:
+			return fmt.Errorf("ClusterQueue of %s is missing", team)
+		case cq.Annotations[quota.AnnotationOwner] != owner:
+			return fmt.Errorf("queue records owner %q, state holds %q", cq.Annotations[quota.AnnotationOwner], owner)
+		}
+		return nil
+	}
+}
+
+// One owner per team. A second state that declares the same team is refused, naming the owner,
+// and the first state's queue is untouched. When the queue records another owner (as after an
+// import elsewhere), the first state's plan is refused rather than taking it back, and destroying
+// the first state leaves the queue alone.
+func TestAccComputeQuota_ownership(t *testing.T) {
+	const team = "qacc-owner"
+	cleanupQueue(t, team)
+	cfg := quotaConfig(team, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`)
+	// Not parallel: a step runs a second, independent test case (another state) inside it.
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			cq, found := getClusterQueue(t, team)
+			if !found || cq.Annotations[quota.AnnotationOwner] != "someone-else" {
+				return fmt.Errorf("destroying a resource that no longer owns the queue must leave it: found %v, annotations %v", found, cq.Annotations)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				ConfigPlanChecks: preApply(
+					plancheck.ExpectUnknownValue(quotaAddr, tfjsonpath.New("owner_id")),
+					planned(tfjsonpath.New("drift"), knownvalue.ListExact([]knownvalue.Check{})),
+				),
+				Check: checkOwnerRecorded(t, team),
+			},
+			{
+				PreConfig: func() {
+					resource.Test(t, resource.TestCase{
+						ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+						Steps: []resource.TestStep{{
+							Config: quotaConfig(team, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 2 }]`),
+							ExpectError: regexp.MustCompile(`(?s)ClusterQueue already exists.*` +
+								tnsPhrase(`managed by another Terraform resource (owner_id "`) + `[0-9a-f-]+` +
+								tnsPhrase(`" for compute quota "qacc-owner-quota")`) + `.*` +
+								tnsPhrase(`terraform import hyperpod_compute_quota.<name> qacc-owner`)),
+						}},
+					})
+				},
+				// The refused state changed nothing: this one plans no change.
+				Config:   cfg,
+				PlanOnly: true,
+				Check:    checkOwnerRecorded(t, team),
+			},
+			{
+				PreConfig: func() {
+					patchQueue(t, team, `{"metadata":{"annotations":{"`+quota.AnnotationOwner+`":"someone-else"}}}`)
+				},
+				Config:      cfg,
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Team owned by another resource.*` + tnsPhrase(`owner_id "someone-else"`)),
+			},
+		},
+	})
+}
+
+// Import takes a queue over explicitly: the plan shows why it updates, the apply records this
+// resource's owner identity, and the next plan is empty.
+func TestAccComputeQuota_importTakesOver(t *testing.T) {
+	const team = "qacc-takeover"
+	cleanupQueue(t, team)
+	cfg := quotaConfig(team, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkQueueGone(t, team),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					createClusterQueue(t, quota.ClusterQueueName(team), map[string][3]string{"ml.g5.12xlarge": {"48", "192Gi", "4"}})
+					patchQueue(t, team, `{"metadata":{"labels":{"`+quota.LabelManagedBy+`":"`+quota.ManagedByValue+`"},"annotations":{"`+quota.AnnotationOwner+`":"previous-owner"}}}`)
+				},
+				Config: cfg + fmt.Sprintf("\nimport {\n  to = %s\n  id = %q\n}\n", quotaAddr, team),
+				ConfigPlanChecks: preApply(
+					plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(quotaAddr, tfjsonpath.New("owner_id")),
+				),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkOwnerRecorded(t, team),
+					resource.TestCheckResourceAttr(quotaAddr, "drift.#", "0"),
+				),
+			},
+		},
+	})
+}
+
+// A queue that is being deleted is waited for, and the create explains when it stays.
+func TestAccComputeQuota_createWaitsForDeletion(t *testing.T) {
+	const team = "qacc-terminating"
+	const finalizer = "test.quotaworks.io/hold"
+	cleanupQueue(t, team)
+	release := func() {
+		patchQueue(t, team, `{"metadata":{"finalizers":null}}`)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkQueueGone(t, team),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					createClusterQueue(t, quota.ClusterQueueName(team), map[string][3]string{"ml.g5.12xlarge": {"1", "1Gi", "0"}})
+					patchQueue(t, team, `{"metadata":{"finalizers":["`+finalizer+`"]}}`)
+					if err := acc.dynamic.Resource(kueue.ClusterQueues).Delete(context.Background(), quota.ClusterQueueName(team), metav1.DeleteOptions{}); err != nil {
+						t.Fatalf("deleting: %v", err)
+					}
+				},
+				Config: quotaConfig(team, `
+  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+  timeouts {
+    create = "2s"
+  }`),
+				ExpectError: regexp.MustCompile(`(?s)ClusterQueue is being deleted.*` + tnsPhrase(`finalizers [`+finalizer+`]`)),
+			},
+			{
+				PreConfig: func() {
+					// Released while the create waits: it goes on as soon as the queue is gone.
+					go func() { time.Sleep(time.Second); release() }()
+				},
+				Config: quotaConfig(team, `
+  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+  timeouts {
+    create = "1m"
+  }`),
+				Check: checkOwnerRecorded(t, team),
+			},
+		},
+	})
+}
+
+// Drift of every field outside the attributes is named in drift by a refresh-only run, with
+// every attribute left true, and repaired by the next apply.
+func TestAccComputeQuota_driftOutsideAttributes(t *testing.T) {
+	const team = "qacc-drift-fields"
+	cleanupQueue(t, team)
+	cfg := quotaConfig(team, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`)
+	// Refresh-only steps run Check functions only (no state checks).
+	driftIs := func(pattern string, firstOfMore bool) resource.TestCheckFunc {
+		count := resource.TestCheckResourceAttr(quotaAddr, "drift.#", "1")
+		if firstOfMore {
+			count = resource.TestCheckResourceAttrWith(quotaAddr, "drift.#", func(v string) error {
+				if v == "0" || v == "1" {
+					return fmt.Errorf("drift has %s lines, want more than one", v)
+				}
+				return nil
+			})
+		}
+		return resource.ComposeAggregateTestCheckFunc(
+			count,
+			resource.TestMatchResourceAttr(quotaAddr, "drift.0", regexp.MustCompile(pattern)),
+			resource.TestCheckResourceAttr(quotaAddr, "cluster_queue_name", quota.ClusterQueueName(team)),
+		)
+	}
+	inSync := resource.ComposeAggregateTestCheckFunc(
+		resource.TestCheckResourceAttr(quotaAddr, "drift.#", "0"),
+		checkOwnerRecorded(t, team),
+	)
+	steps := []resource.TestStep{{Config: cfg, Check: inSync}}
+	for _, c := range []struct {
+		name, patch, want string
+		firstOfMore       bool // the read-back entries change too, so more lines follow
+	}{
+		{"namespaceSelector", `{"spec":{"namespaceSelector":{"matchLabels":{"team":"other","` + quota.LabelQuotaAllocationID + `":null}}}}`, `^spec\.namespaceSelector is team=other, want sagemaker\.amazonaws\.com/quota-allocation-id=qacc-drift-fields$`, false},
+		{"preemption", `{"spec":{"preemption":{"reclaimWithinCohort":"Never"}}}`, `^spec\.preemption is reclaimWithinCohort Never`, false},
+		{"owned label", `{"metadata":{"labels":{"` + quota.LabelQuotaAllocationID + `":"someone"}}}`, `^label sagemaker\.amazonaws\.com/quota-allocation-id was changed outside Terraform$`, false},
+		{"owned annotation", `{"metadata":{"annotations":{"` + quota.AnnotationName + `":"renamed"}}}`, `^annotation hyperpod\.quotaworks\.io/name was changed outside Terraform$`, false},
+		{"owner annotation removed", `{"metadata":{"annotations":{"` + quota.AnnotationOwner + `":null}}}`, `^annotation hyperpod\.quotaworks\.io/owner-id is missing$`, false},
+		{"extra resource group", `{"spec":{"resourceGroups":[{"coveredResources":["cpu","memory","nvidia.com/gpu","aws.amazon.com/neurondevice","vpc.amazonaws.com/efa"],"flavors":[{"name":"ml.g5.12xlarge","resources":[{"name":"cpu","nominalQuota":"48"},{"name":"memory","nominalQuota":"192Gi"},{"name":"nvidia.com/gpu","nominalQuota":"4"},{"name":"aws.amazon.com/neurondevice","nominalQuota":"0"},{"name":"vpc.amazonaws.com/efa","nominalQuota":"1"}]}]},{"coveredResources":["example.com/widget"],"flavors":[{"name":"ml.g5.12xlarge-extra","resources":[{"name":"example.com/widget","nominalQuota":"1"}]}]}]}}`, `^spec\.resourceGroups has 2 groups, want 1$`, true},
+	} {
+		patch, want, firstOfMore := c.patch, c.want, c.firstOfMore
+		steps = append(steps,
+			resource.TestStep{
+				PreConfig:    func() { patchQueue(t, team, patch) },
+				RefreshState: true,
+				// The refresh records the drift; the plan that follows it repairs it.
+				ExpectNonEmptyPlan: true,
+				Check:              driftIs(want, firstOfMore),
+			},
+			resource.TestStep{
+				Config:           cfg,
+				ConfigPlanChecks: preApply(plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionUpdate)),
+				Check:            inSync,
+			},
+		)
+	}
+	// fairSharing.weight is an attribute (fair_share_weight): its drift shows there, not in drift.
+	steps = append(steps,
+		resource.TestStep{
+			PreConfig:          func() { patchQueue(t, team, `{"spec":{"fairSharing":{"weight":"7"}}}`) },
+			RefreshState:       true,
+			ExpectNonEmptyPlan: true,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(quotaAddr, "fair_share_weight", "7"),
+				resource.TestCheckResourceAttr(quotaAddr, "drift.#", "0"),
+			),
+		},
+		resource.TestStep{
+			Config:           cfg,
+			ConfigPlanChecks: preApply(plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionUpdate)),
+			Check:            resource.ComposeAggregateTestCheckFunc(inSync, resource.TestCheckResourceAttr(quotaAddr, "fair_share_weight", "0")),
+		},
+	)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkQueueGone(t, team),
+		Steps:                    steps,
+	})
+}
+
+// An empty list is kept as written: absolute_borrow_limits = [] round-trips with an empty plan.
+func TestAccComputeQuota_emptyListKept(t *testing.T) {
+	const team = "qacc-empty-list"
+	cleanupQueue(t, team)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkQueueGone(t, team),
+		Steps: []resource.TestStep{{
+			Config: quotaConfig(team, `
+  resources        = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+  resource_sharing = { absolute_borrow_limits = [] }`),
+			ConfigPlanChecks: preApply(planned(tfjsonpath.New("resource_sharing").AtMapKey("absolute_borrow_limits"), knownvalue.ListExact([]knownvalue.Check{}))),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(quotaAddr, tfjsonpath.New("resource_sharing").AtMapKey("absolute_borrow_limits"), knownvalue.ListExact([]knownvalue.Check{})),
+			},
 		}},
 	})
 }

@@ -89,12 +89,21 @@ func (d *instanceTypeCapacityDataSource) Read(ctx context.Context, req datasourc
 		return
 	}
 	name := m.InstanceType.ValueString()
+	if d.data.capacityPending(name) {
+		resp.Diagnostics.AddAttributeError(path.Root("instance_type"), "Instance type not known yet", fmt.Sprintf(
+			"The provider's instance_types entry for %q depends on values known only after apply, so its figures cannot be read yet. "+
+				"Apply what those values come from first, or set them from values known at plan time.", name))
+		return
+	}
 	it, ok := d.data.catalog.Lookup(name)
 	if !ok {
 		resp.Diagnostics.AddAttributeError(path.Root("instance_type"), "Unknown instance type", quota.UnknownInstanceTypeDetail(d.data.catalog, name))
 		return
 	}
 
+	if d.data.client("read the cluster's Nodes and ClusterQueues", &resp.Diagnostics) == nil {
+		return
+	}
 	cs, err := d.data.kube.Clientset(ctx)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot configure the Kubernetes client", err.Error())

@@ -24,8 +24,8 @@ type providerModel struct {
 	QPS                   types.Float64 `tfsdk:"qps"`
 	Burst                 types.Int64   `tfsdk:"burst"`
 	InstanceTypes         types.Map     `tfsdk:"instance_types"`
-	Exec                  *execModel    `tfsdk:"exec"`
-	Retry                 *retryModel   `tfsdk:"retry"`
+	Exec                  types.Object  `tfsdk:"exec"`
+	Retry                 types.Object  `tfsdk:"retry"`
 }
 
 type execModel struct {
@@ -89,6 +89,8 @@ type computeQuotaModel struct {
 	ResourceSharing  types.Object   `tfsdk:"resource_sharing"`
 	Resources        types.List     `tfsdk:"resources"`
 	ClusterQueueName types.String   `tfsdk:"cluster_queue_name"`
+	OwnerID          types.String   `tfsdk:"owner_id"`
+	Drift            types.List     `tfsdk:"drift"`
 	Timeouts         timeouts.Value `tfsdk:"timeouts"`
 }
 
@@ -129,5 +131,7 @@ type teamNamespaceModel struct {
 	Namespace        types.String   `tfsdk:"namespace"`
 	LocalQueueName   types.String   `tfsdk:"local_queue_name"`
 	ClusterQueueName types.String   `tfsdk:"cluster_queue_name"`
+	OwnerID          types.String   `tfsdk:"owner_id"`
+	Drift            types.List     `tfsdk:"drift"`
 	Timeouts         timeouts.Value `tfsdk:"timeouts"`
 }

@@ -6,11 +6,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"time"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -41,6 +40,34 @@ type hyperpodProvider struct {
 type providerData struct {
 	kube    *kube.Client
 	catalog *catalog.Catalog
+	// pendingConfig names the provider attributes whose values are known only after apply
+	// (e.g. exec.args[3]); while there are any, the cluster cannot be reached.
+	pendingConfig []string
+	// pendingTypes are the instance types whose instance_types entry is not known yet;
+	// allTypesPending means the whole instance_types attribute is unknown.
+	pendingTypes    map[string]bool
+	allTypesPending bool
+}
+
+// client returns the Kubernetes client, or adds an error naming the provider attributes that
+// are not known yet, in which case it returns nil. what says what needed the cluster.
+func (pd *providerData) client(what string, diags *diag.Diagnostics) *kube.Client {
+	if len(pd.pendingConfig) == 0 {
+		return pd.kube
+	}
+	diags.AddError("Provider configuration not known yet", fmt.Sprintf(
+		"Planning needs to %s, but the hyperpod provider's %s depend on values known only after apply, so "+
+			"it cannot reach the cluster yet. New quotas and namespaces plan without the cluster; existing ones and "+
+			"the capacity data source need it. Apply what those values come from first (for example "+
+			"terraform apply -target=<the cluster resource>), or set them from values known at plan time.",
+		what, strings.Join(pd.pendingConfig, ", ")))
+	return nil
+}
+
+// capacityPending reports whether the per-instance capacity of an instance type is not known at
+// plan time because its instance_types entry is not.
+func (pd *providerData) capacityPending(instanceType string) bool {
+	return pd.allTypesPending || pd.pendingTypes[instanceType]
 }
 
 func (p *hyperpodProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -139,122 +166,29 @@ func (p *hyperpodProvider) Configure(ctx context.Context, req provider.Configure
 	if resp.Diagnostics.HasError() {
 		return
 	}
-
-	settings, diags := cfg.settings(ctx)
-	resp.Diagnostics.Append(diags...)
-	if err := settings.ApplyEnv(p.lookupEnv); err != nil {
-		resp.Diagnostics.AddError("Invalid KUBE_* environment variable", err.Error()+" Fix or unset the variable.")
-	}
-
-	cat, catDiags := cfg.catalog(ctx)
-	resp.Diagnostics.Append(catDiags...)
+	conf := readProviderConfig(cfg, p.lookupEnv, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if len(conf.pending) > 0 && req.ClientCapabilities.DeferralAllowed {
+		// Terraform can plan the dependent resources in a later round instead of failing.
+		resp.Deferred = &provider.Deferred{Reason: provider.DeferredReasonProviderConfigUnknown}
 	}
 
 	// No connection here: the client is built on first use so plans of new resources work offline.
 	tflog.Debug(ctx, "configured hyperpod provider", map[string]any{
-		"host_set": settings.Host != "", "config_path": settings.ConfigPath, "context": settings.ConfigContext,
+		"host_set": conf.settings.Host != "", "config_path": conf.settings.ConfigPath, "context": conf.settings.ConfigContext,
+		"pending_attributes": conf.pending,
 	})
-	data := &providerData{kube: kube.NewClient(settings, kube.WithListPriming(quota.LabelManagedBy+"="+quota.ManagedByValue)), catalog: cat}
+	data := &providerData{
+		kube:            kube.NewClient(conf.settings, kube.WithListPriming(quota.LabelManagedBy+"="+quota.ManagedByValue)),
+		catalog:         conf.catalog,
+		pendingConfig:   conf.pending,
+		pendingTypes:    conf.pendingTypes,
+		allTypesPending: conf.allTypesPending,
+	}
 	resp.DataSourceData = data
 	resp.ResourceData = data
-}
-
-func (m providerModel) settings(ctx context.Context) (kube.Settings, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	s := kube.Settings{
-		ConfigPath:            m.ConfigPath.ValueString(),
-		ConfigContext:         m.ConfigContext.ValueString(),
-		ConfigContextAuthInfo: m.ConfigContextAuthInfo.ValueString(),
-		ConfigContextCluster:  m.ConfigContextCluster.ValueString(),
-		Host:                  m.Host.ValueString(),
-		Token:                 m.Token.ValueString(),
-		ClusterCACertificate:  m.ClusterCACertificate.ValueString(),
-		ClientCertificate:     m.ClientCertificate.ValueString(),
-		ClientKey:             m.ClientKey.ValueString(),
-		TLSServerName:         m.TLSServerName.ValueString(),
-		ProxyURL:              m.ProxyURL.ValueString(),
-		Insecure:              m.Insecure.ValueBoolPointer(),
-		QPS:                   m.QPS.ValueFloat64Pointer(),
-		Burst:                 m.Burst.ValueInt64Pointer(),
-	}
-	if !m.ConfigPaths.IsNull() && !m.ConfigPaths.IsUnknown() {
-		diags.Append(m.ConfigPaths.ElementsAs(ctx, &s.ConfigPaths, false)...)
-	}
-	if m.Exec != nil {
-		s.Exec = &kube.ExecSettings{APIVersion: m.Exec.APIVersion.ValueString(), Command: m.Exec.Command.ValueString()}
-		if !m.Exec.Args.IsNull() {
-			diags.Append(m.Exec.Args.ElementsAs(ctx, &s.Exec.Args, false)...)
-		}
-		if !m.Exec.Env.IsNull() {
-			diags.Append(m.Exec.Env.ElementsAs(ctx, &s.Exec.Env, false)...)
-		}
-	}
-	if m.Retry != nil {
-		if !m.Retry.MaxAttempts.IsNull() {
-			if v := m.Retry.MaxAttempts.ValueInt64(); v < 1 || v > 100 {
-				diags.AddAttributeError(path.Root("retry").AtName("max_attempts"), "Invalid retry attempts",
-					fmt.Sprintf("max_attempts is %d; set a number between 1 (no retries) and 100.", v))
-			} else {
-				s.Retry.MaxAttempts = int(v)
-			}
-		}
-		s.Retry.MinBackoff = parseDuration(&diags, m.Retry.MinBackoff, path.Root("retry").AtName("min_backoff"))
-		s.Retry.MaxBackoff = parseDuration(&diags, m.Retry.MaxBackoff, path.Root("retry").AtName("max_backoff"))
-	}
-	return s, diags
-}
-
-func parseDuration(diags *diag.Diagnostics, v types.String, p path.Path) time.Duration {
-	if v.IsNull() || v.IsUnknown() {
-		return 0
-	}
-	d, err := time.ParseDuration(v.ValueString())
-	if err != nil || d <= 0 {
-		diags.AddAttributeError(p, "Invalid duration",
-			fmt.Sprintf("%q is not a positive Go duration; write it like \"500ms\", \"2s\" or \"1m\".", v.ValueString()))
-		return 0
-	}
-	return d
-}
-
-// catalog merges the provider's instance_types into the built-in catalog.
-func (m providerModel) catalog(ctx context.Context) (*catalog.Catalog, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	if m.InstanceTypes.IsNull() || m.InstanceTypes.IsUnknown() {
-		return catalog.Builtin(), diags
-	}
-	var entries map[string]instanceTypeOverrideModel
-	diags.Append(m.InstanceTypes.ElementsAs(ctx, &entries, false)...)
-	if diags.HasError() {
-		return nil, diags
-	}
-	overrides := make(map[string]catalog.Override, len(entries))
-	for name, e := range entries {
-		o := catalog.Override{
-			Accelerators:        e.Accelerators.ValueInt64Pointer(),
-			AcceleratorResource: e.AcceleratorResource.ValueStringPointer(),
-			VCPU:                e.VCPU.ValueFloat64Pointer(),
-			MemoryGiB:           e.MemoryInGiB.ValueFloat64Pointer(),
-			EFA:                 e.EFA.ValueInt64Pointer(),
-		}
-		if !e.MIGProfiles.IsNull() && !e.MIGProfiles.IsUnknown() {
-			o.MIGProfiles = []string{}
-			diags.Append(e.MIGProfiles.ElementsAs(ctx, &o.MIGProfiles, false)...)
-		}
-		overrides[name] = o
-	}
-	cat, errs := catalog.New(overrides)
-	for _, e := range errs {
-		p := path.Root("instance_types").AtMapKey(e.InstanceType)
-		if e.Field != "" {
-			p = p.AtName(e.Field)
-		}
-		// Error() names the entry and field: Terraform does not print attribute paths of provider blocks.
-		diags.AddAttributeError(p, "Invalid instance type override", e.Error()+". Fix or remove this entry of instance_types.")
-	}
-	return cat, diags
 }
 
 func (p *hyperpodProvider) Resources(_ context.Context) []func() resource.Resource {

@@ -97,7 +97,7 @@ func tnsCheckCluster(team string, labels, annotations map[string]string, absent 
 		if err != nil || ns == nil {
 			return fmt.Errorf("namespace %s: not found (%v)", nsName, err)
 		}
-		wantLabels := teamNamespaceOwnLabels(team)
+		wantLabels := quota.NamespaceLabels(team)
 		for k, v := range labels {
 			wantLabels[k] = v
 		}
@@ -268,12 +268,21 @@ func TestAccTeamNamespace_basic(t *testing.T) {
 				ImportState:       true,
 				ImportStateId:     team,
 				ImportStateVerify: true,
+				// An import takes the objects over: owner_id is recorded anew by the next apply,
+				// and drift says so until then (TestAccTeamNamespace_ownership checks both).
+				ImportStateVerifyIgnore: []string{"owner_id", "drift"},
 			},
 			{
-				ResourceName:    tnsAddr,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   team,
+				// The import takes the namespace over: its plan updates, and says why.
+				ResourceName:       tnsAddr,
+				ImportState:        true,
+				ImportStateKind:    resource.ImportBlockWithID,
+				ImportStateId:      team,
+				ExpectNonEmptyPlan: true,
+				ImportPlanChecks: resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(tnsAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(tnsAddr, tfjsonpath.New("owner_id")),
+				}},
 			},
 			{
 				Config: tnsConfig(team2, `
@@ -463,27 +472,27 @@ import {
 	})
 }
 
-// Create refuses a LocalQueue it did not create, even in a Namespace it did.
-func TestAccTeamNamespace_existingLocalQueue(t *testing.T) {
-	const team = "nsacc-foreign-lq"
-	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
+// Create refuses a Namespace that an earlier version of the provider wrote (it has the
+// provider's labels but records no owner): any state may manage it, so only an import takes it.
+func TestAccTeamNamespace_refusesUnrecordedNamespace(t *testing.T) {
+	const team = "nsacc-unrecorded"
+	nsName := quota.NamespaceName(team)
 	tnsCleanupNamespace(t, nsName)
 
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
-				ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: nsName, Labels: teamNamespaceOwnLabels(team)}}
+				ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: nsName, Labels: quota.NamespaceLabels(team)}}
 				if _, err := acc.clientset.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{}); err != nil {
 					t.Fatalf("creating namespace: %v", err)
 				}
-				tnsCreateLocalQueue(t, nsName, lqName, quota.ClusterQueueName(team), nil)
 			},
 			Config: tnsConfig(team, ""),
-			ExpectError: regexp.MustCompile(`(?s)LocalQueue already exists.*` +
-				tnsPhrase(`LocalQueue "hyperpod-ns-nsacc-foreign-lq-localqueue" in namespace "hyperpod-ns-nsacc-foreign-lq" already exists and was not created by this provider`) + `.*` +
-				tnsPhrase(`terraform import hyperpod_team_namespace.<name> nsacc-foreign-lq`)),
+			ExpectError: regexp.MustCompile(`(?s)Namespace already exists.*` +
+				tnsPhrase(`Namespace "hyperpod-ns-nsacc-unrecorded" already exists and is managed by a Terraform state using an earlier version of this provider, which recorded no owner identity`) + `.*` +
+				tnsPhrase(`terraform import hyperpod_team_namespace.<name> nsacc-unrecorded`)),
 		}},
 	})
 }
@@ -724,6 +733,91 @@ func TestAccTeamNamespace_finishedPodsDoNotBlockDestroy(t *testing.T) {
 					}
 				},
 				Config: tnsConfig(team, ""),
+			},
+		},
+	})
+}
+
+// tnsCheckOwnerRecorded checks that the Namespace and LocalQueue record the state's owner_id.
+func tnsCheckOwnerRecorded(team string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[tnsAddr]
+		if !ok {
+			return fmt.Errorf("%s not in state", tnsAddr)
+		}
+		owner := rs.Primary.Attributes["owner_id"]
+		ns, err := tnsGetNamespace(quota.NamespaceName(team))
+		if err != nil || ns == nil {
+			return fmt.Errorf("namespace: %v", err)
+		}
+		lq, err := tnsGetLocalQueue(quota.NamespaceName(team), quota.LocalQueueName(team))
+		if err != nil || lq == nil {
+			return fmt.Errorf("local queue: %v", err)
+		}
+		if owner == "" || ns.Annotations[quota.AnnotationOwner] != owner || lq.Annotations[quota.AnnotationOwner] != owner {
+			return fmt.Errorf("state owner %q, namespace records %q, local queue %q", owner,
+				ns.Annotations[quota.AnnotationOwner], lq.Annotations[quota.AnnotationOwner])
+		}
+		return nil
+	}
+}
+
+// One owner per team, for namespaces: a second state declaring the team is refused with the
+// owner named; a namespace that records another owner refuses the plan of the first state, and
+// destroying the first state leaves it alone. Empty maps are kept as written.
+func TestAccTeamNamespace_ownership(t *testing.T) {
+	const team = "nsacc-owner"
+	nsName := quota.NamespaceName(team)
+	tnsCleanupNamespace(t, nsName)
+	cfg := tnsConfig(team, "  labels = {}\n  annotations = {}")
+	// Not parallel: a step runs a second, independent test case (another state) inside it.
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			ns, err := tnsGetNamespace(nsName)
+			if err != nil || ns == nil || ns.Annotations[quota.AnnotationOwner] != "someone-else" {
+				return fmt.Errorf("destroying a resource that no longer owns the namespace must leave it: %v %v", ns, err)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				ConfigStateChecks: []statecheck.StateCheck{
+					tnsState("labels", knownvalue.MapExact(map[string]knownvalue.Check{})),
+					tnsState("annotations", knownvalue.MapExact(map[string]knownvalue.Check{})),
+					tnsState("drift", knownvalue.ListExact([]knownvalue.Check{})),
+				},
+				Check: tnsCheckOwnerRecorded(team),
+			},
+			{
+				PreConfig: func() {
+					resource.Test(t, resource.TestCase{
+						ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+						Steps: []resource.TestStep{{
+							Config: tnsConfig(team, ""),
+							ExpectError: regexp.MustCompile(`(?s)Namespace already exists.*` +
+								tnsPhrase(`managed by another Terraform resource (owner_id "`) + `.*` +
+								tnsPhrase(`terraform import hyperpod_team_namespace.<name> nsacc-owner`)),
+						}},
+					})
+				},
+				Config:   cfg,
+				PlanOnly: true,
+				Check:    tnsCheckOwnerRecorded(team),
+			},
+			{
+				PreConfig: func() {
+					_, err := acc.clientset.CoreV1().Namespaces().Patch(context.Background(), nsName, k8stypes.MergePatchType,
+						[]byte(`{"metadata":{"annotations":{"`+quota.AnnotationOwner+`":"someone-else"}}}`), metav1.PatchOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      cfg,
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Team owned by another resource.*` + tnsPhrase(`owner_id "someone-else"`)),
 			},
 		},
 	})

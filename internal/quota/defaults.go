@@ -8,7 +8,7 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 )
 
-// Resolved is one resources entry with every computed attribute filled (design 3.1).
+// Resolved is one resources entry with every computed attribute filled by the ratio rule.
 type Resolved struct {
 	// Configured is the entry as the user wrote it.
 	Configured Entry
@@ -45,7 +45,7 @@ type ResolvedConfig struct {
 	Resources []Resolved
 }
 
-// Ratio sources, in the order design 3.1 tries them.
+// Ratio sources, in the order they are tried: the first one set sizes the entry.
 const (
 	sourceCount        = "count"
 	sourceAccelerators = "accelerators"
@@ -54,7 +54,7 @@ const (
 	sourceMemory       = "memory_in_gib"
 )
 
-// Resolve fills every unset one of accelerators, vcpu, memory_in_gib and efa of e (design 3.1).
+// Resolve fills every unset one of accelerators, vcpu, memory_in_gib and efa of e.
 //
 // The ratio r comes from the first of count, accelerators, accelerator_partition, vcpu,
 // memory_in_gib that is set, against the capacity C of one instance of the type:

@@ -18,7 +18,7 @@ func TestResolveWorkedExamples(t *testing.T) {
 		mem   string
 		efa   int64
 	}{
-		// The worked examples of design 3.1, verbatim.
+		// The worked examples of the ratio rule, as the product documents them.
 		{"g5.12xlarge count 1", Entry{InstanceType: "ml.g5.12xlarge", Count: i64(1)}, 4, "48", "192", 1},
 		{"g6e.48xlarge accelerators 4", Entry{InstanceType: "ml.g6e.48xlarge", Accelerators: i64(4)}, 4, "96", "768", 4},
 		{"g5.xlarge memory 8", Entry{InstanceType: "ml.g5.xlarge", MemoryGiB: dec("8")}, 0, "2", "8", 0},

@@ -83,7 +83,7 @@ func fuzzConfig(cat *catalog.Catalog, typeIdx, mask uint8, count, acc int64, vcp
 //
 //	go test -fuzz=FuzzResolve ./internal/quota/
 func FuzzResolve(f *testing.F) {
-	// The worked examples of design 3.1 (type indices into the sorted built-in names) and a
+	// The worked examples of the ratio rule (type indices into the sorted built-in names) and a
 	// few edges; testdata/fuzz/FuzzResolve holds more.
 	seed := func(typ string, mask uint8, count, acc int64, vcpu, mem float64, efa int64, extra uint8, partCount int64, strategy uint8, borrow int64) {
 		for i, n := range catalog.Builtin().Names() {

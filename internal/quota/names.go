@@ -1,6 +1,6 @@
 // Package quota turns a hyperpod_compute_quota configuration into Kueue objects and back.
 //
-// It is the pure heart of the provider (design sections 2 and 3): plan-time defaults computed
+// It is the pure heart of the provider: plan-time defaults computed
 // with exact rational arithmetic (Resolve, Defaults), plan-time validation (Validate), rendering
 // of the ClusterQueue and ResourceFlavors (RenderClusterQueue, RenderResourceFlavor), and the
 // reverse mapping used by read, drift detection and import (FromClusterQueue, SpecEqual,
@@ -10,7 +10,7 @@ package quota
 
 import "strings"
 
-// Identity of the provider on the objects it writes (design section 2).
+// Identity of the provider on the objects it writes.
 const (
 	// FieldManager is the server-side apply field manager.
 	FieldManager = "terraform-provider-hyperpod"
@@ -72,14 +72,14 @@ const (
 	DefaultBorrowLimit int64 = 50
 )
 
-// Limits from the AWS API model (reference section 1).
+// Limits of the AWS CreateComputeQuota API model (SageMaker HyperPod task governance).
 const (
 	MaxResources       = 15
 	MaxBorrowLimit     = 10000
 	MaxFairShareWeight = 100
 	// MaxAmount bounds count, accelerators, vcpu, memory_in_gib, efa and partition counts.
 	MaxAmount = 10_000_000
-	// MaxTeamLength is the longest team name (design 3).
+	// MaxTeamLength is the longest team name (the AWS TeamName pattern allows 40).
 	MaxTeamLength = 40
 	// MaxNameLength and MaxDescriptionLength follow the AWS Name and Description fields.
 	MaxNameLength        = 63

@@ -16,7 +16,7 @@ import (
 )
 
 // SpecEqual reports whether got (read from the cluster) matches want (rendered) in every field
-// the provider manages (design 3.2/3.3): quantities compare by value (48 == 48000m, 192Gi ==
+// the provider manages (everything RenderClusterQueue sets): quantities compare by value (48 == 48000m, 192Gi ==
 // 196608Mi), a nil stopPolicy is None, nil preemption policies are Never, a nil fairSharing or
 // weight is Kueue's default weight 1, nil and empty label maps are equal. The order of
 // resourceGroups, coveredResources, flavors and their resources is significant, as Kueue
@@ -309,14 +309,9 @@ func FromClusterQueue(cat *catalog.Catalog, cq kueue.ClusterQueue) (Config, Reso
 	return cfg, rc, nil
 }
 
-// teamOf finds the team: the quota-allocation-id label, the namespace selector, or the name.
+// teamOf is the team named by the queue's name, which is how the queue was found: labels and
+// the namespace selector are values to compare (drift), never where identity comes from.
 func teamOf(cq kueue.ClusterQueue) string {
-	if t := cq.Labels[LabelQuotaAllocationID]; t != "" {
-		return t
-	}
-	if s := cq.Spec.NamespaceSelector; s != nil && s.MatchLabels[LabelQuotaAllocationID] != "" {
-		return s.MatchLabels[LabelQuotaAllocationID]
-	}
 	t, _ := TeamFromClusterQueueName(cq.Name)
 	return t
 }
@@ -434,7 +429,11 @@ func annotatedSharing(a *configAnnotation) (Sharing, bool) {
 	if s.BorrowLimit, err = parseIntPtr(a.Sharing.BorrowLimit); err != nil {
 		return Sharing{}, false
 	}
-	for _, l := range a.Sharing.AbsoluteBorrowLimits {
+	if a.Sharing.AbsoluteBorrowLimits == nil {
+		return s, true
+	}
+	s.AbsoluteBorrowLimits = []AbsoluteBorrowLimit{}
+	for _, l := range *a.Sharing.AbsoluteBorrowLimits {
 		out := AbsoluteBorrowLimit{InstanceType: l.InstanceType}
 		if out.Accelerators, err = parseIntPtr(l.Accelerators); err != nil {
 			return Sharing{}, false

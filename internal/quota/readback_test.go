@@ -173,7 +173,7 @@ func TestFromClusterQueueWithoutAnnotations(t *testing.T) {
 	}
 }
 
-// A queue that looks like what HyperPod's add-on makes (reference 2): three covered resources,
+// A queue that looks like what HyperPod's task-governance add-on makes: three covered resources,
 // BorrowLimit=100.
 func TestFromClusterQueueForeign(t *testing.T) {
 	cat := catalog.Builtin()

@@ -15,7 +15,8 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 )
 
-// baseResources are covered by every ClusterQueue, in this order (design 3.2).
+// baseResources are covered by every ClusterQueue, in this order: the accelerator resources of any instance type are listed so one
+// queue shape fits every type.
 var baseResources = []string{ResourceCPU, ResourceMemory, catalog.ResourceNvidiaGPU, catalog.ResourceNeuronDevice, ResourceEFA}
 
 // Kueue CRD limit on flavors per group and resources per flavor.
@@ -52,7 +53,7 @@ func RenderResourceFlavor(instanceType string) kueue.ResourceFlavor {
 	}
 }
 
-// RenderClusterQueue renders the team's ClusterQueue (design 2 and 3.2) from a ResolvedConfig
+// RenderClusterQueue renders the team's ClusterQueue from a ResolvedConfig
 // made by Defaults (or FromClusterQueue).
 //
 // Metadata: name hyperpod-ns-<team>-clusterqueue; labels app.kubernetes.io/managed-by and
@@ -83,7 +84,7 @@ func RenderClusterQueue(cat *catalog.Catalog, rc ResolvedConfig) (kueue.ClusterQ
 		return kueue.ClusterQueue{}, fmt.Errorf("ClusterQueue %s: %w", ClusterQueueName(team), err)
 	}
 	if rc.Cohort == "" {
-		// Every strategy sets borrowing or lending limits, which need a cohort (reference 4).
+		// Every strategy sets borrowing or lending limits, which Kueue accepts only on a queue in a cohort.
 		return kueue.ClusterQueue{}, fmt.Errorf("ClusterQueue %s: cohort is empty, but Kueue accepts borrowingLimit and lendingLimit only in a cohort", ClusterQueueName(team))
 	}
 	within := kueue.PreemptionLowerPriority
@@ -398,9 +399,9 @@ type configAnnotation struct {
 }
 
 type annotationSharing struct {
-	Strategy             *string           `json:"strategy,omitempty"`
-	BorrowLimit          *string           `json:"borrow_limit,omitempty"`
-	AbsoluteBorrowLimits []annotationLimit `json:"absolute_borrow_limits,omitempty"`
+	Strategy             *string            `json:"strategy,omitempty"`
+	BorrowLimit          *string            `json:"borrow_limit,omitempty"`
+	AbsoluteBorrowLimits *[]annotationLimit `json:"absolute_borrow_limits,omitempty"` // nil: not configured; empty: configured as []
 }
 
 type annotationLimit struct {
@@ -445,11 +446,15 @@ func encodeConfigAnnotation(c Config) (string, error) {
 	a := configAnnotation{Version: configAnnotationVersion, ActivationState: c.ActivationState,
 		PreemptTeamTasks: c.PreemptTeamTasks, Cohort: c.Cohort, Resources: []annotationEntry{}}
 	s := c.Sharing
-	if s.Strategy != nil || s.BorrowLimit != nil || len(s.AbsoluteBorrowLimits) > 0 {
+	if s.Strategy != nil || s.BorrowLimit != nil || s.AbsoluteBorrowLimits != nil {
 		a.Sharing = &annotationSharing{Strategy: s.Strategy, BorrowLimit: intStr(s.BorrowLimit)}
-		for _, l := range s.AbsoluteBorrowLimits {
-			a.Sharing.AbsoluteBorrowLimits = append(a.Sharing.AbsoluteBorrowLimits, annotationLimit{
-				InstanceType: l.InstanceType, Accelerators: intStr(l.Accelerators), VCPU: ratStr(l.VCPU), MemoryGiB: ratStr(l.MemoryGiB)})
+		if s.AbsoluteBorrowLimits != nil {
+			limits := []annotationLimit{}
+			for _, l := range s.AbsoluteBorrowLimits {
+				limits = append(limits, annotationLimit{
+					InstanceType: l.InstanceType, Accelerators: intStr(l.Accelerators), VCPU: ratStr(l.VCPU), MemoryGiB: ratStr(l.MemoryGiB)})
+			}
+			a.Sharing.AbsoluteBorrowLimits = &limits
 		}
 	}
 	for _, e := range c.Resources {

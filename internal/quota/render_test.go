@@ -119,7 +119,7 @@ func TestRenderLendAndBorrowDefault(t *testing.T) {
 	if !slices.Equal(names(g.CoveredResources), baseCovered) || len(g.Flavors) != 1 {
 		t.Fatalf("group %+v", g)
 	}
-	// The HyperPod readout of reference 2: 48 cpu, 192Gi, 4 GPUs; 50 % borrowable.
+	// The figures AWS reports for Count=1 of ml.g5.12xlarge (48 cpu, 192Gi, 4 GPUs); the default borrow limit makes 50 % borrowable.
 	checkFlavor(t, g.Flavors[0], "ml.g5.12xlarge", baseCovered,
 		[]string{"48", "192Gi", "4", "0", "1"}, []string{"24", "96Gi", "2", "0", "0"}, none(5))
 	// Canonical spellings on the wire.

@@ -1,0 +1,217 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/google/uuid"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+)
+
+// Helpers both resources share: ownership of a team's objects, private state, import by team,
+// and diagnostics for Kubernetes errors and quota problems.
+
+// Private state keys.
+const (
+	// privateConflict holds an ownerConflict found by the last refresh: the objects now record
+	// another owner, so planning an update is refused.
+	privateConflict = "owner_conflict"
+	// privateTakeover marks a resource imported by team: its next apply records this
+	// resource's owner identity on the objects, replacing the one they record.
+	privateTakeover = "takeover"
+)
+
+// privateGetter and privateSetter are the parts of the framework's private state used here.
+type privateGetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
+type privateSetter interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+// ownerConflict says which object records which other owner.
+type ownerConflict struct {
+	Object string `json:"object"`
+	Owner  string `json:"owner"`
+}
+
+// newOwnerID is a fresh owner identity for a resource's objects.
+func newOwnerID() string { return uuid.NewString() }
+
+// recordConflict stores (or, with nil, clears) the ownership conflict of a refresh.
+func recordConflict(ctx context.Context, p privateSetter, c *ownerConflict, diags *diag.Diagnostics) {
+	var raw []byte
+	if c != nil {
+		raw, _ = json.Marshal(c)
+	}
+	diags.Append(p.SetKey(ctx, privateConflict, raw)...)
+}
+
+// refuseForeignOwner fails a plan whose refresh found the resource's objects owned by another
+// resource: applying it would take them from that resource, which would take them back.
+func refuseForeignOwner(ctx context.Context, p privateGetter, resourceKind string, diags *diag.Diagnostics) {
+	raw, d := p.GetKey(ctx, privateConflict)
+	diags.Append(d...)
+	if len(raw) == 0 {
+		return
+	}
+	var c ownerConflict
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return
+	}
+	diags.AddAttributeError(path.Root("team"), "Team owned by another resource", fmt.Sprintf(
+		"%s is now managed by %s, not by this %s. Two resources managing one team would undo each other's changes "+
+			"on every apply. If the other resource should manage it, remove this one from the configuration or "+
+			"from state (terraform state rm <address>). If this one should, import it again to take it over "+
+			"explicitly (terraform state rm <address>, then terraform import <address> <team>).",
+		c.Object, c.Owner, resourceKind))
+}
+
+// isTakeover reports whether the resource was imported and has not been applied since.
+func isTakeover(ctx context.Context, p privateGetter, diags *diag.Diagnostics) bool {
+	raw, d := p.GetKey(ctx, privateTakeover)
+	diags.Append(d...)
+	return len(raw) > 0
+}
+
+// markTakeover sets (or clears) the takeover mark.
+func markTakeover(ctx context.Context, p privateSetter, on bool, diags *diag.Diagnostics) {
+	var raw []byte
+	if on {
+		raw = []byte(`true`)
+	}
+	diags.Append(p.SetKey(ctx, privateTakeover, raw)...)
+}
+
+// ownerToRecord is the owner identity an update writes: the planned one, or a new one when the
+// plan leaves it unknown (the first apply since an import, or of a state written before owner
+// identities existed).
+func ownerToRecord(planned types.String) string {
+	if planned.IsUnknown() || planned.IsNull() {
+		return newOwnerID()
+	}
+	return planned.ValueString()
+}
+
+// clearOwnershipMarks forgets the takeover and conflict marks once an apply has recorded this
+// resource as the owner.
+func clearOwnershipMarks(ctx context.Context, p privateSetter, diags *diag.Diagnostics) {
+	markTakeover(ctx, p, false, diags)
+	recordConflict(ctx, p, nil, diags)
+}
+
+// foreignOwnerError refuses to change an object that records another owner.
+func foreignOwnerError(diags *diag.Diagnostics, kind, name string, meta metav1.ObjectMeta) {
+	diags.AddAttributeError(path.Root("team"), "Team owned by another resource", fmt.Sprintf(
+		"%s %q is managed by %s, not by this resource, so it was not changed. Import it to take it over "+
+			"explicitly, or remove this resource from state.", kind, name, quota.DescribeOwner(meta)))
+}
+
+// existingObjectError is the error of a create that found its object already there.
+// resourceType names the resource in the import commands it suggests.
+func existingObjectError(resourceType, kind, name string, meta metav1.ObjectMeta, team string) (string, string) {
+	if meta.DeletionTimestamp != nil {
+		return kind + " is being deleted", fmt.Sprintf(
+			"%s %q is being deleted and was not gone within the create timeout, so it cannot be created again yet. "+
+				"Kubernetes keeps it while finalizers %v remain (Kueue keeps a queue while admitted workloads still use it). "+
+				"Wait for it to go, or raise timeouts.create, then apply again.", kind, name, meta.Finalizers)
+	}
+	return kind + " already exists", fmt.Sprintf(
+		"%s %q already exists and is managed by %s, so this resource will not take it over on create. "+
+			"To manage it with this resource instead, import it, which takes it over explicitly:\n\n"+
+			"  terraform import %s.<name> %s\n\n"+
+			"or add an import block to the configuration:\n\n"+
+			"  import {\n    to = %s.<name>\n    id = %q\n  }\n\n"+
+			"then apply. Otherwise choose another team.",
+		kind, name, quota.DescribeOwner(meta), resourceType, team, resourceType, team)
+}
+
+// importTeam validates an import ID, sets id and team, and marks the takeover.
+func importTeam(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse, example string) {
+	team := req.ID
+	if len(team) > quota.MaxTeamLength || !quota.TeamPattern.MatchString(team) {
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf(
+			"%q is not a team name (lower-case letters, digits and '-', at most %d characters). Import by team, e.g. `terraform import %s ml-research`.",
+			team, quota.MaxTeamLength, example))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), team)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("team"), team)...)
+	markTakeover(ctx, resp.Private, true, &resp.Diagnostics)
+}
+
+// kubeErrorDetail explains a failed request, with the permission it needs when it was refused.
+func kubeErrorDetail(action, verb, resource string, err error) string {
+	detail := fmt.Sprintf("%s failed: %s.", action, err)
+	switch {
+	case apierrors.IsForbidden(err):
+		detail += fmt.Sprintf(" The provider's credentials need %s permission on %s (see the provider documentation's permissions table).", verb, resource)
+	case apierrors.IsUnauthorized(err):
+		detail += " The API server did not accept the provider's credentials: check token, client certificate or exec settings."
+	default:
+		detail += " Check that the cluster is reachable."
+	}
+	return detail
+}
+
+// addProblems turns quota problems into attribute diagnostics.
+func addProblems(diags *diag.Diagnostics, problems []quota.Problem) {
+	for _, p := range problems {
+		at := path.Empty()
+		if p.Entry >= 0 {
+			at = path.Root("resources").AtListIndex(p.Entry)
+		}
+		for _, step := range p.Path {
+			if i, err := strconv.Atoi(step); err == nil {
+				at = at.AtListIndex(i)
+			} else if len(at.Steps()) == 0 {
+				at = path.Root(step)
+			} else {
+				at = at.AtName(step)
+			}
+		}
+		if len(at.Steps()) == 0 {
+			diags.AddError(p.Summary, p.Detail)
+			continue
+		}
+		// The path is repeated in the text: Terraform does not print it for nested list attributes.
+		diags.AddAttributeError(at, p.Summary, at.String()+": "+p.Detail)
+	}
+}
+
+// ownerIDAttribute is the owner identity a resource records on its objects.
+func ownerIDAttribute(object string) schema.StringAttribute {
+	return schema.StringAttribute{
+		Computed: true,
+		Description: "Identity of this resource, recorded on the " + object + " as the annotation `" + quota.AnnotationOwner + "` " +
+			"when it is created. Another resource, in this or any other state, that declares the same team is refused " +
+			"instead of taking the objects over. Import takes them over explicitly: the first apply after an import " +
+			"records a new identity.",
+		PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+	}
+}
+
+// driftAttribute lists, after a refresh, what differs in the cluster that the other attributes
+// cannot show. It is planned empty, so a non-empty value plans an update that repairs it.
+func driftAttribute(object string) schema.ListAttribute {
+	return schema.ListAttribute{
+		ElementType: types.StringType, Computed: true,
+		Description: "What the last refresh found changed in the cluster that the other attributes cannot show, one " +
+			"readable line each: for the " + object + " a field outside the attributes (an extra resource group, the " +
+			"namespace selector, preemption), an edited label or annotation this provider owns, a deleted " +
+			"ResourceFlavor, or another owner. Empty when the cluster matches; the plan shows the lines it repairs.",
+	}
+}
