@@ -822,3 +822,112 @@ func TestAccTeamNamespace_ownership(t *testing.T) {
 		},
 	})
 }
+
+// Every attribute may be unknown or null at plan time: a new team namespace plans without the
+// cluster (the provider points at an unreachable host), the names follow team when it is known
+// and are unknown when it is not, and configured values stay as written.
+func TestAccTeamNamespace_unknownAndNull(t *testing.T) {
+	known := func(attr, want string) plancheck.PlanCheck { return tnsExpectName(attr, want) }
+	unknown := func(attr string) plancheck.PlanCheck {
+		return plancheck.ExpectUnknownValue(tnsAddr, tfjsonpath.New(attr))
+	}
+	named := []plancheck.PlanCheck{
+		known("id", "nsacc-unknown"), known("namespace", "hyperpod-ns-nsacc-unknown"),
+		known("local_queue_name", "hyperpod-ns-nsacc-unknown-localqueue"),
+		known("cluster_queue_name", "hyperpod-ns-nsacc-unknown-clusterqueue"),
+		unknown("owner_id"),
+		plancheck.ExpectKnownValue(tnsAddr, tfjsonpath.New("drift"), knownvalue.ListExact([]knownvalue.Check{})),
+	}
+	cases := []struct {
+		name, body string
+		checks     []plancheck.PlanCheck
+	}{
+		{"team", `team = terraform_data.v.output.team`, []plancheck.PlanCheck{
+			unknown("id"), unknown("namespace"), unknown("local_queue_name"), unknown("cluster_queue_name"), unknown("owner_id"),
+		}},
+		{"labels", `team = "nsacc-unknown"
+  labels = terraform_data.v.output.labels`, append(named, unknown("labels"))},
+		{"label value", `team = "nsacc-unknown"
+  labels = { "example.com/owner" = terraform_data.v.output.owner }`, append(named,
+			plancheck.ExpectUnknownValue(tnsAddr, tfjsonpath.New("labels").AtMapKey("example.com/owner")))},
+		{"annotations", `team = "nsacc-unknown"
+  annotations = terraform_data.v.output.labels`, append(named, unknown("annotations"))},
+		{"annotation value", `team = "nsacc-unknown"
+  annotations = { "example.com/note" = terraform_data.v.output.owner }`, append(named,
+			plancheck.ExpectUnknownValue(tnsAddr, tfjsonpath.New("annotations").AtMapKey("example.com/note")))},
+		{"force_destroy", `team = "nsacc-unknown"
+  force_destroy = terraform_data.v.output.force`, append(named, unknown("force_destroy"))},
+		{"all null", `team = "nsacc-unknown"`, append(named,
+			plancheck.ExpectKnownValue(tnsAddr, tfjsonpath.New("labels"), knownvalue.Null()),
+			plancheck.ExpectKnownValue(tnsAddr, tfjsonpath.New("annotations"), knownvalue.Null()),
+			plancheck.ExpectKnownValue(tnsAddr, tfjsonpath.New("force_destroy"), knownvalue.Bool(false)))},
+		{"empty maps", `team = "nsacc-unknown"
+  labels = {}
+  annotations = {}`, append(named,
+			plancheck.ExpectKnownValue(tnsAddr, tfjsonpath.New("labels"), knownvalue.MapExact(map[string]knownvalue.Check{})),
+			plancheck.ExpectKnownValue(tnsAddr, tfjsonpath.New("annotations"), knownvalue.MapExact(map[string]knownvalue.Check{})))},
+	}
+	var steps []resource.TestStep
+	for _, c := range cases {
+		steps = append(steps, resource.TestStep{
+			Config: unreachableProvider + `
+resource "terraform_data" "v" {
+  input = { team = "nsacc-unknown", labels = { a = "b" }, owner = "bob", force = true }
+}
+
+resource "hyperpod_team_namespace" "test" {
+  ` + c.body + `
+}
+`,
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+			ConfigPlanChecks:   resource.ConfigPlanChecks{PostApplyPostRefresh: c.checks},
+		})
+	}
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+}
+
+// A Namespace that is being deleted is waited for, and the create explains when it stays.
+func TestAccTeamNamespace_createWaitsForDeletion(t *testing.T) {
+	const team = "nsacc-terminating"
+	const finalizer = "test.quotaworks.io/hold"
+	nsName := quota.NamespaceName(team)
+	tnsCleanupNamespace(t, nsName)
+	release := func() {
+		_, err := acc.clientset.CoreV1().Namespaces().Patch(context.Background(), nsName, k8stypes.MergePatchType,
+			[]byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("releasing namespace: %v", err)
+		}
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             tnsCheckGone(team),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: nsName, Finalizers: []string{finalizer}}}
+					if _, err := acc.clientset.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{}); err != nil {
+						t.Fatalf("creating namespace: %v", err)
+					}
+					if err := acc.clientset.CoreV1().Namespaces().Delete(context.Background(), nsName, metav1.DeleteOptions{}); err != nil {
+						t.Fatalf("deleting namespace: %v", err)
+					}
+				},
+				Config: tnsConfig(team, `  timeouts {
+    create = "2s"
+  }`),
+				ExpectError: regexp.MustCompile(`(?s)Namespace is being deleted.*` + tnsPhrase(`finalizers [`+finalizer+`]`)),
+			},
+			{
+				// Released while the create waits: it goes on as soon as the namespace is gone.
+				PreConfig: func() { go func() { time.Sleep(time.Second); release() }() },
+				Config: tnsConfig(team, `  timeouts {
+    create = "1m"
+  }`),
+				Check: tnsCheckOwnerRecorded(team),
+			},
+		},
+	})
+}
