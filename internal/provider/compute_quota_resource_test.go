@@ -17,73 +17,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
-
-// getClusterQueue reads a ClusterQueue with client-go, as the tests' independent view of the cluster.
-func getClusterQueue(t *testing.T, team string) (kueue.ClusterQueue, bool) {
-	t.Helper()
-	u, err := acc.dynamic.Resource(kueue.ClusterQueues).Get(context.Background(), quota.ClusterQueueName(team), metav1.GetOptions{})
-	if err != nil {
-		return kueue.ClusterQueue{}, false
-	}
-	var cq kueue.ClusterQueue
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &cq); err != nil {
-		t.Fatalf("decoding ClusterQueue: %v", err)
-	}
-	return cq, true
-}
-
-// nominal returns the nominal quota (and limits) of resource res in flavor of the team's queue.
-func quotaCell(cq kueue.ClusterQueue, flavor, res string) (kueue.ResourceQuota, bool) {
-	for _, rg := range cq.Spec.ResourceGroups {
-		for _, f := range rg.Flavors {
-			if f.Name != flavor {
-				continue
-			}
-			for _, r := range f.Resources {
-				if string(r.Name) == res {
-					return r, true
-				}
-			}
-		}
-	}
-	return kueue.ResourceQuota{}, false
-}
-
-func checkQuantity(t *testing.T, team, flavor, res, field, want string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		cq, ok := getClusterQueue(t, team)
-		if !ok {
-			return fmt.Errorf("ClusterQueue of team %s not found", team)
-		}
-		cell, ok := quotaCell(cq, flavor, res)
-		if !ok {
-			return fmt.Errorf("flavor %s resource %s not in ClusterQueue %s", flavor, res, cq.Name)
-		}
-		var got string
-		switch field {
-		case "nominal":
-			got = cell.NominalQuota.String()
-		case "borrowing":
-			if cell.BorrowingLimit != nil {
-				got = cell.BorrowingLimit.String()
-			}
-		case "lending":
-			if cell.LendingLimit != nil {
-				got = cell.LendingLimit.String()
-			}
-		}
-		if got != want {
-			return fmt.Errorf("ClusterQueue %s flavor %s %s %s = %q, want %q", cq.Name, flavor, res, field, got, want)
-		}
-		return nil
-	}
-}
 
 const quotaAddr = "hyperpod_compute_quota.test"
 
@@ -106,50 +43,6 @@ func planned(attr tfjsonpath.Path, v knownvalue.Check) plancheck.PlanCheck {
 
 func preApply(checks ...plancheck.PlanCheck) resource.ConfigPlanChecks {
 	return resource.ConfigPlanChecks{PreApply: checks}
-}
-
-// cleanupQueue removes a team's ClusterQueue if a failed test left it behind.
-func cleanupQueue(t *testing.T, team string) {
-	t.Cleanup(func() {
-		if acc.dynamic == nil {
-			return // the acceptance test was skipped: there is no cluster
-		}
-		err := acc.dynamic.Resource(kueue.ClusterQueues).Delete(context.Background(), quota.ClusterQueueName(team), metav1.DeleteOptions{})
-		if err != nil && !apierrors.IsNotFound(err) {
-			t.Logf("cleanup of %s: %v", team, err)
-		}
-	})
-}
-
-// checkQueueGone is a CheckDestroy that the team's ClusterQueue no longer exists.
-func checkQueueGone(t *testing.T, team string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		if _, ok := getClusterQueue(t, team); ok {
-			return fmt.Errorf("ClusterQueue of team %s still exists after destroy", team)
-		}
-		return nil
-	}
-}
-
-// patchQueue changes the team's ClusterQueue out of band with a JSON merge patch under another
-// field manager, as `kubectl edit` would.
-func patchQueue(t *testing.T, team, patch string) {
-	t.Helper()
-	_, err := acc.dynamic.Resource(kueue.ClusterQueues).Patch(context.Background(), quota.ClusterQueueName(team),
-		ktypes.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "kubectl-edit"})
-	if err != nil {
-		t.Fatalf("patching ClusterQueue of %s: %v", team, err)
-	}
-}
-
-// editFlavorResource sets one field of one resource of the first flavor through a JSON patch.
-func editQueueJSONPatch(t *testing.T, team, patch string) {
-	t.Helper()
-	_, err := acc.dynamic.Resource(kueue.ClusterQueues).Patch(context.Background(), quota.ClusterQueueName(team),
-		ktypes.JSONPatchType, []byte(patch), metav1.PatchOptions{FieldManager: "kubectl-edit"})
-	if err != nil {
-		t.Fatalf("patching ClusterQueue of %s: %v", team, err)
-	}
 }
 
 func TestAccComputeQuota_acceleratorsOnly(t *testing.T) {
@@ -381,16 +274,6 @@ func TestAccComputeQuota_strategies(t *testing.T) {
 	})
 }
 
-func checkQueue(t *testing.T, team string, f func(kueue.ClusterQueue) error) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		cq, ok := getClusterQueue(t, team)
-		if !ok {
-			return fmt.Errorf("ClusterQueue of team %s not found", team)
-		}
-		return f(cq)
-	}
-}
-
 // Changing accelerators re-derives vcpu and memory in the plan and updates in place; changing
 // the team replaces the quota.
 func TestAccComputeQuota_updateAndReplace(t *testing.T) {
@@ -514,26 +397,6 @@ func TestAccComputeQuota_drift(t *testing.T) {
 	})
 }
 
-// deleteAndWait deletes an object out of band and waits until a GET says it is gone.
-func deleteAndWait(t *testing.T, what string, del, get func(context.Context) error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := del(ctx); err != nil {
-		t.Fatalf("deleting %s: %v", what, err)
-	}
-	for {
-		if err := get(ctx); apierrors.IsNotFound(err) {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s still exists", what)
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-}
-
 // Labels of other managers and the canonical spelling of quantities are not drift.
 func TestAccComputeQuota_noDrift(t *testing.T) {
 	const team = "qacc-nodrift"
@@ -641,7 +504,7 @@ func TestAccComputeQuota_refusesForeignQueue(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
-				createClusterQueue(t, quota.ClusterQueueName(team), map[string][3]string{"ml.g5.12xlarge": {"1", "1Gi", "0"}})
+				makeClusterQueue(quota.ClusterQueueName(team)).flavor("ml.g5.12xlarge", nominal{cpu: "1", memory: "1Gi", accelerators: "0"}).create(t)
 			},
 			Config:      quotaConfig(team, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`),
 			ExpectError: regexp.MustCompile(`(?s)ClusterQueue already exists.*hyperpod-ns-qacc-foreign-clusterqueue.*terraform import.*qacc-foreign`),
@@ -733,14 +596,6 @@ func TestAddProblemsPaths(t *testing.T) {
 			t.Errorf("diagnostic %d path = %q, want %q", i, got, want[i])
 		}
 	}
-}
-
-func flavorLabels(name string) (map[string]string, bool) {
-	u, err := acc.dynamic.Resource(kueue.ResourceFlavors).Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		return nil, false
-	}
-	return u.GetLabels(), true
 }
 
 // The provider creates missing ResourceFlavors and deletes them with the last quota using them,
@@ -885,27 +740,6 @@ resource "hyperpod_compute_quota" "test" {
 	})
 }
 
-// checkOwnerRecorded checks that the queue records the owner_id the state holds.
-func checkOwnerRecorded(t *testing.T, team string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[quotaAddr]
-		if !ok {
-			return fmt.Errorf("%s not in state", quotaAddr)
-		}
-		owner := rs.Primary.Attributes["owner_id"]
-		cq, found := getClusterQueue(t, team)
-		switch {
-		case owner == "":
-			return fmt.Errorf("owner_id is empty in state")
-		case !found:
-			return fmt.Errorf("ClusterQueue of %s is missing", team)
-		case cq.Annotations[quota.AnnotationOwner] != owner:
-			return fmt.Errorf("queue records owner %q, state holds %q", cq.Annotations[quota.AnnotationOwner], owner)
-		}
-		return nil
-	}
-}
-
 // One owner per team. A second state that declares the same team is refused, naming the owner,
 // and the first state's queue is untouched. When the queue records another owner (as after an
 // import elsewhere), the first state's plan is refused rather than taking it back, and destroying
@@ -977,7 +811,7 @@ func TestAccComputeQuota_importTakesOver(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
-					createClusterQueue(t, quota.ClusterQueueName(team), map[string][3]string{"ml.g5.12xlarge": {"48", "192Gi", "4"}})
+					makeClusterQueue(quota.ClusterQueueName(team)).flavor("ml.g5.12xlarge", nominal{cpu: "48", memory: "192Gi", accelerators: "4"}).create(t)
 					patchQueue(t, team, `{"metadata":{"labels":{"`+quota.LabelManagedBy+`":"`+quota.ManagedByValue+`"},"annotations":{"`+quota.AnnotationOwner+`":"previous-owner"}}}`)
 				},
 				Config: cfg + fmt.Sprintf("\nimport {\n  to = %s\n  id = %q\n}\n", quotaAddr, team),
@@ -1009,7 +843,7 @@ func TestAccComputeQuota_createWaitsForDeletion(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
-					createClusterQueue(t, quota.ClusterQueueName(team), map[string][3]string{"ml.g5.12xlarge": {"1", "1Gi", "0"}})
+					makeClusterQueue(quota.ClusterQueueName(team)).flavor("ml.g5.12xlarge", nominal{cpu: "1", memory: "1Gi", accelerators: "0"}).create(t)
 					patchQueue(t, team, `{"metadata":{"finalizers":["`+finalizer+`"]}}`)
 					if err := acc.dynamic.Resource(kueue.ClusterQueues).Delete(context.Background(), quota.ClusterQueueName(team), metav1.DeleteOptions{}); err != nil {
 						t.Fatalf("deleting: %v", err)

@@ -1,22 +1,16 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"regexp"
-	"slices"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
 )
 
@@ -109,8 +103,10 @@ func TestAccInstanceTypeCapacity_allocated(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
-					createClusterQueue(t, "acc-capacity-a", map[string][3]string{trn1: {"64", "256Gi", "8"}, g5: {"24", "96Gi", "2"}})
-					createClusterQueue(t, "acc-capacity-b", map[string][3]string{g5: {"1500m", "512Mi", "1"}})
+					makeClusterQueue("acc-capacity-a").
+						flavor(g5, nominal{cpu: "24", memory: "96Gi", accelerators: "2"}).
+						flavor(trn1, nominal{cpu: "64", memory: "256Gi", accelerators: "8"}).create(t)
+					makeClusterQueue("acc-capacity-b").flavor(g5, nominal{cpu: "1500m", memory: "512Mi", accelerators: "1"}).create(t)
 				},
 				Config: capacityConfig(trn1, g5),
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -173,67 +169,6 @@ provider "hyperpod" {
 			},
 		}},
 	})
-}
-
-// createClusterQueue creates a ClusterQueue with client-go, as another tool would, and deletes it
-// when the test ends. quotas maps a flavor to its cpu, memory and accelerator nominal quotas; the
-// accelerators go to the flavor's own device resource and the other device gets 0, as Kueue
-// requires every flavor to list every covered resource.
-func createClusterQueue(t *testing.T, name string, quotas map[string][3]string) {
-	t.Helper()
-	const gpu, neuron = "nvidia.com/gpu", "aws.amazon.com/neurondevice"
-	var flavors []any
-	for _, flavor := range sortedKeys(quotas) {
-		q := quotas[flavor]
-		it, ok := catalog.Builtin().Lookup(flavor)
-		if !ok {
-			t.Fatalf("unknown flavor %s", flavor)
-		}
-		devices := map[string]string{gpu: "0", neuron: "0"}
-		if it.AcceleratorResource != "" {
-			devices[it.AcceleratorResource] = q[2]
-		}
-		flavors = append(flavors, map[string]any{
-			"name": flavor,
-			"resources": []any{
-				map[string]any{"name": "cpu", "nominalQuota": q[0]},
-				map[string]any{"name": "memory", "nominalQuota": q[1]},
-				map[string]any{"name": gpu, "nominalQuota": devices[gpu]},
-				map[string]any{"name": neuron, "nominalQuota": devices[neuron]},
-			},
-		})
-	}
-	cq := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": kueue.GroupVersion.String(),
-		"kind":       kueue.KindClusterQueue,
-		"metadata":   map[string]any{"name": name},
-		"spec": map[string]any{
-			"namespaceSelector": map[string]any{},
-			"resourceGroups": []any{map[string]any{
-				"coveredResources": []any{"cpu", "memory", gpu, neuron},
-				"flavors":          flavors,
-			}},
-		},
-	}}
-	ctx := context.Background()
-	if _, err := acc.dynamic.Resource(kueue.ClusterQueues).Create(ctx, cq, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating ClusterQueue %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		err := acc.dynamic.Resource(kueue.ClusterQueues).Delete(context.Background(), name, metav1.DeleteOptions{})
-		if err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("deleting ClusterQueue %s: %v", name, err)
-		}
-	})
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // A broken instance_types entry is a provider configuration error that names the entry and says

@@ -111,10 +111,3 @@ func runTests(m *testing.M) int {
 	}
 	return m.Run()
 }
-
-func testAccPreCheck(t *testing.T) {
-	t.Helper()
-	if acc.clientset == nil {
-		t.Fatal("TestMain did not set up a cluster; run the acceptance tests with TF_ACC=1 (make test-acc)")
-	}
-}

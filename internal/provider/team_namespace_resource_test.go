@@ -23,7 +23,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
@@ -43,11 +42,6 @@ resource "hyperpod_team_namespace" "test" {
 `, team, body)
 }
 
-// tnsPhrase matches a sentence even when Terraform wraps it across lines.
-func tnsPhrase(s string) string {
-	return strings.Join(strings.Fields(regexp.QuoteMeta(s)), `\s+`)
-}
-
 func tnsExpectName(attr, want string) plancheck.PlanCheck {
 	return plancheck.ExpectKnownValue(tnsAddr, tfjsonpath.New(attr), knownvalue.StringExact(want))
 }
@@ -62,30 +56,6 @@ func tnsStringMap(m map[string]string) knownvalue.Check {
 		checks[k] = knownvalue.StringExact(v)
 	}
 	return knownvalue.MapExact(checks)
-}
-
-// tnsGetNamespace reads a Namespace with client-go, the tests' independent view of the cluster.
-func tnsGetNamespace(name string) (*corev1.Namespace, error) {
-	ns, err := acc.clientset.CoreV1().Namespaces().Get(context.Background(), name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	return ns, err
-}
-
-func tnsGetLocalQueue(namespace, name string) (*kueue.LocalQueue, error) {
-	u, err := acc.dynamic.Resource(kueue.LocalQueues).Namespace(namespace).Get(context.Background(), name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var lq kueue.LocalQueue
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &lq); err != nil {
-		return nil, err
-	}
-	return &lq, nil
 }
 
 // tnsCheckCluster verifies the team's Namespace (the provider's labels, want labels and
@@ -146,63 +116,6 @@ func tnsCheckGone(teams ...string) func(*terraform.State) error {
 			}
 		}
 		return nil
-	}
-}
-
-// tnsDeleteNamespace deletes a Namespace out of band and waits until it is gone.
-func tnsDeleteNamespace(t *testing.T, name string) {
-	t.Helper()
-	ctx := context.Background()
-	err := acc.clientset.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		t.Fatalf("deleting namespace %s: %v", name, err)
-	}
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
-		ns, err := tnsGetNamespace(name)
-		if err != nil {
-			t.Fatalf("reading namespace %s: %v", name, err)
-		}
-		if ns == nil {
-			return
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("namespace %s was not gone after a minute", name)
-}
-
-// tnsCleanupNamespace deletes a Namespace the test created by hand, in case a step failed.
-func tnsCleanupNamespace(t *testing.T, name string) {
-	t.Cleanup(func() {
-		if acc.clientset == nil {
-			return // the acceptance test was skipped: there is no cluster
-		}
-		err := acc.clientset.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{})
-		if err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("deleting namespace %s: %v", name, err)
-		}
-	})
-}
-
-func tnsCreateLocalQueue(t *testing.T, namespace, name, clusterQueue string, labels map[string]string) {
-	t.Helper()
-	lq := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": kueue.GroupVersion.String(),
-		"kind":       kueue.KindLocalQueue,
-		"metadata":   map[string]any{"name": name, "namespace": namespace},
-		"spec":       map[string]any{"clusterQueue": clusterQueue},
-	}}
-	lq.SetLabels(labels)
-	if _, err := acc.dynamic.Resource(kueue.LocalQueues).Namespace(namespace).Create(context.Background(), lq, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating LocalQueue %s/%s: %v", namespace, name, err)
-	}
-}
-
-func tnsDeleteLocalQueue(t *testing.T, namespace, name string) {
-	t.Helper()
-	err := acc.dynamic.Resource(kueue.LocalQueues).Namespace(namespace).Delete(context.Background(), name, metav1.DeleteOptions{})
-	if err != nil {
-		t.Fatalf("deleting LocalQueue %s/%s: %v", namespace, name, err)
 	}
 }
 
@@ -736,30 +649,6 @@ func TestAccTeamNamespace_finishedPodsDoNotBlockDestroy(t *testing.T) {
 			},
 		},
 	})
-}
-
-// tnsCheckOwnerRecorded checks that the Namespace and LocalQueue record the state's owner_id.
-func tnsCheckOwnerRecorded(team string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[tnsAddr]
-		if !ok {
-			return fmt.Errorf("%s not in state", tnsAddr)
-		}
-		owner := rs.Primary.Attributes["owner_id"]
-		ns, err := tnsGetNamespace(quota.NamespaceName(team))
-		if err != nil || ns == nil {
-			return fmt.Errorf("namespace: %v", err)
-		}
-		lq, err := tnsGetLocalQueue(quota.NamespaceName(team), quota.LocalQueueName(team))
-		if err != nil || lq == nil {
-			return fmt.Errorf("local queue: %v", err)
-		}
-		if owner == "" || ns.Annotations[quota.AnnotationOwner] != owner || lq.Annotations[quota.AnnotationOwner] != owner {
-			return fmt.Errorf("state owner %q, namespace records %q, local queue %q", owner,
-				ns.Annotations[quota.AnnotationOwner], lq.Annotations[quota.AnnotationOwner])
-		}
-		return nil
-	}
 }
 
 // One owner per team, for namespaces: a second state declaring the team is refused with the
