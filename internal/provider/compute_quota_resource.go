@@ -38,11 +38,6 @@ const (
 )
 
 var (
-	teamValidators = []validator.String{
-		stringvalidator.LengthBetween(1, quota.MaxTeamLength),
-		stringvalidator.RegexMatches(quota.TeamPattern,
-			"must be lower-case letters, digits and '-', starting and ending with a letter or digit (the AWS TeamName pattern)"),
-	}
 	quotaNameValidators = []validator.String{
 		stringvalidator.RegexMatches(quota.NamePattern,
 			"must be 1-63 letters, digits and '-', starting and ending with a letter or digit (the AWS Name pattern)"),

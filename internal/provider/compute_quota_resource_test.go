@@ -528,6 +528,7 @@ func TestAccComputeQuota_planTimeErrors(t *testing.T) {
 		{"mig profile not offered", `resources = [{ instance_type = "ml.p4d.24xlarge", accelerator_partition = { type = "mig-1g.18gb", count = 1 } }]`, `(?s)MIG profile not offered.*resources\[0\]\.accelerator_partition\.type:.*does not offer MIG\s+profile "mig-1g\.18gb".*"mig-1g\.5gb"`},
 		{"negative", `resources = [{ instance_type = "ml.c5.4xlarge", vcpu = -1 }]`, `(?s)Negative value.*vcpu`},
 		{"duplicate types", `resources = [{ instance_type = "ml.c5.4xlarge", vcpu = 1 }, { instance_type = "ml.c5.4xlarge", vcpu = 2 }]`, `(?s)Duplicate instance type.*resources\[1\]\.instance_type:.*ml\.c5\.4xlarge`},
+		{"computed value out of the API's range", `resources = [{ instance_type = "ml.p5.48xlarge", count = 10000000 }]`, `(?s)Computed value too large.*resources\[0\]\.accelerators:.*accelerators would be 80000000`},
 		{"more than 15", `resources = [for i in range(16) : { instance_type = "ml.c5.4xlarge", vcpu = i + 1 }]`, `(?s)(Too many resources|at least 1 elements and at\s+most 15)`},
 		{"borrow_limit with Lend", `
   resources        = [{ instance_type = "ml.c5.4xlarge", vcpu = 1 }]

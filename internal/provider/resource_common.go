@@ -7,12 +7,14 @@ import (
 	"strconv"
 
 	"github.com/google/uuid"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -139,13 +141,32 @@ func existingObjectError(resourceType, kind, name string, meta metav1.ObjectMeta
 		kind, name, quota.DescribeOwner(meta), resourceType, team, resourceType, team)
 }
 
+// teamRule explains the team rule in diagnostics.
+var teamRule = fmt.Sprintf("must be 1-%d lower-case letters, digits and hyphens, starting and ending "+
+	"with a letter or digit (the AWS TeamName pattern), e.g. \"ml-research\"; it names the namespace hyperpod-ns-<team>",
+	quota.MaxTeamLength)
+
+// teamValidators check the team attribute of both resources.
+var teamValidators = []validator.String{
+	stringvalidator.LengthBetween(1, quota.MaxTeamLength),
+	stringvalidator.RegexMatches(quota.TeamPattern, teamRule),
+}
+
+// validImportTeam checks that an import ID is a team name.
+func validImportTeam(team, example string, diags *diag.Diagnostics) bool {
+	if len(team) <= quota.MaxTeamLength && quota.TeamPattern.MatchString(team) {
+		return true
+	}
+	diags.AddError("Invalid import ID", fmt.Sprintf(
+		"The import ID is the team, which %s; got %q. Import by team, e.g. `terraform import %s ml-research`.",
+		teamRule, team, example))
+	return false
+}
+
 // importTeam validates an import ID, sets id and team, and marks the takeover.
 func importTeam(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse, example string) {
 	team := req.ID
-	if len(team) > quota.MaxTeamLength || !quota.TeamPattern.MatchString(team) {
-		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf(
-			"%q is not a team name (lower-case letters, digits and '-', at most %d characters). Import by team, e.g. `terraform import %s ml-research`.",
-			team, quota.MaxTeamLength, example))
+	if !validImportTeam(team, example, &resp.Diagnostics) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), team)...)

@@ -374,9 +374,7 @@ func teamNamespacePlural(n int, noun string) string {
 // teamNamespaceImportedMetadata).
 func (r *teamNamespaceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	team := req.ID
-	if len(team) > quota.MaxTeamLength || !quota.TeamPattern.MatchString(team) {
-		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("The import ID is the team, which %s; got %q. "+
-			"Import with: terraform import hyperpod_team_namespace.<name> <team>.", teamNamespaceTeamRule, team))
+	if !validImportTeam(team, "hyperpod_team_namespace.example", &resp.Diagnostics) {
 		return
 	}
 	if !r.configured(&resp.Diagnostics) || r.data.client("import a team namespace", &resp.Diagnostics) == nil {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -17,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	corev1 "k8s.io/api/core/v1"
 	k8svalidation "k8s.io/apimachinery/pkg/util/validation"
@@ -40,11 +38,6 @@ const (
 	teamNamespaceDeleteTimeout = 10 * time.Minute
 	teamNamespacePollInterval  = 500 * time.Millisecond
 )
-
-// teamNamespaceTeamRule explains the team rule in diagnostics.
-var teamNamespaceTeamRule = fmt.Sprintf("must be 1-%d lower-case letters, digits and hyphens, starting and ending "+
-	"with a letter or digit (the AWS TeamName pattern), e.g. \"ml-research\"; it names the namespace hyperpod-ns-<team>",
-	quota.MaxTeamLength)
 
 // Keys the provider sets itself, and system keys that are never taken over on import.
 var (
@@ -106,10 +99,7 @@ func (r *teamNamespaceResource) Schema(ctx context.Context, _ resource.SchemaReq
 					"with a letter or digit (the AWS TeamName rule). Use the same value as the `team` of the matching "+
 					"`hyperpod_compute_quota`. Changing it replaces the namespace.", quota.MaxTeamLength),
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators: []validator.String{
-					stringvalidator.LengthBetween(1, quota.MaxTeamLength),
-					stringvalidator.RegexMatches(quota.TeamPattern, teamNamespaceTeamRule),
-				},
+				Validators:    teamValidators,
 			},
 			"labels": schema.MapAttribute{
 				ElementType: types.StringType,
