@@ -6,6 +6,9 @@
 #   kube-apiserver  built from k8s.io/kubernetes through the Go module proxy
 #   etcd            built from go.etcd.io/etcd/server/v3 through the Go module proxy
 #   crds/*.yaml     the Kueue CRDs, copied from the sigs.k8s.io/kueue module zip
+#   kueue-manager   Kueue's controller manager (cmd/kueue), built from the same module
+#   kueue/          the module's webhook manifests and CRD conversion patches, from which the
+#                   harness registers Kueue's webhooks with the local API server
 #
 # It is $HYPERPOD_CONTROLPLANE_DIR when set, otherwise a directory named after the versions
 # below in the user's cache directory, so a fresh clone (as CI makes) reuses earlier builds.
@@ -109,6 +112,56 @@ else
 	rm -rf -- "${crds}"
 	mv -- "${tmp}" "${crds}"
 	log "crds: $(find "${crds}" -name '*.yaml' | wc -l | tr -d ' ') files"
+fi
+
+kueue_module_dir() {
+	(cd -- "${tools_dir}" && go mod download -json "sigs.k8s.io/kueue@${KUEUE_VERSION}") |
+		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p'
+}
+
+# Kueue's manager runs outside the cluster. Built in a writable copy of the module with one
+# change: the metrics certificate directory, hard-coded to /etc/kueue/metrics/certs when
+# internal certificate management is off, is read from $KUEUE_METRICS_CERT_DIR instead, so the
+# manager runs without root and without writing to /etc.
+if [[ -x "${dir}/kueue-manager" ]]; then
+	log "kueue-manager: present"
+else
+	log "kueue-manager: building sigs.k8s.io/kueue@${KUEUE_VERSION}/cmd/kueue (a cold build takes a few minutes)"
+	start=${SECONDS}
+	src=$(kueue_module_dir)
+	[[ -f "${src}/cmd/kueue/main.go" ]] || die "no cmd/kueue in ${src}"
+	work="${dir}/.kueue-src.tmp.$$"
+	tmp_files+=("${work}")
+	cp -R -- "${src}" "${work}"
+	chmod -R u+w -- "${work}"
+	main="${work}/cmd/kueue/main.go"
+	grep -q 'metricsCertPath := "/etc/kueue/metrics/certs"' "${main}" ||
+		die "cmd/kueue/main.go of Kueue ${KUEUE_VERSION} no longer hard-codes the metrics certificate path; update this script"
+	sed -i.orig 's|metricsCertPath := "/etc/kueue/metrics/certs"|metricsCertPath := os.Getenv("KUEUE_METRICS_CERT_DIR")|' "${main}"
+	tmp="${dir}/.kueue-manager.tmp.$$"
+	tmp_files+=("${tmp}")
+	(cd -- "${work}" && GOFLAGS=-mod=readonly go build \
+		-ldflags "-X sigs.k8s.io/kueue/pkg/version.GitVersion=${KUEUE_VERSION}" -o "${tmp}" ./cmd/kueue) >&2
+	mv -f -- "${tmp}" "${dir}/kueue-manager"
+	log "kueue-manager: built in $((SECONDS - start)) s"
+fi
+
+kueue_cfg="${dir}/kueue"
+if [[ -f "${kueue_cfg}/webhook/manifests.yaml" ]]; then
+	log "kueue webhook manifests: present"
+else
+	src=$(kueue_module_dir)
+	tmp="${dir}/.kueue-cfg.tmp.$$"
+	tmp_files+=("${tmp}")
+	mkdir -p -- "${tmp}/webhook" "${tmp}/crd/patches"
+	install -m 0644 -- "${src}/config/components/webhook/manifests.yaml" "${tmp}/webhook/"
+	install -m 0644 -- "${src}/config/components/crd/kustomization.yaml" "${tmp}/crd/"
+	for f in "${src}"/config/components/crd/patches/webhook_in_*.yaml; do
+		install -m 0644 -- "${f}" "${tmp}/crd/patches/"
+	done
+	rm -rf -- "${kueue_cfg}"
+	mv -- "${tmp}" "${kueue_cfg}"
+	log "kueue webhook manifests: copied"
 fi
 
 printf '%s\n' "${dir}"

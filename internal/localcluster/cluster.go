@@ -76,6 +76,11 @@ type Options struct {
 	StartTimeout time.Duration
 	// DisableNamespaceFinalizer turns off the stand-in for the namespace controller.
 	DisableNamespaceFinalizer bool
+	// Kueue runs Kueue's controller manager and registers its webhooks (see startKueue);
+	// AssetsDir must then hold kueue-manager and kueue/. KueueFromEnv gives the default.
+	Kueue bool
+	// KueueStartTimeout bounds the manager's start; 0 means 120 s.
+	KueueStartTimeout time.Duration
 }
 
 // Cluster is a running local control plane.
@@ -94,6 +99,7 @@ type Cluster struct {
 	CRDs []*apiextensionsv1.CustomResourceDefinition
 
 	env        *envtest.Environment
+	kueue      *kueueProcess
 	stateDir   string
 	logs       []*os.File
 	cancel     context.CancelFunc
@@ -117,6 +123,13 @@ func Start(ctx context.Context, o Options) (_ *Cluster, retErr error) {
 	}
 	if err := CheckAssets(assets); err != nil {
 		return nil, err
+	}
+	if o.Kueue {
+		if missing := missingKueueAssets(assets); len(missing) > 0 {
+			return nil, fmt.Errorf("%w: %s has no %s; run `make controlplane` (scripts/controlplane-assets.sh) to build "+
+				"Kueue's manager from the Go module proxy (a few minutes), or set %s=off to run without it",
+				ErrAssetsMissing, assets, strings.Join(missing, ", "), EnvKueue)
+		}
 	}
 
 	c := &Cluster{done: make(chan struct{})}
@@ -283,6 +296,15 @@ func Start(ctx context.Context, o Options) (_ *Cluster, retErr error) {
 	if err != nil {
 		return nil, fmt.Errorf("rendering the admin kubeconfig: %w", err)
 	}
+	if o.Kueue {
+		timeout := o.KueueStartTimeout
+		if timeout == 0 {
+			timeout = 120 * time.Second
+		}
+		if err := c.startKueue(ctx, assets, string(kubeconfig), timeout); err != nil {
+			return nil, err
+		}
+	}
 	if err := writeFileAtomic(c.KubeconfigPath, kubeconfig, 0o600); err != nil {
 		return nil, err
 	}
@@ -299,6 +321,8 @@ func (c *Cluster) Stop() error {
 			c.cancel()
 			<-c.done
 		}
+		// Kueue first: it would log errors while the API server goes away.
+		_ = c.kueue.stop()
 		if c.env != nil {
 			if err := c.env.Stop(); err != nil {
 				errs = append(errs, fmt.Errorf("stopping the local control plane: %w", err))

@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -363,9 +364,14 @@ func TestAccComputeQuota_drift(t *testing.T) {
 				Config:    cfg, ConfigPlanChecks: expectUpdate, Check: restored,
 			},
 			{
-				// The quota's flavor deleted out of band: the update creates it again.
+				// The quota's flavor deleted out of band, its finalizer removed (Kueue's finalizer
+				// would keep a flavor in use): the update creates it again.
 				PreConfig: func() {
 					deleteAndWait(t, kueue.ResourceFlavors.Resource, func(ctx context.Context) error {
+						if _, err := acc.dynamic.Resource(kueue.ResourceFlavors).Patch(ctx, driftFlavor, ktypes.MergePatchType,
+							[]byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
+							return err
+						}
 						return acc.dynamic.Resource(kueue.ResourceFlavors).Delete(ctx, driftFlavor, metav1.DeleteOptions{})
 					}, func(ctx context.Context) error {
 						_, err := acc.dynamic.Resource(kueue.ResourceFlavors).Get(ctx, driftFlavor, metav1.GetOptions{})
@@ -679,10 +685,12 @@ func TestAccComputeQuota_deleteHeldByFinalizer(t *testing.T) {
 		Steps: []resource.TestStep{
 			{Config: cfg},
 			{
-				PreConfig:   setFinalizers(`["kueue.x-k8s.io/resource-in-use"]`),
+				// Kueue's own finalizer goes as soon as no workload uses the queue (TestAccAdmission
+				// tests a queue held by one); another one holds it here.
+				PreConfig:   setFinalizers(`["test.quotaworks.io/hold"]`),
 				Config:      cfg,
 				Destroy:     true,
-				ExpectError: regexp.MustCompile(`(?s)ClusterQueue not deleted.*held by finalizers\s+\[kueue\.x-k8s\.io/resource-in-use\].*admitted\s+workloads`),
+				ExpectError: regexp.MustCompile(`(?s)ClusterQueue not deleted.*held by finalizers\s+\[[^\]]*test\.quotaworks\.io/hold\].*admitted\s+workloads`),
 			},
 			{
 				// Once the workloads are gone Kueue lets the queue go; the next plan recreates it.

@@ -67,7 +67,7 @@ func runTests(m *testing.M) int {
 		}
 		defer os.RemoveAll(workDir)
 		started := time.Now()
-		cluster, err := localcluster.Start(ctx, localcluster.Options{AssetsDir: assets, WorkDir: workDir})
+		cluster, err := localcluster.Start(ctx, localcluster.Options{AssetsDir: assets, WorkDir: workDir, Kueue: localcluster.KueueFromEnv()})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "starting the local control plane:", err)
 			return 1

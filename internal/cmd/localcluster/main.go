@@ -256,7 +256,7 @@ func serve(dir, assetsFlag string) error {
 	}
 	start := time.Now()
 	fmt.Fprintf(os.Stderr, "%s starting the local control plane from %s\n", stamp(), assets)
-	cluster, err := localcluster.Start(ctx, localcluster.Options{AssetsDir: assets, WorkDir: dir})
+	cluster, err := localcluster.Start(ctx, localcluster.Options{AssetsDir: assets, WorkDir: dir, Kueue: localcluster.KueueFromEnv()})
 	if err != nil {
 		return err
 	}

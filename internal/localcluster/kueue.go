@@ -1,0 +1,421 @@
+package localcluster
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+)
+
+// Kueue's controller manager in the local control plane: built from the sigs.k8s.io/kueue
+// module by scripts/controlplane-assets.sh, run as a process outside the cluster against the
+// local API server (leader election off, batch/job integration on, fair sharing on), with its
+// validating, mutating and CRD conversion webhooks registered by URL on loopback. Then Kueue
+// validates and defaults what the provider writes, and admits workloads, as it does on EKS.
+const (
+	KueueManagerBinary = "kueue-manager"
+	// KueueDir holds the module's webhook manifests and CRD conversion patches.
+	KueueDir = "kueue"
+	KueueLog = "kueue.log"
+	// EnvKueue turns the manager off with "off" (also "0" or "false"); it is on otherwise.
+	EnvKueue = "HYPERPOD_KUEUE"
+	// KueueNamespace is the manager's namespace (Configuration.namespace).
+	KueueNamespace = "kueue-system"
+)
+
+// KueueFromEnv reports whether the local control plane runs Kueue's manager: on unless
+// $HYPERPOD_KUEUE says off.
+func KueueFromEnv() bool {
+	switch strings.ToLower(os.Getenv(EnvKueue)) {
+	case "off", "0", "false", "no":
+		return false
+	}
+	return true
+}
+
+// missingKueueAssets lists what Kueue's manager needs and dir lacks.
+func missingKueueAssets(dir string) []string {
+	var missing []string
+	if fi, err := os.Stat(filepath.Join(dir, KueueManagerBinary)); err != nil || fi.Mode().Perm()&0o111 == 0 {
+		missing = append(missing, KueueManagerBinary)
+	}
+	if _, err := os.Stat(filepath.Join(dir, KueueDir, "webhook", "manifests.yaml")); err != nil {
+		missing = append(missing, KueueDir+"/webhook/manifests.yaml")
+	}
+	return missing
+}
+
+type kueueProcess struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+// startKueue starts the manager, waits until it is ready and registers its webhooks. On a
+// timeout the error carries the tail of its log.
+func (c *Cluster) startKueue(ctx context.Context, assets, kubeconfig string, timeout time.Duration) error {
+	dir := filepath.Join(c.stateDir, "kueue")
+	certDir := filepath.Join(dir, "certs")
+	if err := os.MkdirAll(certDir, 0o700); err != nil {
+		return err
+	}
+	caPEM, err := writeServingCert(certDir)
+	if err != nil {
+		return fmt.Errorf("kueue: certificates: %w", err)
+	}
+	kubeconfigPath := filepath.Join(dir, "kubeconfig")
+	if err := writeFileAtomic(kubeconfigPath, []byte(kubeconfig), 0o600); err != nil {
+		return err
+	}
+	webhookPort, err := freeLoopbackPort()
+	if err != nil {
+		return err
+	}
+	healthPort, err := freeLoopbackPort()
+	if err != nil {
+		return err
+	}
+	configPath := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(configPath, []byte(kueueConfiguration(webhookPort, healthPort, certDir)), 0o600); err != nil {
+		return err
+	}
+	if _, err := c.Clientset.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: KueueNamespace}},
+		metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("kueue: creating namespace %s: %w", KueueNamespace, err)
+	}
+
+	logFile, err := c.openLog(KueueLog)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(filepath.Join(assets, KueueManagerBinary),
+		"--config", configPath, "--kubeconfig", kubeconfigPath, "--feature-gates=VisibilityOnDemand=false")
+	// The one change the assets script makes to Kueue's main: the metrics certificates, which
+	// Kueue otherwise reads from /etc/kueue/metrics/certs, come from here (metrics are off).
+	cmd.Env = append(os.Environ(), "KUEUE_METRICS_CERT_DIR="+certDir)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("kueue: starting %s: %w", cmd.Path, err)
+	}
+	p := &kueueProcess{cmd: cmd, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait() }()
+	c.kueue = p
+
+	fail := func(err error) error {
+		return fmt.Errorf("kueue: %w\n--- last lines of %s ---\n%s", err, logFile.Name(), TailFile(logFile.Name(), 30))
+	}
+	if err := waitKueueReady(ctx, p, healthPort, webhookPort, timeout); err != nil {
+		return fail(err)
+	}
+	if err := registerKueueWebhooks(ctx, c.RESTConfig, assets, webhookPort, caPEM); err != nil {
+		return fail(fmt.Errorf("registering webhooks: %w", err))
+	}
+	return nil
+}
+
+// kueueConfiguration is the manager's Configuration (decoded strictly by Kueue). Fair sharing
+// is on when the fairSharing block is present.
+func kueueConfiguration(webhookPort, healthPort int, certDir string) string {
+	return fmt.Sprintf(`apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+namespace: %s
+health:
+  healthProbeBindAddress: 127.0.0.1:%d
+metrics:
+  bindAddress: "0"
+webhook:
+  host: 127.0.0.1
+  port: %d
+  certDir: %q
+leaderElection:
+  leaderElect: false
+internalCertManagement:
+  enable: false
+integrations:
+  frameworks:
+  - batch/job
+fairSharing:
+  preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]
+`, KueueNamespace, healthPort, webhookPort, certDir)
+}
+
+// waitKueueReady waits until the manager's readiness endpoint answers 200 and its webhook
+// server accepts TLS connections.
+func waitKueueReady(ctx context.Context, p *kueueProcess, healthPort, webhookPort int, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client := &http.Client{Timeout: 2 * time.Second}
+	ready := func() bool {
+		resp, err := client.Get("http://127.0.0.1:" + strconv.Itoa(healthPort) + "/readyz")
+		if err != nil {
+			return false
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return false
+		}
+		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 2 * time.Second}, "tcp",
+			"127.0.0.1:"+strconv.Itoa(webhookPort), &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // only checks that it serves
+		if err != nil {
+			return false
+		}
+		_ = conn.Close()
+		return true
+	}
+	for {
+		if ready() {
+			return nil
+		}
+		select {
+		case err := <-p.done:
+			p.done <- err
+			return fmt.Errorf("the manager exited before it was ready: %v", err)
+		case <-ctx.Done():
+			return fmt.Errorf("the manager was not ready within %s", timeout)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// stop ends the manager: SIGTERM to its process group, SIGKILL after 10 s.
+func (p *kueueProcess) stop() error {
+	if p == nil || p.cmd.Process == nil {
+		return nil
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.done
+	}
+	return nil
+}
+
+// writeServingCert writes a fresh CA-signed serving certificate for 127.0.0.1 as tls.crt and
+// tls.key in dir (the names controller-runtime's webhook server reads) and returns the CA.
+func writeServingCert(dir string) ([]byte, error) {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	caTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "hyperpod local kueue CA"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(7 * 24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return nil, err
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return nil, err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(7 * 24 * time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, DNSNames: []string{"localhost"},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return nil, err
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tls.crt"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tls.key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		return nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), nil
+}
+
+// registerKueueWebhooks registers the webhooks of the module's manifests and the CRD
+// conversion webhooks its kustomization enables, each pointing at the manager on loopback.
+func registerKueueWebhooks(ctx context.Context, cfg *rest.Config, assets string, port int, caPEM []byte) error {
+	base := "https://127.0.0.1:" + strconv.Itoa(port)
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	raw, err := os.ReadFile(filepath.Join(assets, KueueDir, "webhook", "manifests.yaml"))
+	if err != nil {
+		return err
+	}
+	docs, err := splitYAML(raw)
+	if err != nil {
+		return err
+	}
+	for _, doc := range docs {
+		var meta metav1.TypeMeta
+		if err := yaml.Unmarshal(doc, &meta); err != nil {
+			return err
+		}
+		switch meta.Kind {
+		case "MutatingWebhookConfiguration":
+			var w admissionregistrationv1.MutatingWebhookConfiguration
+			if err := yaml.UnmarshalStrict(doc, &w); err != nil {
+				return err
+			}
+			w.Name = "kueue-" + w.Name
+			for i := range w.Webhooks {
+				w.Webhooks[i].ClientConfig = urlClientConfig(base, w.Webhooks[i].ClientConfig, caPEM)
+			}
+			if _, err := cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, &w, metav1.CreateOptions{}); err != nil {
+				return fmt.Errorf("%s: %w", w.Name, err)
+			}
+		case "ValidatingWebhookConfiguration":
+			var w admissionregistrationv1.ValidatingWebhookConfiguration
+			if err := yaml.UnmarshalStrict(doc, &w); err != nil {
+				return err
+			}
+			w.Name = "kueue-" + w.Name
+			for i := range w.Webhooks {
+				w.Webhooks[i].ClientConfig = urlClientConfig(base, w.Webhooks[i].ClientConfig, caPEM)
+			}
+			if _, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, &w, metav1.CreateOptions{}); err != nil {
+				return fmt.Errorf("%s: %w", w.Name, err)
+			}
+		case "":
+		default:
+			return fmt.Errorf("unexpected %s in the webhook manifests", meta.Kind)
+		}
+	}
+	return enableConversionWebhooks(ctx, cfg, assets, base, caPEM)
+}
+
+func urlClientConfig(base string, cc admissionregistrationv1.WebhookClientConfig, caPEM []byte) admissionregistrationv1.WebhookClientConfig {
+	path := ""
+	if cc.Service != nil && cc.Service.Path != nil {
+		path = *cc.Service.Path
+	}
+	url := base + path
+	return admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caPEM}
+}
+
+// patchLine matches an enabled (uncommented) conversion patch in the CRD kustomization.
+var patchLine = regexp.MustCompile(`^- path: (patches/webhook_in_[a-z]+\.yaml)\s*$`)
+
+// enableConversionWebhooks turns on the conversion webhook of each CRD whose patch the
+// module's kustomization enables.
+func enableConversionWebhooks(ctx context.Context, cfg *rest.Config, assets, base string, caPEM []byte) error {
+	kustomization, err := os.ReadFile(filepath.Join(assets, KueueDir, "crd", "kustomization.yaml"))
+	if err != nil {
+		return err
+	}
+	ext, err := apiextensionsclient.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(kustomization))
+	for sc.Scan() {
+		m := patchLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join(assets, KueueDir, "crd", m[1]))
+		if err != nil {
+			return err
+		}
+		var patch struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+			Spec struct {
+				Conversion struct {
+					Webhook struct {
+						ClientConfig struct {
+							Service struct {
+								Path string `json:"path"`
+							} `json:"service"`
+						} `json:"clientConfig"`
+						ConversionReviewVersions []string `json:"conversionReviewVersions"`
+					} `json:"webhook"`
+				} `json:"conversion"`
+			} `json:"spec"`
+		}
+		if err := yaml.Unmarshal(raw, &patch); err != nil {
+			return fmt.Errorf("%s: %w", m[1], err)
+		}
+		if patch.Metadata.Name == "" {
+			return fmt.Errorf("%s names no CRD", m[1])
+		}
+		wh := patch.Spec.Conversion.Webhook
+		versions, _ := yaml.Marshal(wh.ConversionReviewVersions)
+		body := fmt.Sprintf(`{"spec":{"conversion":{"strategy":"Webhook","webhook":{"clientConfig":{"url":%q,"caBundle":%q},"conversionReviewVersions":%s}}}}`,
+			base+wh.ClientConfig.Service.Path, base64.StdEncoding.EncodeToString(caPEM), strings.TrimSpace(string(mustJSON(versions))))
+		if _, err := ext.ApiextensionsV1().CustomResourceDefinitions().Patch(ctx, patch.Metadata.Name, types.MergePatchType, []byte(body), metav1.PatchOptions{}); err != nil {
+			return fmt.Errorf("conversion webhook of %s: %w", patch.Metadata.Name, err)
+		}
+	}
+	return sc.Err()
+}
+
+func mustJSON(y []byte) []byte {
+	j, err := yaml.YAMLToJSON(y)
+	if err != nil {
+		return []byte(`["v1"]`)
+	}
+	return j
+}
+
+// splitYAML splits a multi-document YAML file.
+func splitYAML(raw []byte) ([][]byte, error) {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
+	var docs [][]byte
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(bytes.TrimSpace(doc)) > 0 {
+			docs = append(docs, doc)
+		}
+	}
+}
