@@ -117,6 +117,12 @@ func jobUnsuspended(team, name string, timeout time.Duration) error {
 	}
 }
 
+func deleteAllWork(t *testing.T, teams []string) {
+	for _, team := range teams {
+		deleteWork(t, team)
+	}
+}
+
 // deleteWork deletes the team's Jobs and then their Workloads (there is no garbage collector
 // here), so that Kueue releases the quota and the queue can be destroyed.
 func deleteWork(t *testing.T, team string) {
@@ -218,6 +224,7 @@ func TestAccAdmission_withinAndBeyondNominal(t *testing.T) {
 			Check: resource.ComposeAggregateTestCheckFunc(
 				checkQueueActive(t, team),
 				func(*terraform.State) error {
+					defer deleteWork(t, team)
 					submitJob(t, team, "fits", "ml.g5.12xlarge", corev1.ResourceList{
 						corev1.ResourceCPU: k8sresource.MustParse("8"), corev1.ResourceMemory: k8sresource.MustParse("32Gi"), gpu: k8sresource.MustParse("2"),
 					})
@@ -246,14 +253,251 @@ func TestAccAdmission_withinAndBeyondNominal(t *testing.T) {
 					return nil
 				},
 			),
-		}, {
-			// Destroying a queue waits while Kueue holds admitted workloads: end them first.
-			PreConfig: func() { deleteWork(t, team) },
-			Config: tnsConfig(team, "  force_destroy = true") + quotaConfig(team, `
-  resources        = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
-  resource_sharing = { strategy = "DontLend" }
-  depends_on       = [hyperpod_team_namespace.test]`),
-			PlanOnly: true,
+		}},
+	})
+}
+
+// e2eTeam is a team namespace and compute quota in one configuration, named after the team.
+func e2eTeam(team, quotaBody string) string {
+	return fmt.Sprintf(`
+resource "hyperpod_team_namespace" %[1]q {
+  team          = %[2]q
+  force_destroy = true
+}
+
+resource "hyperpod_compute_quota" %[1]q {
+  name = "%[2]s-quota"
+  team = hyperpod_team_namespace.%[1]s.team
+%[3]s
+}
+`, strings.ReplaceAll(team, "-", "_"), team, quotaBody)
+}
+
+func gpus(n string) corev1.ResourceList {
+	return corev1.ResourceList{corev1.ResourceCPU: k8sresource.MustParse("4"), corev1.ResourceMemory: k8sresource.MustParse("16Gi"),
+		"nvidia.com/gpu": k8sresource.MustParse(n)}
+}
+
+// waitBorrowed waits until the team's ClusterQueue reports want borrowed of a resource in a
+// flavor (Kueue updates the status after admitting).
+func waitBorrowed(team, flavor, res, want string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	got := ""
+	for time.Now().Before(deadline) {
+		u, err := acc.dynamic.Resource(kueue.ClusterQueues).Get(context.Background(), quota.ClusterQueueName(team), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		usage, _, _ := unstructured.NestedSlice(u.Object, "status", "flavorsReservation")
+		for _, f := range usage {
+			fm, _ := f.(map[string]any)
+			rs, _ := fm["resources"].([]any)
+			for _, r := range rs {
+				if rm, _ := r.(map[string]any); fm["name"] == flavor && rm["name"] == res {
+					got = fmt.Sprint(rm["borrowed"])
+				}
+			}
+		}
+		if got == want {
+			return nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("%s borrows %q of %s in %s, want %s", quota.ClusterQueueName(team), got, res, flavor, want)
+}
+
+// Sharing in a cohort of its own: a LendAndBorrow team borrows exactly up to borrow_limit
+// percent from an idle lender; a job beyond that waits. A Lend team never borrows, and a
+// DontLend team's idle quota is never borrowed.
+func TestAccAdmission_lendingAndBorrowing(t *testing.T) {
+	requireKueue(t)
+	teams := []string{"e2e-lender", "e2e-borrower", "e2e-lend-only", "e2e-keeper", "e2e-wants"}
+	for _, team := range teams {
+		cleanupQueue(t, team)
+		tnsCleanupNamespace(t, quota.NamespaceName(team))
+		t.Cleanup(func() { deleteWork(t, team) })
+	}
+	one := `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]` // 4 GPUs
+	config := e2eTeam("e2e-lender", one+`
+  cohort           = "e2e-share"
+  resource_sharing = { strategy = "Lend" }`) +
+		e2eTeam("e2e-borrower", one+`
+  cohort           = "e2e-share"
+  resource_sharing = { strategy = "LendAndBorrow", borrow_limit = 50 }`) +
+		e2eTeam("e2e-lend-only", one+`
+  cohort           = "e2e-share"
+  resource_sharing = { strategy = "Lend" }`) +
+		// A DontLend team with idle quota next to a team that would borrow anything.
+		e2eTeam("e2e-keeper", one+`
+  cohort           = "e2e-keep"
+  resource_sharing = { strategy = "DontLend" }`) +
+		e2eTeam("e2e-wants", one+`
+  cohort           = "e2e-keep"
+  resource_sharing = { strategy = "LendAndBorrow", borrow_limit = 100 }`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check: func(*terraform.State) error {
+				// Destroying a queue waits while Kueue holds admitted workloads: end them, pass or fail.
+				defer deleteAllWork(t, teams)
+				for _, team := range teams {
+					if err := checkQueueActive(t, team)(nil); err != nil {
+						return err
+					}
+				}
+				// 4 nominal + 50 % = 6 GPUs: a 6-GPU job is admitted by borrowing 2 ...
+				submitJob(t, "e2e-borrower", "six", "ml.g5.12xlarge", gpus("6"))
+				if _, err := workloadOf("e2e-borrower", "six", admitted, time.Minute); err != nil {
+					return err
+				}
+				if err := waitBorrowed("e2e-borrower", "ml.g5.12xlarge", "nvidia.com/gpu", "2"); err != nil {
+					return err
+				}
+				// ... and one more GPU would exceed the borrowing limit, although lenders are idle.
+				submitJob(t, "e2e-borrower", "one-more", "ml.g5.12xlarge", gpus("1"))
+				if _, err := workloadOf("e2e-borrower", "one-more", pendingForQuota, time.Minute); err != nil {
+					return err
+				}
+				// A Lend team never borrows: 5 GPUs on a 4-GPU quota wait while others are idle.
+				submitJob(t, "e2e-lend-only", "five", "ml.g5.12xlarge", gpus("5"))
+				if _, err := workloadOf("e2e-lend-only", "five", pendingForQuota, time.Minute); err != nil {
+					return err
+				}
+				// A DontLend team's idle quota is never borrowed.
+				submitJob(t, "e2e-wants", "five", "ml.g5.12xlarge", gpus("5"))
+				if _, err := workloadOf("e2e-wants", "five", pendingForQuota, time.Minute); err != nil {
+					return err
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// activation_state = "Disabled" holds new workloads; enabling the quota again admits them.
+func TestAccAdmission_disabledHolds(t *testing.T) {
+	requireKueue(t)
+	const team = "e2e-disabled"
+	cleanupQueue(t, team)
+	tnsCleanupNamespace(t, quota.NamespaceName(team))
+	t.Cleanup(func() { deleteWork(t, team) })
+	config := func(state string) string {
+		return e2eTeam(team, fmt.Sprintf(`  resources        = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+  cohort           = "e2e-disabled"
+  activation_state = %q`, state))
+	}
+	held := func(w *unstructured.Unstructured) bool {
+		s, _, _ := condition(w, "QuotaReserved")
+		return s == "False"
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config("Disabled"),
+				Check: func(*terraform.State) (err error) {
+					defer func() {
+						if err != nil {
+							deleteWork(t, team) // the next step does not run
+						}
+					}()
+					submitJob(t, team, "waits", "ml.g5.12xlarge", gpus("1"))
+					_, err = workloadOf(team, "waits", held, time.Minute)
+					if err != nil {
+						return err
+					}
+					// Held, not admitted a moment later either.
+					time.Sleep(2 * time.Second)
+					w, err := workloadOf(team, "waits", func(*unstructured.Unstructured) bool { return true }, time.Minute)
+					if err == nil && admitted(w) {
+						return fmt.Errorf("a Disabled quota admitted a workload")
+					}
+					return err
+				},
+			},
+			{
+				Config: config("Enabled"),
+				Check: func(*terraform.State) error {
+					defer deleteWork(t, team)
+					_, err := workloadOf(team, "waits", admitted, time.Minute)
+					return err
+				},
+			},
+		},
+	})
+}
+
+// The namespace selector: a LocalQueue in another team's namespace that points at this team's
+// ClusterQueue gets nothing admitted. A CPU-only quota admits a CPU job, and a quota sized by
+// MIG partitions admits a job requesting that partition.
+func TestAccAdmission_selectorCPUAndMIG(t *testing.T) {
+	requireKueue(t)
+	teams := []string{"e2e-owner", "e2e-intruder", "e2e-cpu", "e2e-mig"}
+	for _, team := range teams {
+		cleanupQueue(t, team)
+		tnsCleanupNamespace(t, quota.NamespaceName(team))
+		t.Cleanup(func() { deleteWork(t, team) })
+	}
+	config := e2eTeam("e2e-owner", `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+  cohort    = "e2e-selector"`) +
+		e2eTeam("e2e-intruder", `  resources = [{ instance_type = "ml.c5.4xlarge", vcpu = 1 }]
+  cohort    = "e2e-selector-2"`) +
+		e2eTeam("e2e-cpu", `  resources = [{ instance_type = "ml.c5.4xlarge", memory_in_gib = 16 }]
+  cohort    = "e2e-cpu"`) +
+		e2eTeam("e2e-mig", `  resources = [{ instance_type = "ml.p4d.24xlarge", accelerator_partition = { type = "mig-1g.5gb", count = 2 } }]
+  cohort    = "e2e-mig"`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check: func(*terraform.State) error {
+				defer deleteAllWork(t, teams)
+				for _, team := range teams {
+					if err := checkQueueActive(t, team)(nil); err != nil {
+						return err
+					}
+				}
+				// A second LocalQueue, in the intruder's namespace, aimed at the owner's queue.
+				lq := quota.RenderLocalQueue("e2e-owner", "")
+				lq.Name, lq.Namespace = "borrowed-queue", quota.NamespaceName("e2e-intruder")
+				tnsCreateLocalQueue(t, lq.Namespace, lq.Name, lq.Spec.ClusterQueue, nil)
+				job := &batchv1.Job{
+					ObjectMeta: metav1.ObjectMeta{Name: "sneaky", Namespace: lq.Namespace,
+						Labels: map[string]string{"kueue.x-k8s.io/queue-name": lq.Name}},
+					Spec: batchv1.JobSpec{Suspend: ptr.To(true), Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+						RestartPolicy: corev1.RestartPolicyNever,
+						Containers: []corev1.Container{{Name: "main", Image: "busybox", Resources: corev1.ResourceRequirements{
+							Requests: gpus("1"), Limits: acceleratorLimits(gpus("1"))}}},
+					}}},
+				}
+				if _, err := acc.clientset.BatchV1().Jobs(lq.Namespace).Create(context.Background(), job, metav1.CreateOptions{}); err != nil {
+					return err
+				}
+				w, err := workloadOf("e2e-intruder", "sneaky", func(w *unstructured.Unstructured) bool {
+					s, _, _ := condition(w, "QuotaReserved")
+					return s == "False"
+				}, time.Minute)
+				if err != nil {
+					return err
+				}
+				time.Sleep(2 * time.Second)
+				if w, err = workloadOf("e2e-intruder", "sneaky", func(*unstructured.Unstructured) bool { return true }, time.Minute); err != nil || admitted(w) {
+					return fmt.Errorf("a workload from another namespace was admitted by the team's queue (%v)", err)
+				}
+
+				submitJob(t, "e2e-cpu", "cpu", "ml.c5.4xlarge", corev1.ResourceList{
+					corev1.ResourceCPU: k8sresource.MustParse("2"), corev1.ResourceMemory: k8sresource.MustParse("4Gi")})
+				if _, err := workloadOf("e2e-cpu", "cpu", admitted, time.Minute); err != nil {
+					return err
+				}
+
+				submitJob(t, "e2e-mig", "mig", "ml.p4d.24xlarge", corev1.ResourceList{
+					corev1.ResourceCPU: k8sresource.MustParse("1"), corev1.ResourceMemory: k8sresource.MustParse("4Gi"),
+					"nvidia.com/mig-1g.5gb": k8sresource.MustParse("1")})
+				_, err = workloadOf("e2e-mig", "mig", admitted, time.Minute)
+				return err
+			},
 		}},
 	})
 }
