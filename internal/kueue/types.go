@@ -52,6 +52,33 @@ type ClusterQueue struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              ClusterQueueSpec `json:"spec,omitempty"`
+	// Status is what Kueue reports; read only (a pointer, so writes never carry it).
+	Status *ClusterQueueStatus `json:"status,omitempty"`
+}
+
+// ClusterQueueStatus is the part of Kueue's ClusterQueue status the provider reads.
+type ClusterQueueStatus struct {
+	// FlavorsReservation is the quota reserved by workloads (admitted or with quota reserved).
+	FlavorsReservation []FlavorUsage `json:"flavorsReservation,omitempty"`
+	// FlavorsUsage is the quota used by admitted workloads.
+	FlavorsUsage       []FlavorUsage      `json:"flavorsUsage,omitempty"`
+	PendingWorkloads   int32              `json:"pendingWorkloads,omitempty"`
+	ReservingWorkloads int32              `json:"reservingWorkloads,omitempty"`
+	AdmittedWorkloads  int32              `json:"admittedWorkloads,omitempty"`
+	Conditions         []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// FlavorUsage is one flavor's usage in a ClusterQueue status.
+type FlavorUsage struct {
+	Name      string          `json:"name"`
+	Resources []ResourceUsage `json:"resources,omitempty"`
+}
+
+// ResourceUsage is one resource's usage: the total, and how much of it is borrowed.
+type ResourceUsage struct {
+	Name     corev1.ResourceName `json:"name"`
+	Total    resource.Quantity   `json:"total,omitempty"`
+	Borrowed resource.Quantity   `json:"borrowed,omitempty"`
 }
 
 // ClusterQueueList is a list of ClusterQueues.

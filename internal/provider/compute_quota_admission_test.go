@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	k8sresource "k8s.io/apimachinery/pkg/api/resource"
@@ -498,6 +502,78 @@ func TestAccAdmission_selectorCPUAndMIG(t *testing.T) {
 				_, err = workloadOf("e2e-mig", "mig", admitted, time.Minute)
 				return err
 			},
+		}},
+	})
+}
+
+// hyperpod_team_usage reports what Kueue reports for a borrowing team: nominal quota, reserved
+// and used amounts, the borrowed part, the workload counts and the Active condition.
+func TestAccTeamUsage_borrowing(t *testing.T) {
+	requireKueue(t)
+	teams := []string{"e2e-usage-a", "e2e-usage-b"}
+	for _, team := range teams {
+		cleanupQueue(t, team)
+		tnsCleanupNamespace(t, quota.NamespaceName(team))
+		t.Cleanup(func() { deleteWork(t, team) })
+	}
+	config := e2eTeam("e2e-usage-a", `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+  cohort           = "e2e-usage"
+  resource_sharing = { strategy = "Lend" }`) +
+		e2eTeam("e2e-usage-b", `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+  cohort           = "e2e-usage"
+  resource_sharing = { strategy = "LendAndBorrow", borrow_limit = 50 }`)
+	const usage = "data.hyperpod_team_usage.b"
+	gpu := tfjsonpath.New("resources").AtSliceIndex(2)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(*terraform.State) (err error) {
+					defer func() {
+						if err != nil {
+							deleteAllWork(t, teams)
+						}
+					}()
+					submitJob(t, "e2e-usage-b", "six", "ml.g5.12xlarge", gpus("6"))
+					if _, err = workloadOf("e2e-usage-b", "six", admitted, time.Minute); err != nil {
+						return err
+					}
+					return waitBorrowed("e2e-usage-b", "ml.g5.12xlarge", "nvidia.com/gpu", "2")
+				},
+			},
+			{
+				Config: config + `
+data "hyperpod_team_usage" "b" {
+  team = hyperpod_team_namespace.e2e_usage_b.team
+}
+`,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(usage, tfjsonpath.New("active"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(usage, tfjsonpath.New("admitted_workloads"), knownvalue.Int64Exact(1)),
+					statecheck.ExpectKnownValue(usage, tfjsonpath.New("pending_workloads"), knownvalue.Int64Exact(0)),
+					statecheck.ExpectKnownValue(usage, gpu.AtMapKey("instance_type"), knownvalue.StringExact("ml.g5.12xlarge")),
+					statecheck.ExpectKnownValue(usage, gpu.AtMapKey("resource"), knownvalue.StringExact("nvidia.com/gpu")),
+					statecheck.ExpectKnownValue(usage, gpu.AtMapKey("nominal"), knownvalue.Float64Exact(4)),
+					statecheck.ExpectKnownValue(usage, gpu.AtMapKey("reserved"), knownvalue.Float64Exact(6)),
+					statecheck.ExpectKnownValue(usage, gpu.AtMapKey("in_use"), knownvalue.Float64Exact(6)),
+					statecheck.ExpectKnownValue(usage, gpu.AtMapKey("borrowed"), knownvalue.Float64Exact(2)),
+					statecheck.ExpectKnownValue(usage, tfjsonpath.New("resources").AtSliceIndex(1).AtMapKey("reserved"), knownvalue.Float64Exact(16)),
+				},
+				Check: func(*terraform.State) error { deleteAllWork(t, teams); return nil },
+			},
+		},
+	})
+}
+
+// A team without a ClusterQueue is a clear error.
+func TestAccTeamUsage_missingQueue(t *testing.T) {
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      `data "hyperpod_team_usage" "none" { team = "no-such-team" }`,
+			ExpectError: regexp.MustCompile(`(?s)Team has no ClusterQueue.*` + tnsPhrase(`ClusterQueue "hyperpod-ns-no-such-team-clusterqueue" does not exist`)),
 		}},
 	})
 }

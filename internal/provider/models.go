@@ -135,3 +135,15 @@ type teamNamespaceModel struct {
 	Drift            types.List     `tfsdk:"drift"`
 	Timeouts         timeouts.Value `tfsdk:"timeouts"`
 }
+
+type teamUsageModel struct {
+	Team               types.String `tfsdk:"team"`
+	ClusterQueueName   types.String `tfsdk:"cluster_queue_name"`
+	Active             types.Bool   `tfsdk:"active"`
+	ActiveReason       types.String `tfsdk:"active_reason"`
+	ActiveMessage      types.String `tfsdk:"active_message"`
+	AdmittedWorkloads  types.Int64  `tfsdk:"admitted_workloads"`
+	PendingWorkloads   types.Int64  `tfsdk:"pending_workloads"`
+	ReservingWorkloads types.Int64  `tfsdk:"reserving_workloads"`
+	Resources          types.List   `tfsdk:"resources"`
+}

@@ -201,6 +201,7 @@ func (p *hyperpodProvider) Resources(_ context.Context) []func() resource.Resour
 func (p *hyperpodProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewInstanceTypeCapacityDataSource,
+		NewTeamUsageDataSource,
 	}
 }
 

@@ -1,0 +1,117 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+)
+
+var _ datasource.DataSourceWithConfigure = (*teamUsageDataSource)(nil)
+
+// NewTeamUsageDataSource returns the hyperpod_team_usage data source.
+func NewTeamUsageDataSource() datasource.DataSource {
+	return &teamUsageDataSource{}
+}
+
+type teamUsageDataSource struct {
+	data *providerData
+}
+
+var teamUsageResourceAttrTypes = map[string]attr.Type{
+	"instance_type": types.StringType, "resource": types.StringType, "nominal": types.Float64Type,
+	"reserved": types.Float64Type, "in_use": types.Float64Type, "borrowed": types.Float64Type,
+}
+
+func (d *teamUsageDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_team_usage"
+}
+
+func (d *teamUsageDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	amount := func(text string) schema.Float64Attribute {
+		return schema.Float64Attribute{Computed: true, Description: text + " In vCPU for `cpu`, GiB for `memory`, devices otherwise."}
+	}
+	resp.Schema = schema.Schema{
+		Description: "One team's quota and usage, from the live status Kueue reports on the team's ClusterQueue " +
+			"`hyperpod-ns-<team>-clusterqueue` (one GET): per instance type and resource the nominal quota, what " +
+			"workloads reserve and use, and what they borrow from the cohort; the workload counts; and whether the " +
+			"queue is active. It works for any team's queue, including ones this provider does not manage.",
+		Attributes: map[string]schema.Attribute{
+			"team":               schema.StringAttribute{Required: true, Validators: teamValidators, Description: "The team."},
+			"cluster_queue_name": schema.StringAttribute{Computed: true, Description: "The ClusterQueue read."},
+			"active":             schema.BoolAttribute{Computed: true, Description: "Whether Kueue reports the queue `Active` (it can admit workloads)."},
+			"active_reason":      schema.StringAttribute{Computed: true, Description: "The reason of the `Active` condition, e.g. `Ready` or `Stopped`."},
+			"active_message":     schema.StringAttribute{Computed: true, Description: "The message of the `Active` condition."},
+			"admitted_workloads": schema.Int64Attribute{Computed: true, Description: "Workloads admitted by the queue."},
+			"pending_workloads":  schema.Int64Attribute{Computed: true, Description: "Workloads waiting in the queue."},
+			"reserving_workloads": schema.Int64Attribute{Computed: true,
+				Description: "Workloads holding quota in the queue (admitted, or with quota reserved and admission checks pending)."},
+			"resources": schema.ListNestedAttribute{
+				Computed:    true,
+				Description: "One entry per instance type (flavor) and covered resource, in the queue's order.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"instance_type": schema.StringAttribute{Computed: true, Description: "The instance type (ResourceFlavor)."},
+					"resource":      schema.StringAttribute{Computed: true, Description: "The resource, e.g. `cpu`, `memory`, `nvidia.com/gpu`."},
+					"nominal":       amount("The nominal quota."),
+					"reserved":      amount("Quota reserved by workloads, borrowed quota included."),
+					"in_use":        amount("Quota used by admitted workloads."),
+					"borrowed":      amount("The part of `reserved` borrowed from the cohort."),
+				}},
+			},
+		},
+	}
+}
+
+func (d *teamUsageDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = configuredData(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *teamUsageDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m teamUsageModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || d.data == nil {
+		return
+	}
+	team := m.Team.ValueString()
+	name := quota.ClusterQueueName(team)
+	if d.data.client("read ClusterQueue "+name, &resp.Diagnostics) == nil {
+		return
+	}
+	var cq kueue.ClusterQueue
+	found, err := d.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Reading ClusterQueue %q", name), "get", "clusterqueues.kueue.x-k8s.io", err))
+		return
+	}
+	if !found {
+		resp.Diagnostics.AddAttributeError(path.Root("team"), "Team has no ClusterQueue", fmt.Sprintf(
+			"ClusterQueue %q does not exist, so team %q has no quota to report on. Check the team name, or create its "+
+				"quota first (hyperpod_compute_quota); a data source that depends on it reads after it is created.", name, team))
+		return
+	}
+	u := quota.UsageOf(cq)
+	var elems []attr.Value
+	for _, r := range u.Resources {
+		obj, d := types.ObjectValue(teamUsageResourceAttrTypes, map[string]attr.Value{
+			"instance_type": types.StringValue(r.InstanceType), "resource": types.StringValue(r.Resource),
+			"nominal": floatOrNull(r.Nominal), "reserved": floatOrNull(r.Reserved),
+			"in_use": floatOrNull(r.InUse), "borrowed": floatOrNull(r.Borrowed),
+		})
+		resp.Diagnostics.Append(d...)
+		elems = append(elems, obj)
+	}
+	list, diags := types.ListValue(types.ObjectType{AttrTypes: teamUsageResourceAttrTypes}, elems)
+	resp.Diagnostics.Append(diags...)
+	m.ClusterQueueName = types.StringValue(name)
+	m.Active, m.ActiveReason, m.ActiveMessage = types.BoolValue(u.Active), types.StringValue(u.ActiveReason), types.StringValue(u.ActiveMessage)
+	m.AdmittedWorkloads, m.PendingWorkloads, m.ReservingWorkloads = types.Int64Value(u.AdmittedWorkloads), types.Int64Value(u.PendingWorkloads), types.Int64Value(u.ReservingWorkloads)
+	m.Resources = list
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
