@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -574,6 +576,135 @@ func TestAccTeamUsage_missingQueue(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config:      `data "hyperpod_team_usage" "none" { team = "no-such-team" }`,
 			ExpectError: regexp.MustCompile(`(?s)Team has no ClusterQueue.*` + tnsPhrase(`ClusterQueue "hyperpod-ns-no-such-team-clusterqueue" does not exist`)),
+		}},
+	})
+}
+
+// quickstartConfig is examples/quickstart/main.tf, the quotas and namespaces, without its
+// terraform block (the tests serve the provider under its test address). capacity.tf and
+// outputs.tf only read: their for_each data sources are beyond what the test framework's
+// state checks read.
+func quickstartConfig(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	for _, f := range []string{"main.tf"} {
+		raw, err := os.ReadFile(filepath.Join("..", "..", "examples", "quickstart", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(terraformBlock.ReplaceAll(raw, nil))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+var terraformBlock = regexp.MustCompile(`(?s)terraform \{.*?\n\}\n`)
+
+// Everything the quickstart writes is accepted by Kueue's webhooks and reported Active: every
+// ClusterQueue, LocalQueue and ResourceFlavor.
+func TestAccAdmission_quickstartActive(t *testing.T) {
+	requireKueue(t)
+	teams := []string{"ml-research", "inference", "data-prep"}
+	for _, team := range teams {
+		cleanupQueue(t, team)
+		tnsCleanupNamespace(t, quota.NamespaceName(team))
+	}
+	active := func(u *unstructured.Unstructured) bool {
+		s, _, _ := condition(u, "Active")
+		return s == "True"
+	}
+	waitActive := func(get func() (*unstructured.Unstructured, error), what string) error {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			u, err := get()
+			if err == nil && active(u) {
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%s is not Active: %v %v", what, err, conditionsOf(u))
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: quickstartConfig(t),
+			Check: func(*terraform.State) error {
+				ctx := context.Background()
+				for _, team := range teams {
+					if err := checkQueueActive(t, team)(nil); err != nil {
+						return err
+					}
+					ns, lq := quota.NamespaceName(team), quota.LocalQueueName(team)
+					if err := waitActive(func() (*unstructured.Unstructured, error) {
+						return acc.dynamic.Resource(kueue.LocalQueues).Namespace(ns).Get(ctx, lq, metav1.GetOptions{})
+					}, "LocalQueue "+lq); err != nil {
+						return err
+					}
+				}
+				for _, flavor := range []string{"ml.p5.48xlarge", "ml.trn1.32xlarge", "ml.g5.12xlarge", "ml.c5.4xlarge"} {
+					rf, err := acc.dynamic.Resource(kueue.ResourceFlavors).Get(ctx, flavor, metav1.GetOptions{})
+					if err != nil {
+						return fmt.Errorf("ResourceFlavor %s: %w", flavor, err)
+					}
+					// Kueue's mutating webhook marks the flavors it accepted.
+					if !slices.Contains(rf.GetFinalizers(), "kueue.x-k8s.io/resource-in-use") {
+						return fmt.Errorf("ResourceFlavor %s has no Kueue finalizer: %v", flavor, rf.GetFinalizers())
+					}
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// A lender reclaims its lent quota: when its own job arrives, Kueue preempts the borrower's
+// workload that uses the borrowed quota, and admits the lender's.
+func TestAccAdmission_lenderReclaims(t *testing.T) {
+	requireKueue(t)
+	teams := []string{"e2e-reclaim-lender", "e2e-reclaim-borrower"}
+	for _, team := range teams {
+		cleanupQueue(t, team)
+		tnsCleanupNamespace(t, quota.NamespaceName(team))
+		t.Cleanup(func() { deleteWork(t, team) })
+	}
+	config := e2eTeam("e2e-reclaim-lender", `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+  cohort           = "e2e-reclaim"
+  resource_sharing = { strategy = "Lend" }`) +
+		e2eTeam("e2e-reclaim-borrower", `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+  cohort           = "e2e-reclaim"
+  resource_sharing = { strategy = "LendAndBorrow", borrow_limit = 100 }`)
+	evicted := func(w *unstructured.Unstructured) bool {
+		s, _, _ := condition(w, "Evicted")
+		return s == "True"
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check: func(*terraform.State) error {
+				defer deleteAllWork(t, teams)
+				// The borrower takes all 8 GPUs of the cohort: 4 own, 4 borrowed.
+				submitJob(t, "e2e-reclaim-borrower", "all", "ml.g5.12xlarge", gpus("8"))
+				if _, err := workloadOf("e2e-reclaim-borrower", "all", admitted, time.Minute); err != nil {
+					return err
+				}
+				if err := waitBorrowed("e2e-reclaim-borrower", "ml.g5.12xlarge", "nvidia.com/gpu", "4"); err != nil {
+					return err
+				}
+				// The lender wants 2 of its own GPUs back.
+				submitJob(t, "e2e-reclaim-lender", "mine", "ml.g5.12xlarge", gpus("2"))
+				w, err := workloadOf("e2e-reclaim-borrower", "all", evicted, time.Minute)
+				if err != nil {
+					return err
+				}
+				if _, reason, _ := condition(w, "Evicted"); reason != "Preempted" {
+					return fmt.Errorf("borrower evicted for %q, want Preempted", reason)
+				}
+				_, err = workloadOf("e2e-reclaim-lender", "mine", admitted, time.Minute)
+				return err
+			},
 		}},
 	})
 }
