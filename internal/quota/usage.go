@@ -84,3 +84,50 @@ func inUnits(res string, q resource.Quantity) *big.Rat {
 	}
 	return v
 }
+
+// Impact is a resource whose planned limit is below what the team holds now.
+type Impact struct {
+	InstanceType, Resource string
+	// Reserved is what the team's workloads hold now; Limit is the planned nominal quota plus
+	// borrowing limit, in the same units (see ResourceUsage).
+	Reserved, Limit *big.Rat
+	// Workloads is the number of admitted workloads, any of which Kueue may preempt.
+	Workloads int64
+}
+
+// ImpactOf compares what a team holds now with a planned ClusterQueue spec and lists each
+// resource whose planned limit (nominal + borrowing limit) is lower. A resource without a
+// borrowing limit can borrow without bound and is never listed; a flavor the plan drops is
+// listed with limit 0.
+func ImpactOf(now Usage, planned kueue.ClusterQueueSpec) []Impact {
+	type key struct{ flavor, res string }
+	limits := map[key]*big.Rat{}
+	unbounded := map[key]bool{}
+	for _, g := range planned.ResourceGroups {
+		for _, f := range g.Flavors {
+			for _, r := range f.Resources {
+				k := key{f.Name, string(r.Name)}
+				if r.BorrowingLimit == nil {
+					unbounded[k] = true
+					continue
+				}
+				limits[k] = new(big.Rat).Add(inUnits(k.res, r.NominalQuota), inUnits(k.res, *r.BorrowingLimit))
+			}
+		}
+	}
+	var out []Impact
+	for _, r := range now.Resources {
+		k := key{r.InstanceType, r.Resource}
+		if unbounded[k] || r.Reserved == nil || r.Reserved.Sign() == 0 {
+			continue
+		}
+		limit, ok := limits[k]
+		if !ok {
+			limit = new(big.Rat)
+		}
+		if r.Reserved.Cmp(limit) > 0 {
+			out = append(out, Impact{InstanceType: r.InstanceType, Resource: r.Resource, Reserved: r.Reserved, Limit: limit, Workloads: now.AdmittedWorkloads})
+		}
+	}
+	return out
+}

@@ -43,3 +43,29 @@ func TestUsageOf(t *testing.T) {
 		t.Errorf("a queue without status: %+v", u)
 	}
 }
+
+func TestImpactOf(t *testing.T) {
+	q := resource.MustParse
+	now := Usage{AdmittedWorkloads: 3, Resources: []ResourceUsage{
+		{InstanceType: "ml.g5.12xlarge", Resource: "nvidia.com/gpu", Reserved: ratInt(6)},
+		{InstanceType: "ml.g5.12xlarge", Resource: "cpu", Reserved: ratInt(8)},
+		{InstanceType: "ml.p5.48xlarge", Resource: "nvidia.com/gpu", Reserved: ratInt(1)},
+		{InstanceType: "ml.c5.4xlarge", Resource: "cpu", Reserved: ratInt(0)},
+	}}
+	four, two := q("4"), q("2")
+	planned := kueue.ClusterQueueSpec{ResourceGroups: []kueue.ResourceGroup{{Flavors: []kueue.FlavorQuotas{{
+		Name: "ml.g5.12xlarge", Resources: []kueue.ResourceQuota{
+			{Name: "nvidia.com/gpu", NominalQuota: four, BorrowingLimit: &two}, // limit 6: holds
+			{Name: "cpu", NominalQuota: q("4"), BorrowingLimit: &two},          // limit 6 < 8
+		}}}}}}
+	got := ImpactOf(now, planned)
+	// cpu of ml.g5.12xlarge is over; the dropped ml.p5.48xlarge flavor has limit 0.
+	if len(got) != 2 || got[0].Resource != "cpu" || RatString(got[0].Limit) != "6" || RatString(got[0].Reserved) != "8" ||
+		got[0].Workloads != 3 || got[1].InstanceType != "ml.p5.48xlarge" || RatString(got[1].Limit) != "0" {
+		t.Errorf("impact %+v", got)
+	}
+	planned.ResourceGroups[0].Flavors[0].Resources[1].BorrowingLimit = nil
+	if got := ImpactOf(now, planned); len(got) != 1 || got[0].InstanceType != "ml.p5.48xlarge" {
+		t.Errorf("a resource that may borrow without bound is never over: %+v", got)
+	}
+}
