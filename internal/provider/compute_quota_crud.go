@@ -294,6 +294,7 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		drift = append(drift, "the queue is managed by "+conflict.Owner)
 	}
 	recordConflict(ctx, resp.Private, conflict, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateUsage, usageForPrivate(quota.UsageOf(cq)))...)
 
 	// What the attributes cannot show: compare the queue with what they render to.
 	if want, err := renderOwnedClusterQueue(r, rc, owner); err != nil {

@@ -2,11 +2,17 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"math/big"
 	"strconv"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -51,6 +57,9 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if !req.State.Raw.IsNull() {
+		warnImpact(ctx, req.Private, r.data.catalog, rc, &resp.Diagnostics)
+	}
 	planned, diags := plannedQuotaModel(config, rc)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -66,4 +75,65 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 	// is what this plan repairs.
 	planned.Drift = types.ListValueMust(types.StringType, nil)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &planned)...)
+}
+
+// storedUsage is what a refresh saw the team's workloads hold, kept in private state.
+type storedUsage struct {
+	Admitted  int64                 `json:"admitted"`
+	Resources []storedResourceUsage `json:"resources"`
+}
+
+type storedResourceUsage struct {
+	InstanceType string `json:"instance_type"`
+	Resource     string `json:"resource"`
+	Reserved     string `json:"reserved"` // exact decimal in the attribute units
+}
+
+func usageForPrivate(u quota.Usage) []byte {
+	s := storedUsage{Admitted: u.AdmittedWorkloads}
+	for _, r := range u.Resources {
+		if r.Reserved != nil && r.Reserved.Sign() > 0 {
+			s.Resources = append(s.Resources, storedResourceUsage{r.InstanceType, r.Resource, quota.RatString(r.Reserved)})
+		}
+	}
+	if len(s.Resources) == 0 {
+		return nil // nothing held: nothing to warn about
+	}
+	raw, _ := json.Marshal(s)
+	return raw
+}
+
+// warnImpact warns when the plan lowers a limit below what the team's workloads held at the
+// last refresh: Kueue may then preempt them. It uses the status that refresh read.
+func warnImpact(ctx context.Context, p privateGetter, cat *catalog.Catalog, rc quota.ResolvedConfig, diags *diag.Diagnostics) {
+	raw, d := p.GetKey(ctx, privateUsage)
+	diags.Append(d...)
+	var s storedUsage
+	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
+		return
+	}
+	for _, e := range rc.Resources {
+		if e.Unknown {
+			return // the plan is not known enough to compare
+		}
+	}
+	want, err := quota.RenderClusterQueue(cat, rc)
+	if err != nil {
+		return
+	}
+	now := quota.Usage{AdmittedWorkloads: s.Admitted}
+	for _, r := range s.Resources {
+		v, ok := new(big.Rat).SetString(r.Reserved)
+		if !ok {
+			return
+		}
+		now.Resources = append(now.Resources, quota.ResourceUsage{InstanceType: r.InstanceType, Resource: r.Resource, Reserved: v})
+	}
+	for _, i := range quota.ImpactOf(now, want.Spec) {
+		diags.AddAttributeWarning(path.Root("resources"), "Quota below current usage", fmt.Sprintf(
+			"This plan lowers the limit of %s on %s to %s (nominal quota plus borrowing limit), but the team's workloads "+
+				"hold %s of it now. Kueue may preempt some of the %d admitted workloads to fit. Amounts are in vCPU for cpu, "+
+				"GiB for memory and devices otherwise.",
+			i.Resource, i.InstanceType, quota.RatString(i.Limit), quota.RatString(i.Reserved), i.Workloads))
+	}
 }

@@ -33,6 +33,9 @@ const (
 	// privateTakeover marks a resource imported by team: its next apply records this
 	// resource's owner identity on the objects, replacing the one they record.
 	privateTakeover = "takeover"
+	// privateUsage holds what the team's workloads held at the last refresh (storedUsage), so
+	// a plan can warn when it lowers a limit below it without another request.
+	privateUsage = "usage"
 )
 
 // privateGetter and privateSetter are the parts of the framework's private state used here.
