@@ -708,3 +708,44 @@ func TestAccAdmission_lenderReclaims(t *testing.T) {
 		}},
 	})
 }
+
+// Absolute borrow limits cap borrowing per resource, whatever the percentage allows: with
+// borrow_limit = 100 but at most 1 borrowed GPU, a 5-GPU job on a 4-GPU quota is admitted by
+// borrowing 1, and one more GPU waits although the lender is idle.
+func TestAccAdmission_absoluteBorrowLimit(t *testing.T) {
+	requireKueue(t)
+	teams := []string{"e2e-abs-lender", "e2e-abs-borrower"}
+	for _, team := range teams {
+		cleanupQueue(t, team)
+		tnsCleanupNamespace(t, quota.NamespaceName(team))
+		t.Cleanup(func() { deleteWork(t, team) })
+	}
+	config := e2eTeam("e2e-abs-lender", `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+  cohort           = "e2e-abs"
+  resource_sharing = { strategy = "Lend" }`) +
+		e2eTeam("e2e-abs-borrower", `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+  cohort           = "e2e-abs"
+  resource_sharing = {
+    borrow_limit           = 100
+    absolute_borrow_limits = [{ instance_type = "ml.g5.12xlarge", accelerators = 1 }]
+  }`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check: func(*terraform.State) error {
+				defer deleteAllWork(t, teams)
+				submitJob(t, "e2e-abs-borrower", "five", "ml.g5.12xlarge", gpus("5"))
+				if _, err := workloadOf("e2e-abs-borrower", "five", admitted, time.Minute); err != nil {
+					return err
+				}
+				if err := waitBorrowed("e2e-abs-borrower", "ml.g5.12xlarge", "nvidia.com/gpu", "1"); err != nil {
+					return err
+				}
+				submitJob(t, "e2e-abs-borrower", "one-more", "ml.g5.12xlarge", gpus("1"))
+				_, err := workloadOf("e2e-abs-borrower", "one-more", pendingForQuota, time.Minute)
+				return err
+			},
+		}},
+	})
+}
