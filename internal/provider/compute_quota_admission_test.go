@@ -123,6 +123,25 @@ func jobUnsuspended(team, name string, timeout time.Duration) error {
 	}
 }
 
+// lenderAndBorrower is two teams with one ml.g5.12xlarge (4 GPUs) each in a cohort of their
+// own: an idle lender (strategy Lend) and a borrower with the given resource_sharing.
+func lenderAndBorrower(cohort, lender, borrower, borrowerSharing string) string {
+	one := `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+  cohort    = "` + cohort + `"
+`
+	return e2eTeam(lender, one+`  resource_sharing = { strategy = "Lend" }`) + e2eTeam(borrower, one+"  resource_sharing = "+borrowerSharing)
+}
+
+// e2eCleanup removes the teams' queues, namespaces, Jobs and Workloads when the test ends,
+// whatever state a failure left them in.
+func e2eCleanup(t *testing.T, teams ...string) {
+	for _, team := range teams {
+		cleanupQueue(t, team)
+		tnsCleanupNamespace(t, quota.NamespaceName(team))
+		t.Cleanup(func() { deleteWork(t, team) })
+	}
+}
+
 func deleteAllWork(t *testing.T, teams []string) {
 	for _, team := range teams {
 		deleteWork(t, team)
@@ -284,6 +303,16 @@ func gpus(n string) corev1.ResourceList {
 		"nvidia.com/gpu": k8sresource.MustParse(n)}
 }
 
+// admitBorrowing submits a job of n GPUs on ml.g5.12xlarge and waits until Kueue admits it
+// with the team borrowing exactly borrowed GPUs.
+func admitBorrowing(t *testing.T, team, job, n, borrowed string) error {
+	submitJob(t, team, job, "ml.g5.12xlarge", gpus(n))
+	if _, err := workloadOf(team, job, admitted, time.Minute); err != nil {
+		return err
+	}
+	return waitBorrowed(team, "ml.g5.12xlarge", "nvidia.com/gpu", borrowed)
+}
+
 // waitBorrowed waits until the team's ClusterQueue reports want borrowed of a resource in a
 // flavor (Kueue updates the status after admitting).
 func waitBorrowed(team, flavor, res, want string) error {
@@ -318,11 +347,7 @@ func waitBorrowed(team, flavor, res, want string) error {
 func TestAccAdmission_lendingAndBorrowing(t *testing.T) {
 	requireKueue(t)
 	teams := []string{"e2e-lender", "e2e-borrower", "e2e-lend-only", "e2e-keeper", "e2e-wants"}
-	for _, team := range teams {
-		cleanupQueue(t, team)
-		tnsCleanupNamespace(t, quota.NamespaceName(team))
-		t.Cleanup(func() { deleteWork(t, team) })
-	}
+	e2eCleanup(t, teams...)
 	one := `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]` // 4 GPUs
 	config := e2eTeam("e2e-lender", one+`
   cohort           = "e2e-share"
@@ -353,11 +378,7 @@ func TestAccAdmission_lendingAndBorrowing(t *testing.T) {
 					}
 				}
 				// 4 nominal + 50 % = 6 GPUs: a 6-GPU job is admitted by borrowing 2 ...
-				submitJob(t, "e2e-borrower", "six", "ml.g5.12xlarge", gpus("6"))
-				if _, err := workloadOf("e2e-borrower", "six", admitted, time.Minute); err != nil {
-					return err
-				}
-				if err := waitBorrowed("e2e-borrower", "ml.g5.12xlarge", "nvidia.com/gpu", "2"); err != nil {
+				if err := admitBorrowing(t, "e2e-borrower", "six", "6", "2"); err != nil {
 					return err
 				}
 				// ... and one more GPU would exceed the borrowing limit, although lenders are idle.
@@ -440,11 +461,7 @@ func TestAccAdmission_disabledHolds(t *testing.T) {
 func TestAccAdmission_selectorCPUAndMIG(t *testing.T) {
 	requireKueue(t)
 	teams := []string{"e2e-owner", "e2e-intruder", "e2e-cpu", "e2e-mig"}
-	for _, team := range teams {
-		cleanupQueue(t, team)
-		tnsCleanupNamespace(t, quota.NamespaceName(team))
-		t.Cleanup(func() { deleteWork(t, team) })
-	}
+	e2eCleanup(t, teams...)
 	config := e2eTeam("e2e-owner", `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
   cohort    = "e2e-selector"`) +
 		e2eTeam("e2e-intruder", `  resources = [{ instance_type = "ml.c5.4xlarge", vcpu = 1 }]
@@ -513,17 +530,8 @@ func TestAccAdmission_selectorCPUAndMIG(t *testing.T) {
 func TestAccTeamUsage_borrowing(t *testing.T) {
 	requireKueue(t)
 	teams := []string{"e2e-usage-a", "e2e-usage-b"}
-	for _, team := range teams {
-		cleanupQueue(t, team)
-		tnsCleanupNamespace(t, quota.NamespaceName(team))
-		t.Cleanup(func() { deleteWork(t, team) })
-	}
-	config := e2eTeam("e2e-usage-a", `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
-  cohort           = "e2e-usage"
-  resource_sharing = { strategy = "Lend" }`) +
-		e2eTeam("e2e-usage-b", `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
-  cohort           = "e2e-usage"
-  resource_sharing = { strategy = "LendAndBorrow", borrow_limit = 50 }`)
+	e2eCleanup(t, teams...)
+	config := lenderAndBorrower("e2e-usage", "e2e-usage-a", "e2e-usage-b", `{ strategy = "LendAndBorrow", borrow_limit = 50 }`)
 	const usage = "data.hyperpod_team_usage.b"
 	gpu := tfjsonpath.New("resources").AtSliceIndex(2)
 	resource.Test(t, resource.TestCase{
@@ -537,11 +545,7 @@ func TestAccTeamUsage_borrowing(t *testing.T) {
 							deleteAllWork(t, teams)
 						}
 					}()
-					submitJob(t, "e2e-usage-b", "six", "ml.g5.12xlarge", gpus("6"))
-					if _, err = workloadOf("e2e-usage-b", "six", admitted, time.Minute); err != nil {
-						return err
-					}
-					return waitBorrowed("e2e-usage-b", "ml.g5.12xlarge", "nvidia.com/gpu", "2")
+					return admitBorrowing(t, "e2e-usage-b", "six", "6", "2")
 				},
 			},
 			{
@@ -664,17 +668,8 @@ func TestAccAdmission_quickstartActive(t *testing.T) {
 func TestAccAdmission_lenderReclaims(t *testing.T) {
 	requireKueue(t)
 	teams := []string{"e2e-reclaim-lender", "e2e-reclaim-borrower"}
-	for _, team := range teams {
-		cleanupQueue(t, team)
-		tnsCleanupNamespace(t, quota.NamespaceName(team))
-		t.Cleanup(func() { deleteWork(t, team) })
-	}
-	config := e2eTeam("e2e-reclaim-lender", `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
-  cohort           = "e2e-reclaim"
-  resource_sharing = { strategy = "Lend" }`) +
-		e2eTeam("e2e-reclaim-borrower", `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
-  cohort           = "e2e-reclaim"
-  resource_sharing = { strategy = "LendAndBorrow", borrow_limit = 100 }`)
+	e2eCleanup(t, teams...)
+	config := lenderAndBorrower("e2e-reclaim", "e2e-reclaim-lender", "e2e-reclaim-borrower", `{ strategy = "LendAndBorrow", borrow_limit = 100 }`)
 	evicted := func(w *unstructured.Unstructured) bool {
 		s, _, _ := condition(w, "Evicted")
 		return s == "True"
@@ -686,11 +681,7 @@ func TestAccAdmission_lenderReclaims(t *testing.T) {
 			Check: func(*terraform.State) error {
 				defer deleteAllWork(t, teams)
 				// The borrower takes all 8 GPUs of the cohort: 4 own, 4 borrowed.
-				submitJob(t, "e2e-reclaim-borrower", "all", "ml.g5.12xlarge", gpus("8"))
-				if _, err := workloadOf("e2e-reclaim-borrower", "all", admitted, time.Minute); err != nil {
-					return err
-				}
-				if err := waitBorrowed("e2e-reclaim-borrower", "ml.g5.12xlarge", "nvidia.com/gpu", "4"); err != nil {
+				if err := admitBorrowing(t, "e2e-reclaim-borrower", "all", "8", "4"); err != nil {
 					return err
 				}
 				// The lender wants 2 of its own GPUs back.
@@ -715,17 +706,8 @@ func TestAccAdmission_lenderReclaims(t *testing.T) {
 func TestAccAdmission_absoluteBorrowLimit(t *testing.T) {
 	requireKueue(t)
 	teams := []string{"e2e-abs-lender", "e2e-abs-borrower"}
-	for _, team := range teams {
-		cleanupQueue(t, team)
-		tnsCleanupNamespace(t, quota.NamespaceName(team))
-		t.Cleanup(func() { deleteWork(t, team) })
-	}
-	config := e2eTeam("e2e-abs-lender", `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
-  cohort           = "e2e-abs"
-  resource_sharing = { strategy = "Lend" }`) +
-		e2eTeam("e2e-abs-borrower", `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
-  cohort           = "e2e-abs"
-  resource_sharing = {
+	e2eCleanup(t, teams...)
+	config := lenderAndBorrower("e2e-abs", "e2e-abs-lender", "e2e-abs-borrower", `{
     borrow_limit           = 100
     absolute_borrow_limits = [{ instance_type = "ml.g5.12xlarge", accelerators = 1 }]
   }`)
@@ -735,11 +717,7 @@ func TestAccAdmission_absoluteBorrowLimit(t *testing.T) {
 			Config: config,
 			Check: func(*terraform.State) error {
 				defer deleteAllWork(t, teams)
-				submitJob(t, "e2e-abs-borrower", "five", "ml.g5.12xlarge", gpus("5"))
-				if _, err := workloadOf("e2e-abs-borrower", "five", admitted, time.Minute); err != nil {
-					return err
-				}
-				if err := waitBorrowed("e2e-abs-borrower", "ml.g5.12xlarge", "nvidia.com/gpu", "1"); err != nil {
+				if err := admitBorrowing(t, "e2e-abs-borrower", "five", "5", "1"); err != nil {
 					return err
 				}
 				submitJob(t, "e2e-abs-borrower", "one-more", "ml.g5.12xlarge", gpus("1"))
