@@ -10,7 +10,7 @@ terraform="${TERRAFORM:-terraform}"
 step() { printf '\n==> %s\n' "$*" >&2; }
 
 if [[ -z "${KUBE_CONFIG_PATH:-}" ]]; then
-  step "Starting the local control plane (kube-apiserver + etcd + Kueue CRDs + fake HyperPod nodes)"
+  step "Starting the local control plane (kube-apiserver + etcd + Kueue CRDs and manager + fake HyperPod nodes)"
   make --no-print-directory cluster-up >&2
   export KUBE_CONFIG_PATH="$repo/.cache/localcluster/kubeconfig"
   started_here=1

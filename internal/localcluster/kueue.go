@@ -10,7 +10,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -384,22 +384,21 @@ func enableConversionWebhooks(ctx context.Context, cfg *rest.Config, assets, bas
 			return fmt.Errorf("%s names no CRD", m[1])
 		}
 		wh := patch.Spec.Conversion.Webhook
-		versions, _ := yaml.Marshal(wh.ConversionReviewVersions)
-		body := fmt.Sprintf(`{"spec":{"conversion":{"strategy":"Webhook","webhook":{"clientConfig":{"url":%q,"caBundle":%q},"conversionReviewVersions":%s}}}}`,
-			base+wh.ClientConfig.Service.Path, base64.StdEncoding.EncodeToString(caPEM), strings.TrimSpace(string(mustJSON(versions))))
-		if _, err := ext.ApiextensionsV1().CustomResourceDefinitions().Patch(ctx, patch.Metadata.Name, types.MergePatchType, []byte(body), metav1.PatchOptions{}); err != nil {
+		body, err := json.Marshal(map[string]any{"spec": map[string]any{"conversion": map[string]any{
+			"strategy": "Webhook",
+			"webhook": map[string]any{
+				"clientConfig":             map[string]any{"url": base + wh.ClientConfig.Service.Path, "caBundle": caPEM},
+				"conversionReviewVersions": wh.ConversionReviewVersions,
+			},
+		}}})
+		if err != nil {
+			return err
+		}
+		if _, err := ext.ApiextensionsV1().CustomResourceDefinitions().Patch(ctx, patch.Metadata.Name, types.MergePatchType, body, metav1.PatchOptions{}); err != nil {
 			return fmt.Errorf("conversion webhook of %s: %w", patch.Metadata.Name, err)
 		}
 	}
 	return sc.Err()
-}
-
-func mustJSON(y []byte) []byte {
-	j, err := yaml.YAMLToJSON(y)
-	if err != nil {
-		return []byte(`["v1"]`)
-	}
-	return j
 }
 
 // splitYAML splits a multi-document YAML file.

@@ -27,6 +27,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
 var (
@@ -259,7 +260,7 @@ provider "hyperpod" {
 				ConfigPlanChecks: preApply(
 					planned(res0.AtMapKey("vcpu"), knownvalue.Float64Exact(96)),
 					planned(res0.AtMapKey("memory_in_gib"), knownvalue.Float64Exact(768)),
-					planned(tfjsonpath.New("cluster_queue_name"), knownvalue.StringExact(quotaClusterQueue(team))),
+					planned(tfjsonpath.New("cluster_queue_name"), knownvalue.StringExact(quota.ClusterQueueName(team))),
 				),
 				Check: checkOwnerRecorded(t, team),
 			},
@@ -276,8 +277,6 @@ provider "hyperpod" {
 		},
 	})
 }
-
-func quotaClusterQueue(team string) string { return "hyperpod-ns-" + team + "-clusterqueue" }
 
 // An instance_types entry known only after apply: the entries of that type plan their computed
 // amounts unknown, every other entry is computed during plan.
