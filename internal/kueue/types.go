@@ -28,13 +28,20 @@ var (
 	LocalQueues     = GroupVersion.WithResource("localqueues")
 	ResourceFlavors = GroupVersion.WithResource("resourceflavors")
 	Workloads       = GroupVersion.WithResource("workloads")
+	// WorkloadPriorityClasses are cluster-scoped; jobs name one with the label PriorityClassLabel.
+	WorkloadPriorityClasses = GroupVersion.WithResource("workloadpriorityclasses")
 )
+
+// PriorityClassLabel is the job label that names a WorkloadPriorityClass.
+const PriorityClassLabel = "kueue.x-k8s.io/priority-class"
 
 // Kinds.
 const (
 	KindClusterQueue   = "ClusterQueue"
 	KindLocalQueue     = "LocalQueue"
 	KindResourceFlavor = "ResourceFlavor"
+
+	KindWorkloadPriorityClass = "WorkloadPriorityClass"
 )
 
 // Preemption and stop policies used by the provider.
@@ -160,4 +167,15 @@ type ResourceFlavor struct {
 // ResourceFlavorSpec selects the nodes of a flavor.
 type ResourceFlavorSpec struct {
 	NodeLabels map[string]string `json:"nodeLabels,omitempty"`
+}
+
+// WorkloadPriorityClass is kueue.x-k8s.io/v1beta2 WorkloadPriorityClass: a priority value that
+// workloads take from the label PriorityClassLabel when they are created. It has no spec.
+type WorkloadPriorityClass struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	// Value is required by the CRD, so a zero value is written too.
+	Value int32 `json:"value"`
+	// Description is left to other tools: the provider never sets it.
+	Description string `json:"description,omitempty"`
 }

@@ -47,10 +47,20 @@ func requireKueue(t *testing.T) {
 // LocalQueue, on the instance type's nodes, requesting the given resources for one pod.
 func submitJob(t *testing.T, team, name, instanceType string, requests corev1.ResourceList) {
 	t.Helper()
+	submitJobWithPriority(t, team, name, instanceType, "", requests)
+}
+
+// submitJobWithPriority is submitJob with the label that names a WorkloadPriorityClass (none
+// when priorityClass is "").
+func submitJobWithPriority(t *testing.T, team, name, instanceType, priorityClass string, requests corev1.ResourceList) {
+	t.Helper()
+	labels := map[string]string{"kueue.x-k8s.io/queue-name": quota.LocalQueueName(team)}
+	if priorityClass != "" {
+		labels[kueue.PriorityClassLabel] = priorityClass
+	}
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: name, Namespace: quota.NamespaceName(team),
-			Labels: map[string]string{"kueue.x-k8s.io/queue-name": quota.LocalQueueName(team)},
+			Name: name, Namespace: quota.NamespaceName(team), Labels: labels,
 		},
 		Spec: batchv1.JobSpec{
 			Suspend: ptr.To(true),
@@ -723,6 +733,77 @@ func TestAccAdmission_absoluteBorrowLimit(t *testing.T) {
 				submitJob(t, "e2e-abs-borrower", "one-more", "ml.g5.12xlarge", gpus("1"))
 				_, err := workloadOf("e2e-abs-borrower", "one-more", pendingForQuota, time.Minute)
 				return err
+			},
+		}},
+	})
+}
+
+// The fair_share_weight default, settled with Kueue's fair sharing (on, as HyperPod's
+// FairShare=Enabled default): an unset weight is 0, as in the AWS API, and Kueue counts a
+// weight-0 team's share as infinite. So a weight-0 team that borrows 1 GPU is preempted for a
+// weight-1 team that wants 4, while with weight 1 on both the larger borrower waits.
+func TestAccAdmission_fairShareWeightZero(t *testing.T) {
+	requireKueue(t)
+	teams := []string{"e2e-fs0-lender", "e2e-fs0-small", "e2e-fs0-big", "e2e-fs1-lender", "e2e-fs1-small", "e2e-fs1-big"}
+	e2eCleanup(t, teams...)
+	team := func(name, cohort, sharing, weight string) string {
+		body := `  resources        = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+  cohort           = "` + cohort + `"
+  resource_sharing = ` + sharing + "\n"
+		if weight != "" {
+			body += "  fair_share_weight = " + weight + "\n"
+		}
+		return e2eTeam(name, body)
+	}
+	borrow := `{ strategy = "LendAndBorrow", borrow_limit = 100 }`
+	config := team("e2e-fs0-lender", "e2e-fs0", `{ strategy = "Lend" }`, "") +
+		team("e2e-fs0-small", "e2e-fs0", borrow, "") + // unset: 0
+		team("e2e-fs0-big", "e2e-fs0", borrow, "1") +
+		team("e2e-fs1-lender", "e2e-fs1", `{ strategy = "Lend" }`, "") +
+		team("e2e-fs1-small", "e2e-fs1", borrow, "1") +
+		team("e2e-fs1-big", "e2e-fs1", borrow, "1")
+	evicted := func(w *unstructured.Unstructured) bool {
+		s, _, _ := condition(w, "Evicted")
+		return s == "True"
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("hyperpod_compute_quota.e2e_fs0_small", tfjsonpath.New("fair_share_weight"), knownvalue.Int64Exact(0)),
+			},
+			Check: func(*terraform.State) error {
+				defer deleteAllWork(t, teams)
+				for _, cohort := range []string{"e2e-fs0", "e2e-fs1"} {
+					// The small borrower takes 1 of the lender's 4 GPUs; the big one wants all 4.
+					if err := admitBorrowing(t, cohort+"-small", "small", "5", "1"); err != nil {
+						return err
+					}
+					submitJob(t, cohort+"-big", "big", "ml.g5.12xlarge", gpus("8"))
+				}
+				w, err := workloadOf("e2e-fs0-small", "small", evicted, time.Minute)
+				if err != nil {
+					return fmt.Errorf("weight 0: %w", err)
+				}
+				if _, reason, msg := condition(w, "Evicted"); reason != "Preempted" {
+					return fmt.Errorf("weight 0: small borrower evicted for %q (%s), want Preempted", reason, msg)
+				}
+				if _, err := workloadOf("e2e-fs0-big", "big", admitted, time.Minute); err != nil {
+					return fmt.Errorf("weight 0: %w", err)
+				}
+				if _, err := workloadOf("e2e-fs1-big", "big", pendingForQuota, time.Minute); err != nil {
+					return fmt.Errorf("weight 1: %w", err)
+				}
+				time.Sleep(3 * time.Second) // give Kueue time to (wrongly) preempt
+				w, err = workloadOf("e2e-fs1-small", "small", func(*unstructured.Unstructured) bool { return true }, 10*time.Second)
+				if err != nil {
+					return err
+				}
+				if !admitted(w) || evicted(w) {
+					return fmt.Errorf("weight 1: the small borrower lost its admission: %v", conditions(w))
+				}
+				return nil
 			},
 		}},
 	})

@@ -131,7 +131,7 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 		return
 	}
 	if found && !takeover && !quota.Owns(current.ObjectMeta, owner) {
-		foreignOwnerError(&resp.Diagnostics, "ClusterQueue", name, current.ObjectMeta)
+		foreignOwnerError(&resp.Diagnostics, path.Root("team"), "ClusterQueue", name, current.ObjectMeta)
 		return
 	}
 	owner = ownerToRecord(plan.OwnerID)

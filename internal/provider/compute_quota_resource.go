@@ -91,7 +91,12 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			},
 			"fair_share_weight": schema.Int64Attribute{
 				Optional: true, Computed: true,
-				Description: "Weight 0-100 (default 0) when teams compete for idle capacity; 0 is the lowest.",
+				Description: "Weight 0-100 (default 0, as in the AWS API) when teams compete for idle capacity; 0 is the " +
+					"lowest. It is the ClusterQueue's `fairSharing.weight`, which matters only when the Kueue manager runs " +
+					"with fair sharing on (HyperPod's `FairShare = Enabled`). Kueue counts a weight of 0 as an infinite " +
+					"share: a team left at 0 loses every fair-share contest and, while it borrows, is preempted first, " +
+					"even for a team that borrows more. Give every team that borrows a weight of at least 1 (Kueue's own " +
+					"default), and more to teams that should win.",
 				Validators:  []validator.Int64{int64validator.Between(0, quota.MaxFairShareWeight)},
 			},
 			"cohort": schema.StringAttribute{

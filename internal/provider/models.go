@@ -147,3 +147,10 @@ type teamUsageModel struct {
 	ReservingWorkloads types.Int64  `tfsdk:"reserving_workloads"`
 	Resources          types.List   `tfsdk:"resources"`
 }
+
+type clusterSchedulerConfigModel struct {
+	ID              types.String `tfsdk:"id"`
+	PriorityClasses types.List   `tfsdk:"priority_classes"`
+	OwnerID         types.String `tfsdk:"owner_id"`
+	Drift           types.List   `tfsdk:"drift"`
+}

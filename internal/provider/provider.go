@@ -195,6 +195,7 @@ func (p *hyperpodProvider) Resources(_ context.Context) []func() resource.Resour
 	return []func() resource.Resource{
 		NewComputeQuotaResource,
 		NewTeamNamespaceResource,
+		NewClusterSchedulerConfigResource,
 	}
 }
 

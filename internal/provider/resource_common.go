@@ -68,13 +68,9 @@ func recordConflict(ctx context.Context, p privateSetter, c *ownerConflict, diag
 // refuseForeignOwner fails a plan whose refresh found the resource's objects owned by another
 // resource: applying it would take them from that resource, which would take them back.
 func refuseForeignOwner(ctx context.Context, p privateGetter, resourceKind string, diags *diag.Diagnostics) {
-	raw, d := p.GetKey(ctx, privateConflict)
+	c, d := storedConflict(ctx, p)
 	diags.Append(d...)
-	if len(raw) == 0 {
-		return
-	}
-	var c ownerConflict
-	if err := json.Unmarshal(raw, &c); err != nil {
+	if c == nil {
 		return
 	}
 	diags.AddAttributeError(path.Root("team"), "Team owned by another resource", fmt.Sprintf(
@@ -83,6 +79,19 @@ func refuseForeignOwner(ctx context.Context, p privateGetter, resourceKind strin
 			"from state (terraform state rm <address>). If this one should, import it again to take it over "+
 			"explicitly (terraform state rm <address>, then terraform import <address> <team>).",
 		c.Object, c.Owner, resourceKind))
+}
+
+// storedConflict is the ownership conflict the last refresh recorded, or nil.
+func storedConflict(ctx context.Context, p privateGetter) (*ownerConflict, diag.Diagnostics) {
+	raw, d := p.GetKey(ctx, privateConflict)
+	if len(raw) == 0 {
+		return nil, d
+	}
+	var c ownerConflict
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, d
+	}
+	return &c, d
 }
 
 // isTakeover reports whether the resource was imported and has not been applied since.
@@ -119,8 +128,8 @@ func clearOwnershipMarks(ctx context.Context, p privateSetter, diags *diag.Diagn
 }
 
 // foreignOwnerError refuses to change an object that records another owner.
-func foreignOwnerError(diags *diag.Diagnostics, kind, name string, meta metav1.ObjectMeta) {
-	diags.AddAttributeError(path.Root("team"), "Team owned by another resource", fmt.Sprintf(
+func foreignOwnerError(diags *diag.Diagnostics, at path.Path, kind, name string, meta metav1.ObjectMeta) {
+	diags.AddAttributeError(at, "Owned by another resource", fmt.Sprintf(
 		"%s %q is managed by %s, not by this resource, so it was not changed. Import it to take it over "+
 			"explicitly, or remove this resource from state.", kind, name, quota.DescribeOwner(meta)))
 }

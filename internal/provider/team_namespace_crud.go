@@ -196,7 +196,7 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 		return
 	}
 	if ns := objs.namespace; ns != nil && !isTakeover(ctx, req.Private, &resp.Diagnostics) && !quota.Owns(ns.ObjectMeta, prior.OwnerID.ValueString()) {
-		foreignOwnerError(&resp.Diagnostics, "Namespace", ns.Name, ns.ObjectMeta)
+		foreignOwnerError(&resp.Diagnostics, path.Root("team"), "Namespace", ns.Name, ns.ObjectMeta)
 		return
 	}
 	owner := ownerToRecord(plan.OwnerID)

@@ -1,0 +1,329 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+)
+
+// get reads one class's WorkloadPriorityClass: one GET, nil when it does not exist.
+func (r *clusterSchedulerConfigResource) get(ctx context.Context, class string) (*kueue.WorkloadPriorityClass, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	name := quota.PriorityClassObjectName(class)
+	var wpc kueue.WorkloadPriorityClass
+	found, err := r.data.kube.Get(ctx, kueue.WorkloadPriorityClasses, "", name, &wpc)
+	if err != nil {
+		detail := kubeErrorDetail(fmt.Sprintf("Reading %s WorkloadPriorityClass %q", kueue.GroupVersion, name), "get",
+			"workloadpriorityclasses.kueue.x-k8s.io", err)
+		if apierrors.IsNotFound(err) {
+			detail += " The cluster does not serve WorkloadPriorityClasses: install Kueue v0.17 or newer first."
+		}
+		diags.AddError("Cannot read WorkloadPriorityClass", detail)
+		return nil, diags
+	}
+	if !found {
+		return nil, diags
+	}
+	return &wpc, diags
+}
+
+// classesOf reads the classes of a plan or state, which are known at apply and refresh.
+func classesOf(list types.List) []quota.PriorityClass {
+	classes, _ := priorityClassElements(list)
+	return classes
+}
+
+func classAttr(i int) path.Path { return path.Root("priority_classes").AtListIndex(i).AtName("name") }
+
+func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan clusterSchedulerConfigModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) || r.data.client("create priority classes", &resp.Diagnostics) == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
+	defer cancel()
+
+	owner := newOwnerID()
+	classes := classesOf(plan.PriorityClasses)
+	var created []string
+	for i, c := range classes {
+		if !r.create(ctx, i, c, owner, &resp.Diagnostics) {
+			r.rollback(ctx, created, &resp.Diagnostics)
+			return
+		}
+		created = append(created, c.Name)
+	}
+	plan.ID = types.StringValue(schedulerConfigID(classes))
+	plan.PriorityClasses = priorityClassList(classes)
+	plan.OwnerID = types.StringValue(owner)
+	plan.Drift = noDrift()
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// create claims a class's WorkloadPriorityClass with a POST, so that of two resources declaring
+// the same class only one succeeds; an existing one is refused with its owner named.
+func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c quota.PriorityClass, owner string, diags *diag.Diagnostics) bool {
+	wpc := quota.RenderPriorityClass(c, owner)
+	tflog.Debug(ctx, "creating WorkloadPriorityClass", map[string]any{"name": wpc.Name, "value": wpc.Value})
+	err := r.data.kube.Create(ctx, kueue.WorkloadPriorityClasses, quota.FieldManager, &wpc)
+	if errors.Is(err, kube.ErrAlreadyExists) {
+		existing, d := r.get(ctx, c.Name)
+		diags.Append(d...)
+		if existing != nil {
+			diags.AddAttributeError(classAttr(i), "WorkloadPriorityClass already exists", fmt.Sprintf(
+				"WorkloadPriorityClass %q already exists and is managed by %s, so this resource will not take it over. "+
+					"To manage it here, import the classes this resource declares, which takes them over explicitly:\n\n"+
+					"  terraform import %s.<name> %s\n\n"+
+					"or remove priority class %q from this resource. On a cluster with HyperPod task governance, the "+
+					"cluster policy belongs to the AWS API (CreateClusterSchedulerConfig) instead.",
+				wpc.Name, quota.DescribeOwner(existing.ObjectMeta), schedulerConfigResourceKind, c.Name, c.Name))
+			return false
+		}
+	}
+	if err != nil {
+		detail := kubeErrorDetail(fmt.Sprintf("Creating WorkloadPriorityClass %q", wpc.Name), "create",
+			"workloadpriorityclasses.kueue.x-k8s.io", err)
+		if apierrors.IsNotFound(err) {
+			detail += " The cluster does not serve WorkloadPriorityClasses: install Kueue v0.17 or newer first."
+		}
+		diags.AddAttributeError(classAttr(i), "Cannot create WorkloadPriorityClass", detail)
+		return false
+	}
+	return true
+}
+
+// rollback deletes the classes a failed create made, so nothing is left that no state records.
+func (r *clusterSchedulerConfigResource) rollback(ctx context.Context, classes []string, diags *diag.Diagnostics) {
+	for _, c := range classes {
+		wpc, _ := r.get(ctx, c) // cached by the create: no request
+		if wpc == nil {
+			continue
+		}
+		if err := r.data.kube.DeleteAndWait(ctx, kueue.WorkloadPriorityClasses, "", wpc.Name, schedulerConfigPollInterval, kube.OnlyUID(string(wpc.UID))); err != nil {
+			diags.AddWarning("WorkloadPriorityClass left behind", fmt.Sprintf("The create failed after creating "+
+				"WorkloadPriorityClass %q, and deleting it again failed: %s. Delete it yourself "+
+				"(kubectl delete workloadpriorityclasses.kueue.x-k8s.io %s) before applying again.", wpc.Name, err, wpc.Name))
+		}
+	}
+}
+
+func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state clusterSchedulerConfigModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) {
+		return
+	}
+	if len(r.data.pendingConfig) > 0 {
+		warnNotRefreshed(r.data, &resp.Diagnostics)
+		return
+	}
+	owner := state.OwnerID.ValueString()
+	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
+	var (
+		kept     []quota.PriorityClass
+		drift    []string
+		conflict *ownerConflict
+	)
+	if takeover {
+		drift = append(drift, "imported: the next apply records this resource's owner_id on the WorkloadPriorityClasses")
+	}
+	for _, c := range classesOf(state.PriorityClasses) {
+		wpc, d := r.get(ctx, c.Name)
+		resp.Diagnostics.Append(d...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		if wpc == nil || wpc.DeletionTimestamp != nil {
+			tflog.Info(ctx, "WorkloadPriorityClass is gone; the next plan creates it", map[string]any{"class": c.Name})
+			continue
+		}
+		kept = append(kept, quota.PriorityClass{Name: c.Name, Weight: int64(wpc.Value)})
+		switch {
+		case takeover:
+		case !quota.Owns(wpc.ObjectMeta, owner):
+			by := quota.DescribeOwner(wpc.ObjectMeta)
+			if conflict == nil {
+				conflict = &ownerConflict{Object: fmt.Sprintf("WorkloadPriorityClass %q", wpc.Name), Owner: by}
+			}
+			drift = append(drift, fmt.Sprintf("WorkloadPriorityClass %q is managed by %s", wpc.Name, by))
+		default:
+			drift = append(drift, quota.PriorityClassDrift(c.Name, owner, wpc.ObjectMeta)...)
+		}
+	}
+	recordConflict(ctx, resp.Private, conflict, &resp.Diagnostics)
+	state.PriorityClasses = priorityClassList(kept)
+	state.Drift = driftList(drift)
+	tflog.Debug(ctx, "read cluster scheduler config", map[string]any{"classes": len(kept), "drift": strings.Join(drift, "; ")})
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, prior clusterSchedulerConfigModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) || r.data.client("update priority classes", &resp.Diagnostics) == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
+	defer cancel()
+
+	priorOwner := prior.OwnerID.ValueString()
+	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
+	owner := ownerToRecord(plan.OwnerID)
+	classes := classesOf(plan.PriorityClasses)
+	priorNames := map[string]bool{}
+	for _, c := range classesOf(prior.PriorityClasses) {
+		priorNames[c.Name] = true
+	}
+
+	// Check every class before writing any, so a refused update changes nothing.
+	existing := make([]*kueue.WorkloadPriorityClass, len(classes))
+	for i, c := range classes {
+		wpc, d := r.get(ctx, c.Name)
+		resp.Diagnostics.Append(d...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		if wpc != nil && !quota.Owns(wpc.ObjectMeta, priorOwner) && !(takeover && priorNames[c.Name]) {
+			if priorNames[c.Name] {
+				foreignOwnerError(&resp.Diagnostics, classAttr(i), "WorkloadPriorityClass", wpc.Name, wpc.ObjectMeta)
+			} else {
+				resp.Diagnostics.AddAttributeError(classAttr(i), "WorkloadPriorityClass already exists", fmt.Sprintf(
+					"WorkloadPriorityClass %q already exists and is managed by %s, so this resource will not take it "+
+						"over. Remove priority class %q from this resource, or import it (with this resource's other "+
+						"classes) to take it over explicitly.", wpc.Name, quota.DescribeOwner(wpc.ObjectMeta), c.Name))
+			}
+			return
+		}
+		existing[i] = wpc
+	}
+	for i, c := range classes {
+		if existing[i] == nil {
+			if !r.create(ctx, i, c, owner, &resp.Diagnostics) {
+				return
+			}
+			continue
+		}
+		wpc := quota.RenderPriorityClass(c, owner)
+		if err := r.data.kube.Apply(ctx, kueue.WorkloadPriorityClasses, quota.FieldManager, &wpc, nil); err != nil {
+			resp.Diagnostics.AddAttributeError(classAttr(i), "Cannot apply WorkloadPriorityClass", kubeErrorDetail(
+				fmt.Sprintf("Server-side apply of WorkloadPriorityClass %q", wpc.Name), "patch", "workloadpriorityclasses.kueue.x-k8s.io", err))
+			return
+		}
+	}
+	for name := range priorNames {
+		if slices.ContainsFunc(classes, func(c quota.PriorityClass) bool { return c.Name == name }) {
+			continue
+		}
+		r.deleteClass(ctx, name, priorOwner, takeover, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	plan.ID = types.StringValue(schedulerConfigID(classes))
+	plan.PriorityClasses = priorityClassList(classes)
+	plan.OwnerID = types.StringValue(owner)
+	plan.Drift = noDrift()
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	clearOwnershipMarks(ctx, resp.Private, &resp.Diagnostics)
+}
+
+// deleteClass deletes a class's WorkloadPriorityClass when this resource owns it (or took it
+// over by import); one another owner records is left in place with a warning.
+func (r *clusterSchedulerConfigResource) deleteClass(ctx context.Context, class, owner string, takeover bool, diags *diag.Diagnostics) {
+	wpc, d := r.get(ctx, class)
+	diags.Append(d...)
+	if wpc == nil {
+		return
+	}
+	if !takeover && !quota.Owns(wpc.ObjectMeta, owner) {
+		diags.AddWarning("WorkloadPriorityClass left in place", fmt.Sprintf(
+			"WorkloadPriorityClass %q is managed by %s, not by this resource, so it was not deleted.",
+			wpc.Name, quota.DescribeOwner(wpc.ObjectMeta)))
+		return
+	}
+	tflog.Debug(ctx, "deleting WorkloadPriorityClass", map[string]any{"name": wpc.Name})
+	if err := r.data.kube.DeleteAndWait(ctx, kueue.WorkloadPriorityClasses, "", wpc.Name, schedulerConfigPollInterval, kube.OnlyUID(string(wpc.UID))); err != nil {
+		diags.AddError("Cannot delete WorkloadPriorityClass", kubeErrorDetail(
+			fmt.Sprintf("Deleting WorkloadPriorityClass %q", wpc.Name), "delete", "workloadpriorityclasses.kueue.x-k8s.io", err))
+	}
+}
+
+// Delete deletes the classes this resource owns. Workloads that took a class's value keep it.
+func (r *clusterSchedulerConfigResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state clusterSchedulerConfigModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) || r.data.client("delete priority classes", &resp.Diagnostics) == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
+	defer cancel()
+	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
+	for _, c := range classesOf(state.PriorityClasses) {
+		r.deleteClass(ctx, c.Name, state.OwnerID.ValueString(), takeover, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+}
+
+// ImportState imports the classes named by the ID ("inference,training"): each must exist. The
+// first apply afterwards records this resource as their owner.
+func (r *clusterSchedulerConfigResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	var classes []quota.PriorityClass
+	for _, name := range strings.Split(req.ID, ",") {
+		classes = append(classes, quota.PriorityClass{Name: strings.TrimSpace(name)})
+	}
+	for _, p := range quota.ValidatePriorityClasses(classes) {
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("The import ID is the priority class names joined by "+
+			"commas, e.g. `terraform import %s.example inference,training`; got %q. %s", schedulerConfigResourceKind, req.ID, p.Detail))
+		return
+	}
+	for _, c := range classes {
+		if c.Name == "" {
+			resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("The import ID is the priority class names "+
+				"joined by commas, e.g. `inference,training`; got %q, which has an empty name.", req.ID))
+			return
+		}
+	}
+	if !r.configured(&resp.Diagnostics) || r.data.client("import priority classes", &resp.Diagnostics) == nil {
+		return
+	}
+	var missing []string
+	for i, c := range classes {
+		wpc, d := r.get(ctx, c.Name)
+		resp.Diagnostics.Append(d...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		if wpc == nil {
+			missing = append(missing, quota.PriorityClassObjectName(c.Name))
+			continue
+		}
+		classes[i].Weight = int64(wpc.Value)
+	}
+	if len(missing) > 0 {
+		resp.Diagnostics.AddError("Cannot import priority classes", fmt.Sprintf("WorkloadPriorityClass %s does not "+
+			"exist, so there is nothing to import for it. Check the names (the import ID names classes without the "+
+			"-priority suffix), or leave the class out of the import and let terraform apply create it.",
+			strings.Join(missing, ", ")))
+		return
+	}
+	markTakeover(ctx, resp.Private, true, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), schedulerConfigID(classes))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("priority_classes"), priorityClassList(classes))...)
+}
