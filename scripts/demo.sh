@@ -69,18 +69,47 @@ step "terraform apply -auto-approve (examples/quickstart)"
 # The dev_overrides warning Terraform prints is expected here.
 "$terraform" -chdir="$work" apply -auto-approve -input=false -no-color >&2
 
-echo >&2
-echo "Cluster:  $KUBE_CONFIG_PATH" >&2
-echo "Explore:  export KUBE_CONFIG_PATH=$KUBE_CONFIG_PATH" >&2
-echo "          terraform -chdir=$work output quotas" >&2
-echo "          go run ./internal/cmd/localcluster queues --all" >&2
-if [[ "$started_here" == 1 ]]; then
-  echo "Stop the local control plane with: make cluster-down" >&2
-fi
-
 step "Capacity per instance type (terraform output summary)"
 "$terraform" -chdir="$work" output -raw summary
 echo
 
 step "Quotas per team, as the cluster holds them (localcluster queues)"
 "$tmp/localcluster" queues --kubeconfig "$KUBE_CONFIG_PATH"
+
+# The jobs really run wherever a kubelet does, so they go only to the control plane this demo
+# started (no kubelet: admitted jobs never start pods) unless HYPERPOD_DEMO_JOBS=1 asks for them.
+# Submitting replaces the jobs of a previous demo, so every run shows the same decisions.
+jobs_file=examples/quickstart/jobs.yaml
+submitted=0
+kueue_off=0
+case "$(tr '[:upper:]' '[:lower:]' <<<"${HYPERPOD_KUEUE:-}")" in off | 0 | false | no) kueue_off=1 ;; esac
+if [[ "${HYPERPOD_DEMO_JOBS:-}" == 1 ]] || [[ "$started_here" == 1 && "$kueue_off" == 0 ]]; then
+  step "Submitting the jobs in $jobs_file (suspended batch/v1 Jobs; Kueue decides which run)"
+  "$tmp/localcluster" jobs --submit --file "$jobs_file" --kubeconfig "$KUBE_CONFIG_PATH"
+  submitted=1
+elif [[ "$started_here" == 1 ]]; then
+  step "Not submitting the jobs in $jobs_file: HYPERPOD_KUEUE=$HYPERPOD_KUEUE, so no Kueue manager would decide them"
+else
+  step "Not submitting the jobs in $jobs_file: on this cluster they would really run (busybox pods in the teams' namespaces); HYPERPOD_DEMO_JOBS=1 submits them"
+fi
+
+# Data sources are read again on refresh: the usage outputs now show what the jobs hold.
+step "Usage per team (data.hyperpod_team_usage, terraform output usage_summary)"
+"$terraform" -chdir="$work" apply -refresh-only -auto-approve -input=false -no-color >"$tmp/refresh.log" 2>&1 ||
+  { cat "$tmp/refresh.log" >&2; exit 1; }
+"$terraform" -chdir="$work" output -raw usage_summary
+echo
+
+echo >&2
+echo "Cluster:  $KUBE_CONFIG_PATH" >&2
+echo "Explore:  export KUBE_CONFIG_PATH=$KUBE_CONFIG_PATH" >&2
+echo "          terraform -chdir=$work output quotas" >&2
+echo "          terraform -chdir=$work output usage" >&2
+echo "          go run ./internal/cmd/localcluster queues --all" >&2
+if [[ "$submitted" == 1 ]]; then
+  echo "          go run ./internal/cmd/localcluster jobs --file $jobs_file            # Kueue's decisions now" >&2
+  echo "          go run ./internal/cmd/localcluster jobs --file $jobs_file --delete   # remove the jobs" >&2
+fi
+if [[ "$started_here" == 1 ]]; then
+  echo "Stop the local control plane with: make cluster-down" >&2
+fi

@@ -5,6 +5,7 @@ locals {
 
   quotas = [
     hyperpod_compute_quota.ml_research,
+    hyperpod_compute_quota.evaluation,
     hyperpod_compute_quota.inference,
     hyperpod_compute_quota.data_prep,
   ]

@@ -594,14 +594,13 @@ func TestAccTeamUsage_missingQueue(t *testing.T) {
 	})
 }
 
-// quickstartConfig is examples/quickstart/main.tf, the quotas and namespaces, without its
-// terraform block (the tests serve the provider under its test address). capacity.tf and
-// outputs.tf only read: their for_each data sources are beyond what the test framework's
-// state checks read.
-func quickstartConfig(t *testing.T) string {
+// quickstartConfig is examples/quickstart without its terraform block (the tests serve the
+// provider under its test address): the given files. capacity.tf and outputs.tf only read,
+// through a for_each data source, which the test framework's state shim cannot hold.
+func quickstartConfig(t *testing.T, files ...string) string {
 	t.Helper()
 	var b strings.Builder
-	for _, f := range []string{"main.tf"} {
+	for _, f := range files {
 		raw, err := os.ReadFile(filepath.Join("..", "..", "examples", "quickstart", f))
 		if err != nil {
 			t.Fatal(err)
@@ -614,63 +613,193 @@ func quickstartConfig(t *testing.T) string {
 
 var terraformBlock = regexp.MustCompile(`(?s)terraform \{.*?\n\}\n`)
 
-// Everything the quickstart writes is accepted by Kueue's webhooks and reported Active: every
-// ClusterQueue, LocalQueue and ResourceFlavor.
-func TestAccAdmission_quickstartActive(t *testing.T) {
-	requireKueue(t)
-	teams := []string{"ml-research", "inference", "data-prep"}
-	for _, team := range teams {
-		cleanupQueue(t, team)
-		tnsCleanupNamespace(t, quota.NamespaceName(team))
-	}
-	active := func(u *unstructured.Unstructured) bool {
-		s, _, _ := condition(u, "Active")
-		return s == "True"
-	}
-	waitActive := func(get func() (*unstructured.Unstructured, error), what string) error {
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			u, err := get()
-			if err == nil && active(u) {
+var quickstartTeams = []string{"ml-research", "evaluation", "inference", "data-prep"}
+
+// waitActive waits until Kueue reports an object Active.
+func waitActive(get func() (*unstructured.Unstructured, error), what string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		u, err := get()
+		if err == nil {
+			if s, _, _ := condition(u, "Active"); s == "True" {
 				return nil
 			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("%s is not Active: %v %v", what, err, conditionsOf(u))
-			}
-			time.Sleep(200 * time.Millisecond)
 		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s is not Active: %v %v", what, err, conditionsOf(u))
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// checkAllActive checks that Kueue accepted and activated every team's ClusterQueue and
+// LocalQueue and every flavor.
+func checkAllActive(t *testing.T, teams, flavors []string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx := context.Background()
+		for _, team := range teams {
+			if err := checkQueueActive(t, team)(nil); err != nil {
+				return err
+			}
+			ns, lq := quota.NamespaceName(team), quota.LocalQueueName(team)
+			if err := waitActive(func() (*unstructured.Unstructured, error) {
+				return acc.dynamic.Resource(kueue.LocalQueues).Namespace(ns).Get(ctx, lq, metav1.GetOptions{})
+			}, "LocalQueue "+lq); err != nil {
+				return err
+			}
+		}
+		for _, flavor := range flavors {
+			rf, err := acc.dynamic.Resource(kueue.ResourceFlavors).Get(ctx, flavor, metav1.GetOptions{})
+			if err != nil {
+				return fmt.Errorf("ResourceFlavor %s: %w", flavor, err)
+			}
+			// Kueue's mutating webhook marks the flavors it accepted.
+			if !slices.Contains(rf.GetFinalizers(), "kueue.x-k8s.io/resource-in-use") {
+				return fmt.Errorf("ResourceFlavor %s has no Kueue finalizer: %v", flavor, rf.GetFinalizers())
+			}
+		}
+		return nil
+	}
+}
+
+// The quickstart's story, as `make demo` tells it: everything it writes is accepted by Kueue's
+// webhooks and Active; the jobs of examples/quickstart/jobs.yaml get the decisions its header
+// promises (ml-research borrows the idle evaluation team's H100s); and the quickstart's usage
+// data sources report the borrowing.
+func TestAccAdmission_quickstart(t *testing.T) {
+	requireKueue(t)
+	e2eCleanup(t, quickstartTeams...)
+	cleanupPriorityClasses(t, "inference", "training", "experimentation")
+	jobs, err := localcluster.ReadJobs(filepath.Join("..", "..", "examples", "quickstart", "jobs.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decisions []localcluster.JobDecision
+	var submitErr error
+	quotas, config := quickstartConfig(t, "main.tf"), quickstartConfig(t, "main.tf", "usage.tf")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: quickstartConfig(t),
-			Check: func(*terraform.State) error {
-				ctx := context.Background()
-				for _, team := range teams {
-					if err := checkQueueActive(t, team)(nil); err != nil {
-						return err
-					}
-					ns, lq := quota.NamespaceName(team), quota.LocalQueueName(team)
-					if err := waitActive(func() (*unstructured.Unstructured, error) {
-						return acc.dynamic.Resource(kueue.LocalQueues).Namespace(ns).Get(ctx, lq, metav1.GetOptions{})
-					}, "LocalQueue "+lq); err != nil {
-						return err
-					}
-				}
-				for _, flavor := range []string{"ml.p5.48xlarge", "ml.trn1.32xlarge", "ml.g5.12xlarge", "ml.c5.4xlarge"} {
-					rf, err := acc.dynamic.Resource(kueue.ResourceFlavors).Get(ctx, flavor, metav1.GetOptions{})
-					if err != nil {
-						return fmt.Errorf("ResourceFlavor %s: %w", flavor, err)
-					}
-					// Kueue's mutating webhook marks the flavors it accepted.
-					if !slices.Contains(rf.GetFinalizers(), "kueue.x-k8s.io/resource-in-use") {
-						return fmt.Errorf("ResourceFlavor %s has no Kueue finalizer: %v", flavor, rf.GetFinalizers())
-					}
-				}
-				return nil
+		Steps: []resource.TestStep{
+			{
+				// The quotas first: the usage data sources would read the queues before Kueue
+				// activated them, and the next plan would show them active.
+				Config: quotas,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkAllActive(t, quickstartTeams, []string{"ml.p5.48xlarge", "ml.trn1.32xlarge", "ml.g5.12xlarge", "ml.c5.4xlarge"}),
+					checkWorkloadPriorityClasses(map[string]int64{"inference-priority": 100, "training-priority": 75, "experimentation-priority": 25}),
+				),
 			},
-		}},
+			{
+				// Submit the jobs; the usage data sources read in this step's plan.
+				PreConfig: func() {
+					decisions, submitErr = localcluster.SubmitJobs(context.Background(), acc.clientset, acc.dynamic, jobs, time.Minute)
+				},
+				Config: config,
+				Check: func(s *terraform.State) error {
+					err := checkQuickstartStory(s, decisions, submitErr)
+					if err != nil {
+						// Release the quota now, or destroying the queues would wait for it.
+						if derr := localcluster.DeleteJobs(context.Background(), acc.clientset, acc.dynamic, jobs); derr != nil {
+							t.Errorf("deleting the jobs: %v", derr)
+						}
+					}
+					return err
+				},
+			},
+			{
+				// Finish the work so the queues can be destroyed.
+				PreConfig: func() {
+					if err := localcluster.DeleteJobs(context.Background(), acc.clientset, acc.dynamic, jobs); err != nil {
+						t.Errorf("deleting the jobs: %v", err)
+					}
+				},
+				Config: config,
+			},
+		},
 	})
+}
+
+// checkQuickstartStory checks the decisions jobs.yaml promises and what the quickstart's usage
+// output reports of them.
+func checkQuickstartStory(s *terraform.State, decisions []localcluster.JobDecision, submitErr error) error {
+	if submitErr != nil {
+		return submitErr
+	}
+	want := map[string]string{
+		"pretrain": "Admitted ml.p5.48xlarge", "ablation": "Pending", "llm-serve": "Admitted ml.g5.12xlarge",
+		"batch-eval": "Pending", "features": "Admitted ml.c5.4xlarge",
+	}
+	if len(decisions) != len(want) {
+		return fmt.Errorf("%d decisions, want %d", len(decisions), len(want))
+	}
+	for _, d := range decisions {
+		got := strings.TrimSpace(d.State + " " + strings.Join(d.Flavors, ","))
+		if got != want[d.Job] {
+			return fmt.Errorf("job %s/%s: Kueue decided %q (%s), want %q", d.Namespace, d.Job, got, d.Message, want[d.Job])
+		}
+		if d.State == "Pending" && !strings.Contains(d.Message, "insufficient unused quota") {
+			return fmt.Errorf("job %s pending for %q, want Kueue's insufficient quota reason", d.Job, d.Message)
+		}
+	}
+	if err := waitBorrowed("ml-research", "ml.p5.48xlarge", "nvidia.com/gpu", "8"); err != nil {
+		return err
+	}
+	const gpuP5, gpuG5 = "ml.p5.48xlarge nvidia.com/gpu", "ml.g5.12xlarge nvidia.com/gpu"
+	for _, c := range []struct {
+		path []string
+		want string
+	}{
+		{[]string{"ml-research", "active"}, "true"},
+		{[]string{"ml-research", "admitted"}, "1"},
+		{[]string{"ml-research", "pending"}, "1"},
+		{[]string{"ml-research", "resources", gpuP5, "nominal"}, "8"},
+		{[]string{"ml-research", "resources", gpuP5, "in_use"}, "16"},
+		{[]string{"ml-research", "resources", gpuP5, "borrowed"}, "8"},
+		{[]string{"evaluation", "resources", gpuP5, "in_use"}, "0"},
+		{[]string{"inference", "resources", gpuG5, "in_use"}, "8"},
+		{[]string{"inference", "pending"}, "1"},
+		{[]string{"data-prep", "admitted"}, "1"},
+	} {
+		if got := outputAt(s, "usage", c.path...); got != c.want {
+			return fmt.Errorf("output usage %s = %q, want %q", strings.Join(c.path, " / "), got, c.want)
+		}
+	}
+	return nil
+}
+
+// outputAt is the value at a path of map keys in a map output, as text ("" when absent).
+func outputAt(s *terraform.State, output string, keys ...string) string {
+	o, ok := s.RootModule().Outputs[output]
+	if !ok {
+		return ""
+	}
+	v := o.Value
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return ""
+		}
+		if v, ok = m[k]; !ok {
+			return ""
+		}
+	}
+	return fmt.Sprint(v)
+}
+
+// checkWorkloadPriorityClasses checks that each WorkloadPriorityClass exists with its value.
+func checkWorkloadPriorityClasses(want map[string]int64) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		for name, value := range want {
+			u, err := acc.dynamic.Resource(kueue.WorkloadPriorityClasses).Get(context.Background(), name, metav1.GetOptions{})
+			if err != nil {
+				return fmt.Errorf("WorkloadPriorityClass %s: %w", name, err)
+			}
+			if v, _, _ := unstructured.NestedInt64(u.Object, "value"); v != value {
+				return fmt.Errorf("WorkloadPriorityClass %s has value %d, want %d", name, v, value)
+			}
+		}
+		return nil
+	}
 }
 
 // A lender reclaims its lent quota: when its own job arrives, Kueue preempts the borrower's

@@ -97,7 +97,7 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 					"share: a team left at 0 loses every fair-share contest and, while it borrows, is preempted first, " +
 					"even for a team that borrows more. Give every team that borrows a weight of at least 1 (Kueue's own " +
 					"default), and more to teams that should win.",
-				Validators:  []validator.Int64{int64validator.Between(0, quota.MaxFairShareWeight)},
+				Validators: []validator.Int64{int64validator.Between(0, quota.MaxFairShareWeight)},
 			},
 			"cohort": schema.StringAttribute{
 				Optional: true, Computed: true,

@@ -6,9 +6,14 @@
 //	localcluster down  [--dir .cache/localcluster]                 stop it (idempotent)
 //	localcluster serve [--dir .cache/localcluster] [--assets DIR]  run it in the foreground until SIGTERM/SIGINT
 //	localcluster queues [--kubeconfig PATH] [--context NAME] [--all] print the provider's Kueue queues per team
+//	localcluster jobs --file PATH [--submit | --delete] [--kubeconfig PATH] [--context NAME] [--timeout 60s]
+//	                                                               submit or delete Jobs, print Kueue's decisions
 //
-// queues reads any cluster: the kubeconfig is --kubeconfig, else $KUBE_CONFIG_PATH, else the one
-// in --dir (the context --context, else $KUBE_CTX, else the current one).
+// queues and jobs read any cluster: the kubeconfig is --kubeconfig, else $KUBE_CONFIG_PATH, else
+// the one in --dir (the context --context, else $KUBE_CTX, else the current one). jobs --submit
+// replaces the file's Jobs (and their Workloads), creates them in order, waits for Kueue to decide
+// each, prints the decisions and returns once the ClusterQueues' status counts them; --delete
+// deletes them; without either it prints the current decisions.
 //
 // The work directory holds kubeconfig, localcluster.pid, localcluster.log and the
 // control plane logs.
@@ -58,10 +63,20 @@ func main() {
 		fs.StringVar(&qopts.context, "context", "", "kubeconfig context (default $KUBE_CTX, else the current context)")
 		fs.BoolVar(&qopts.all, "all", false, "also list resources whose quota and limits are all zero")
 	}
+	var jopts jobsOptions
+	if cmd == "jobs" {
+		jopts.register(fs)
+	}
 	_ = fs.Parse(os.Args[2:])
 	if fs.NArg() > 0 {
 		log("unexpected arguments: %v", fs.Args())
 		os.Exit(2)
+	}
+	if cmd == "jobs" {
+		if err := jopts.validate(); err != nil {
+			log("%v", err)
+			os.Exit(2)
+		}
 	}
 	abs, err := filepath.Abs(*dir)
 	if err != nil {
@@ -78,6 +93,8 @@ func main() {
 		err = down(abs)
 	case "queues":
 		err = queues(abs, qopts, os.Stdout)
+	case "jobs":
+		err = jobs(abs, jopts, os.Stdout)
 	case "-h", "--help", "help":
 		usage()
 		return
@@ -94,11 +111,16 @@ func main() {
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage: localcluster up|down|serve [--dir DIR] [--assets DIR]
        localcluster queues [--kubeconfig PATH] [--context NAME] [--all]
+       localcluster jobs --file PATH [--submit | --delete] [--kubeconfig PATH] [--context NAME] [--timeout 60s]
   up      start the local control plane in the background and wait until it answers
   down    stop it (does nothing when it is not running)
   serve   run it in the foreground until SIGTERM or SIGINT
   queues  print, per team, the ClusterQueues and LocalQueues this provider manages in any cluster
-          (kubeconfig: --kubeconfig, else $KUBE_CONFIG_PATH, else the one in --dir)`)
+          (kubeconfig: --kubeconfig, else $KUBE_CONFIG_PATH, else the one in --dir)
+  jobs    the batch/v1 Jobs of --file in any cluster (same kubeconfig): --submit replaces them,
+          waits up to --timeout per job for Kueue's decision, prints the decisions and waits until
+          the ClusterQueues' status counts them; --delete deletes them and their Workloads;
+          without either, print Kueue's current decisions`)
 }
 
 func resolveAssets(flagValue string) (string, error) {

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
@@ -54,24 +55,9 @@ type quotaRow struct {
 // queues lists the ClusterQueues and LocalQueues this provider manages and prints them per team.
 // It makes exactly two LIST calls through the dynamic client and no discovery requests.
 func queues(dir string, opts queuesOptions, out io.Writer) error {
-	path := opts.kubeconfig
-	if path == "" {
-		path = os.Getenv("KUBE_CONFIG_PATH")
-	}
-	if path == "" {
-		path = filepath.Join(dir, localcluster.KubeconfigFile)
-	}
-	path = expandHome(path)
-	kctx := opts.context
-	if kctx == "" {
-		kctx = os.Getenv("KUBE_CTX")
-	}
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		&clientcmd.ClientConfigLoadingRules{ExplicitPath: path},
-		&clientcmd.ConfigOverrides{CurrentContext: kctx},
-	).ClientConfig()
+	cfg, err := clusterConfig(dir, opts.kubeconfig, opts.context)
 	if err != nil {
-		return fmt.Errorf("kubeconfig %s: %w", path, err)
+		return err
 	}
 	cfg.Timeout = queuesTimeout
 	dc, err := dynamic.NewForConfig(cfg)
@@ -258,6 +244,38 @@ func dash(q string) string {
 		return "-"
 	}
 	return q
+}
+
+// kubeconfigPath is the kubeconfig the queues and jobs subcommands read: --kubeconfig, else
+// $KUBE_CONFIG_PATH, else the one the local control plane writes in dir; "~/" is expanded.
+func kubeconfigPath(dir, flagValue string) string {
+	path := flagValue
+	if path == "" {
+		path = os.Getenv("KUBE_CONFIG_PATH")
+	}
+	if path == "" {
+		path = filepath.Join(dir, localcluster.KubeconfigFile)
+	}
+	return expandHome(path)
+}
+
+// clusterConfig loads the client configuration of the cluster the queues and jobs subcommands
+// read: the kubeconfig of kubeconfigPath, its context flagContext, else $KUBE_CTX, else its
+// current context.
+func clusterConfig(dir, flagKubeconfig, flagContext string) (*rest.Config, error) {
+	path := kubeconfigPath(dir, flagKubeconfig)
+	kctx := flagContext
+	if kctx == "" {
+		kctx = os.Getenv("KUBE_CTX")
+	}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: path},
+		&clientcmd.ConfigOverrides{CurrentContext: kctx},
+	).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig %s: %w", path, err)
+	}
+	return cfg, nil
 }
 
 func expandHome(path string) string {
