@@ -937,3 +937,72 @@ func TestAccAdmission_fairShareWeightZero(t *testing.T) {
 		}},
 	})
 }
+
+// exampleConfig joins example files, relative to examples/.
+func exampleConfig(t *testing.T, files ...string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, f := range files {
+		raw, err := os.ReadFile(filepath.Join("..", "..", "examples", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(raw)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// The resource examples of the documentation, applied together, are accepted by Kueue's
+// webhooks: every queue and flavor they write is Active, except the quota the example disables
+// on purpose, which Kueue reports stopped. The data source examples then read them.
+func TestAccAdmission_docExamplesActive(t *testing.T) {
+	requireKueue(t)
+	teams := []string{"ml-research", "inference", "notebooks", "data-prep", "evaluation", "sandbox"}
+	e2eCleanup(t, teams...)
+	cleanupPriorityClasses(t, "inference", "training", "experimentation")
+	resources := exampleConfig(t,
+		"resources/hyperpod_compute_quota/resource.tf",
+		"resources/hyperpod_team_namespace/resource.tf",
+		"resources/hyperpod_cluster_scheduler_config/resource.tf")
+	dataSources := exampleConfig(t,
+		"data-sources/hyperpod_instance_type_capacity/data-source.tf",
+		"data-sources/hyperpod_team_usage/data-source.tf")
+	stopped := func(*terraform.State) error {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			u, err := acc.dynamic.Resource(kueue.ClusterQueues).Get(context.Background(), quota.ClusterQueueName("data-prep"), metav1.GetOptions{})
+			if err == nil {
+				if s, reason, _ := condition(u, "Active"); s == "False" && reason == "Stopped" {
+					return nil
+				}
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the disabled data-prep quota is not reported Stopped: %v %v", err, conditionsOf(u))
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: resources,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					// ml-research also has the example namespace, so its LocalQueue is checked too.
+					checkAllActive(t, []string{"ml-research"}, []string{"ml.p5.48xlarge", "ml.g5.12xlarge", "ml.p4d.24xlarge", "ml.c5.4xlarge", "ml.trn1.32xlarge"}),
+					checkQueueActive(t, "inference"), checkQueueActive(t, "notebooks"), checkQueueActive(t, "evaluation"),
+					stopped,
+					checkWorkloadPriorityClasses(map[string]int64{"inference-priority": 100, "training-priority": 75, "experimentation-priority": 25}),
+				),
+			},
+			{
+				Config: resources + dataSources,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckOutput("p5_free_gpus", "8"), // 2 nodes of 8, ml-research claims 8
+					resource.TestCheckResourceAttr("data.hyperpod_team_usage.ml_research", "active", "true"),
+				),
+			},
+		},
+	})
+}
