@@ -38,6 +38,7 @@ type Client struct {
 	cache   readCache
 	flavors flavorUsage
 	primer  *primer
+	groups  groupVersions
 }
 
 // NewClient returns a Client for s. It does no I/O and never fails; errors in

@@ -8,10 +8,12 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -97,6 +99,20 @@ func writeStatus(w http.ResponseWriter, code int, reason metav1.StatusReason, re
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(st)
+}
+
+// writeObjectNotFound answers 404 for a missing object as the API server does: a Status whose
+// details name the object (path ends in .../<resource>/<name>).
+func writeObjectNotFound(w http.ResponseWriter, path string) {
+	parts := strings.Split(path, "/")
+	name, resource := parts[len(parts)-1], parts[len(parts)-2]
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusNotFound)
+	_ = json.NewEncoder(w).Encode(metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusFailure,
+		Message: fmt.Sprintf("%s %q not found", resource, name), Reason: metav1.StatusReasonNotFound, Code: http.StatusNotFound,
+		Details: &metav1.StatusDetails{Name: name, Kind: resource},
+	})
 }
 
 // writeObject answers 200 (or code) with a JSON object.

@@ -63,6 +63,9 @@ func (c *Client) Get(ctx context.Context, gvr schema.GroupVersionResource, names
 func (c *Client) fetch(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) ([]byte, bool, error) {
 	raw, err := c.json.Get().AbsPath(objectPath(gvr, namespace, name)...).Do(ctx).Raw()
 	if apierrors.IsNotFound(err) {
+		if err := c.notFound(ctx, gvr, err, raw); IsAPINotServed(err) {
+			return nil, false, err
+		}
 		return nil, false, nil
 	}
 	if err != nil {
@@ -90,6 +93,9 @@ func (c *Client) Apply(ctx context.Context, gvr schema.GroupVersionResource, fie
 	if err != nil {
 		// The write may or may not have happened: read again next time.
 		c.cache.forget(key)
+		if apierrors.IsNotFound(err) {
+			return c.notFound(ctx, gvr, err, raw)
+		}
 		return err
 	}
 	c.cache.put(key, raw, true)
@@ -143,6 +149,9 @@ func (c *Client) Create(ctx context.Context, gvr schema.GroupVersionResource, fi
 		if apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("%w: %s %q", ErrAlreadyExists, gvr.Resource, key.name)
 		}
+		if apierrors.IsNotFound(err) {
+			return c.notFound(ctx, gvr, err, raw)
+		}
 		return err
 	}
 	c.cache.put(key, raw, true)
@@ -183,6 +192,9 @@ func (c *Client) DeleteAndWait(ctx context.Context, gvr schema.GroupVersionResou
 	err = dc.Resource(gvr).Namespace(namespace).Delete(ctx, name, del)
 	switch {
 	case apierrors.IsNotFound(err):
+		if err := c.notFound(ctx, gvr, err, nil); IsAPINotServed(err) {
+			return err
+		}
 	case apierrors.IsConflict(err) && del.Preconditions != nil:
 		return nil // another object of that name now: not ours to delete or wait for
 	case err != nil:
@@ -224,6 +236,9 @@ func (c *Client) WaitGone(ctx context.Context, gvr schema.GroupVersionResource, 
 		u, err := res.Get(ctx, name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
+			if err := c.notFound(ctx, gvr, err, nil); IsAPINotServed(err) {
+				return err
+			}
 			c.cache.put(key, nil, false)
 			return nil
 		case err == nil:

@@ -92,7 +92,7 @@ func (m *memoryAPI) serve(w http.ResponseWriter, r *http.Request) {
 		m.list(w, r)
 	case http.MethodGet:
 		if !ok {
-			writeStatus(w, http.StatusNotFound, metav1.StatusReasonNotFound, "")
+			writeObjectNotFound(w, path)
 			return
 		}
 		writeObject(w, http.StatusOK, obj)
@@ -105,7 +105,7 @@ func (m *memoryAPI) serve(w http.ResponseWriter, r *http.Request) {
 		writeObject(w, http.StatusOK, applied)
 	case http.MethodDelete:
 		if !ok {
-			writeStatus(w, http.StatusNotFound, metav1.StatusReasonNotFound, "")
+			writeObjectNotFound(w, path)
 			return
 		}
 		meta := obj["metadata"].(map[string]any)

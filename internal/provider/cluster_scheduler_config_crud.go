@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
@@ -26,12 +25,8 @@ func (r *clusterSchedulerConfigResource) get(ctx context.Context, class string) 
 	var wpc kueue.WorkloadPriorityClass
 	found, err := r.data.kube.Get(ctx, kueue.WorkloadPriorityClasses, "", name, &wpc)
 	if err != nil {
-		detail := kubeErrorDetail(fmt.Sprintf("Reading %s WorkloadPriorityClass %q", kueue.GroupVersion, name), "get",
-			"workloadpriorityclasses.kueue.x-k8s.io", err)
-		if apierrors.IsNotFound(err) {
-			detail += " The cluster does not serve WorkloadPriorityClasses: install Kueue v0.17 or newer first."
-		}
-		diags.AddError("Cannot read WorkloadPriorityClass", detail)
+		diags.AddError("Cannot read WorkloadPriorityClass", kubeErrorDetail(fmt.Sprintf("Reading %s WorkloadPriorityClass %q",
+			kueue.GroupVersion, name), "get", "workloadpriorityclasses.kueue.x-k8s.io", err))
 		return nil, diags
 	}
 	if !found {
@@ -95,12 +90,8 @@ func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c qu
 		}
 	}
 	if err != nil {
-		detail := kubeErrorDetail(fmt.Sprintf("Creating WorkloadPriorityClass %q", wpc.Name), "create",
-			"workloadpriorityclasses.kueue.x-k8s.io", err)
-		if apierrors.IsNotFound(err) {
-			detail += " The cluster does not serve WorkloadPriorityClasses: install Kueue v0.17 or newer first."
-		}
-		diags.AddAttributeError(classAttr(i), "Cannot create WorkloadPriorityClass", detail)
+		diags.AddAttributeError(classAttr(i), "Cannot create WorkloadPriorityClass", kubeErrorDetail(
+			fmt.Sprintf("Creating WorkloadPriorityClass %q", wpc.Name), "create", "workloadpriorityclasses.kueue.x-k8s.io", err))
 		return false
 	}
 	return true

@@ -19,6 +19,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -190,6 +191,7 @@ func importTeam(ctx context.Context, req resource.ImportStateRequest, resp *reso
 func kubeErrorDetail(action, verb, resource string, err error) string {
 	detail := fmt.Sprintf("%s failed: %s.", action, err)
 	switch {
+	case kube.IsAPINotServed(err): // the error says what to install
 	case apierrors.IsForbidden(err):
 		detail += fmt.Sprintf(" The provider's credentials need %s permission on %s (see the provider documentation's permissions table).", verb, resource)
 	case apierrors.IsUnauthorized(err):

@@ -47,10 +47,9 @@ func (r *teamNamespaceResource) get(ctx context.Context, team string) (teamNames
 
 	var lq kueue.LocalQueue
 	found, err = r.data.kube.Get(ctx, kueue.LocalQueues, nsName, lqName, &lq)
-	if err != nil && !apierrors.IsNotFound(err) {
-		diags.AddError("Cannot read LocalQueue", fmt.Sprintf("Reading %s LocalQueue %q in namespace %q failed: %s. Check "+
-			"that Kueue (v0.17 or newer, or HyperPod task governance) is installed and that the provider's credentials "+
-			"may get localqueues.kueue.x-k8s.io.", kueue.GroupVersion, lqName, nsName, err))
+	if err != nil {
+		diags.AddError("Cannot read LocalQueue", kubeErrorDetail(fmt.Sprintf("Reading %s LocalQueue %q in namespace %q",
+			kueue.GroupVersion, lqName, nsName), "get", "localqueues.kueue.x-k8s.io", err))
 		return objs, diags
 	}
 	if found {
@@ -253,9 +252,7 @@ func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceMo
 	lq := quota.RenderLocalQueue(team, owner)
 	if err := r.data.kube.Apply(ctx, kueue.LocalQueues, quota.FieldManager, &lq, nil); err != nil {
 		detail := fmt.Sprintf("Server-side apply of %s LocalQueue %q in namespace %q failed: %s.", kueue.GroupVersion, lqName, nsName, err)
-		if apierrors.IsNotFound(err) {
-			detail += " The cluster does not serve LocalQueues: install Kueue v0.17 or newer (or HyperPod task governance) first."
-		} else {
+		if !kube.IsAPINotServed(err) { // that error says what to install
 			detail += " Check that the provider's credentials may patch localqueues.kueue.x-k8s.io."
 		}
 		diags.AddError("Cannot apply LocalQueue", detail)

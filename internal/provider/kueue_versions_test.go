@@ -1,0 +1,161 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+)
+
+var crds = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// serveKueueVersion makes every Kueue CRD of a cluster serve only version (v1beta1, as an
+// older Kueue does) or, with "", serve both again with v1beta2 stored, and waits until the API
+// server routes accordingly.
+func serveKueueVersion(t *testing.T, dyn dynamic.Interface, only string) {
+	t.Helper()
+	ctx := context.Background()
+	list, err := dyn.Resource(crds).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("listing CRDs: %v", err)
+	}
+	for _, crd := range list.Items {
+		if g, _, _ := unstructured.NestedString(crd.Object, "spec", "group"); g != kueue.Group {
+			continue
+		}
+		versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+		for _, v := range versions {
+			m := v.(map[string]any)
+			name := m["name"].(string)
+			switch {
+			case only == "":
+				m["served"], m["storage"] = true, name == kueue.Version
+			default:
+				m["served"], m["storage"] = name == only, name == only
+			}
+		}
+		if err := unstructured.SetNestedSlice(crd.Object, versions, "spec", "versions"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dyn.Resource(crds).Update(ctx, &crd, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("updating CRD %s: %v", crd.GetName(), err)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := dyn.Resource(kueue.ClusterQueues).List(ctx, metav1.ListOptions{})
+		if (only == "") == (err == nil) && (only == "" || apierrors.IsNotFound(err)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the API server still routes %s as before: %v", kueue.ClusterQueues, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// A cluster whose Kueue serves only v1beta1 (before Kueue v0.15) is refused with the version
+// needed: refresh fails instead of dropping the quota from state, create and import say what
+// to upgrade. It runs on a control plane of its own, whose CRDs it changes.
+func TestAccKueueVersions_v1beta1Only(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: runs with TF_ACC=1 (make test-acc), like every TestAcc test")
+	}
+	assets, err := localcluster.AssetsDirFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cluster, err := localcluster.Start(ctx, localcluster.Options{AssetsDir: assets, Fleet: []localcluster.NodeSpec{}})
+	if err != nil {
+		t.Fatalf("starting a second control plane: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := cluster.Stop(); err != nil {
+			t.Errorf("stopping the second control plane: %v", err)
+		}
+	})
+	dyn := dynamic.NewForConfigOrDie(cluster.RESTConfig)
+	provider := fmt.Sprintf("provider \"hyperpod\" {\n  config_path = %q\n}\n", cluster.KubeconfigPath)
+	config := provider + tnsConfig("old-kueue", "") + quotaConfig("old-kueue", `
+  resources  = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+  depends_on = [hyperpod_team_namespace.test]`)
+	notServed := func(resource string) *regexp.Regexp {
+		return regexp.MustCompile(`(?s)does\s+not\s+serve\s+kueue\.x-k8s\.io/v1beta2\s+` + resource +
+			`.*serves\s+kueue\.x-k8s\.io\s+v1beta1\s+only.*upgrade\s+Kueue\s+to\s+v0\.15\s+or\s+newer`)
+	}
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config}, // today's Kueue: v1beta2
+			{
+				// Kueue downgraded to v1beta1 only: the refresh fails, naming the version needed.
+				PreConfig:   func() { serveKueueVersion(t, dyn, "v1beta1") },
+				Config:      config,
+				PlanOnly:    true,
+				ExpectError: notServed("(localqueues|clusterqueues)"),
+			},
+			{
+				// Served again: the state still holds the quota and the namespace, so nothing changes.
+				PreConfig: func() { serveKueueVersion(t, dyn, "") },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+		},
+	})
+
+	// Create and import on a v1beta1-only cluster.
+	v1beta1Queues := kueue.ClusterQueues
+	v1beta1Queues.Version = "v1beta1"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() { serveKueueVersion(t, dyn, "v1beta1") },
+				Config: provider + quotaConfig("old-kueue-new", `
+  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`),
+				ExpectError: notServed("clusterqueues"),
+			},
+			{
+				// A v1beta1 queue of the team exists, but the provider cannot read it: the import
+				// says why instead of claiming there is nothing to import.
+				PreConfig: func() {
+					u := &unstructured.Unstructured{Object: map[string]any{
+						"apiVersion": kueue.Group + "/v1beta1", "kind": kueue.KindClusterQueue,
+						"metadata": map[string]any{"name": quota.ClusterQueueName("old-kueue-v1")},
+						"spec":     map[string]any{"namespaceSelector": map[string]any{}},
+					}}
+					if _, err := dyn.Resource(v1beta1Queues).Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
+						t.Errorf("creating a v1beta1 ClusterQueue: %v", err)
+					}
+				},
+				Config: provider + quotaConfig("old-kueue-v1", `
+  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`) + `
+import {
+  to = hyperpod_compute_quota.test
+  id = "old-kueue-v1"
+}
+`,
+				ExpectError: notServed("clusterqueues"),
+			},
+		},
+	})
+}
