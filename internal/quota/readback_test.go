@@ -139,10 +139,10 @@ func TestFromClusterQueueWithoutAnnotations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c2.Name != "" || c2.Team != tc.cfg.Team {
-				t.Fatalf("name %q team %q", c2.Name, c2.Team)
+			// Named after the team: a valid name, which generated configuration can keep.
+			if c2.Name != tc.cfg.Team || c2.Team != tc.cfg.Team {
+				t.Fatalf("name %q team %q, want both %q", c2.Name, c2.Team, tc.cfg.Team)
 			}
-			c2.Name = "imported"
 			for _, e := range c2.Resources {
 				if e.Count != nil || e.VCPU == nil || e.MemoryGiB == nil || e.EFA == nil || (e.Accelerators == nil) == (e.Partition == nil) &&
 					!strings.HasPrefix(e.InstanceType, "ml.c5") && !strings.HasPrefix(e.InstanceType, "ml.m5") && !strings.HasPrefix(e.InstanceType, "ml.t3") {
@@ -201,42 +201,42 @@ func TestFromClusterQueueForeign(t *testing.T) {
 	}{
 		{"HyperPod readout", cq(kueue.FlavorQuotas{Name: "ml.g5.12xlarge", Resources: []kueue.ResourceQuota{
 			rq("cpu", "48", "48", ""), rq("memory", "192Gi", "192Gi", ""), rq("nvidia.com/gpu", "4", "4", "")}}),
-			`name="" desc="" team="ml" act="Enabled" pre="Never" cohort="shared" w=1 strategy="LendAndBorrow" bl=100 abs=[]
+			`name="ml" desc="" team="ml" act="Enabled" pre="Never" cohort="shared" w=1 strategy="LendAndBorrow" bl=100 abs=[]
 {ml.g5.12xlarge count=- acc=4 vcpu=48 mem=192 efa=0 part=-}
 `, ""},
 		{"DontLend", cq(kueue.FlavorQuotas{Name: "ml.c5.xlarge", Resources: []kueue.ResourceQuota{
 			rq("cpu", "4000m", "0", "0"), rq("memory", "8192Mi", "0", "0")}}),
-			`name="" desc="" team="ml" act="Enabled" pre="Never" cohort="shared" w=1 strategy="DontLend" bl=- abs=[]
+			`name="ml" desc="" team="ml" act="Enabled" pre="Never" cohort="shared" w=1 strategy="DontLend" bl=- abs=[]
 {ml.c5.xlarge count=- acc=- vcpu=4 mem=8 efa=0 part=-}
 `, ""},
 		{"Lend", cq(kueue.FlavorQuotas{Name: "ml.c5.xlarge", Resources: []kueue.ResourceQuota{
 			rq("cpu", "4", "0", ""), rq("memory", "8Gi", "0", "")}}),
-			`name="" desc="" team="ml" act="Enabled" pre="Never" cohort="shared" w=1 strategy="Lend" bl=- abs=[]
+			`name="ml" desc="" team="ml" act="Enabled" pre="Never" cohort="shared" w=1 strategy="Lend" bl=- abs=[]
 {ml.c5.xlarge count=- acc=- vcpu=4 mem=8 efa=0 part=-}
 `, ""},
 		{"no limits at all", cq(kueue.FlavorQuotas{Name: "ml.c5.xlarge", Resources: []kueue.ResourceQuota{
 			rq("cpu", "4", "", ""), rq("memory", "8Gi", "", "")}}),
-			`name="" desc="" team="ml" act="Enabled" pre="Never" cohort="shared" w=1 strategy="LendAndBorrow" bl=50 abs=[]
+			`name="ml" desc="" team="ml" act="Enabled" pre="Never" cohort="shared" w=1 strategy="LendAndBorrow" bl=50 abs=[]
 {ml.c5.xlarge count=- acc=- vcpu=4 mem=8 efa=0 part=-}
 `, ""},
 		{"percentage that is not 50", cq(kueue.FlavorQuotas{Name: "ml.g5.12xlarge", Resources: []kueue.ResourceQuota{
 			rq("cpu", "48", "12", ""), rq("memory", "192Gi", "48Gi", ""), rq("nvidia.com/gpu", "4", "1", "")}}),
-			`name="" desc="" team="ml" act="Enabled" pre="Never" cohort="shared" w=1 strategy="LendAndBorrow" bl=25 abs=[]
+			`name="ml" desc="" team="ml" act="Enabled" pre="Never" cohort="shared" w=1 strategy="LendAndBorrow" bl=25 abs=[]
 {ml.g5.12xlarge count=- acc=4 vcpu=48 mem=192 efa=0 part=-}
 `, ""},
 		{"mixed limits become absolute", cq(kueue.FlavorQuotas{Name: "ml.g5.12xlarge", Resources: []kueue.ResourceQuota{
 			rq("cpu", "48", "10500m", ""), rq("memory", "192Gi", "96Gi", ""), rq("nvidia.com/gpu", "4", "3", ""), rq("vpc.amazonaws.com/efa", "1", "0", "")}}),
-			`name="" desc="" team="ml" act="Enabled" pre="Never" cohort="shared" w=1 strategy="LendAndBorrow" bl=50 abs=[{ml.g5.12xlarge acc=3 vcpu=10.5 mem=-}]
+			`name="ml" desc="" team="ml" act="Enabled" pre="Never" cohort="shared" w=1 strategy="LendAndBorrow" bl=50 abs=[{ml.g5.12xlarge acc=3 vcpu=10.5 mem=-}]
 {ml.g5.12xlarge count=- acc=4 vcpu=48 mem=192 efa=1 part=-}
 `, ""},
 		{"MIG quota becomes a partition", cq(kueue.FlavorQuotas{Name: "ml.p4d.24xlarge", Resources: []kueue.ResourceQuota{
 			rq("cpu", "3428m", "0", ""), rq("memory", "42130Mi", "0", ""), rq("nvidia.com/gpu", "0", "0", ""), rq("nvidia.com/mig-1g.5gb", "2", "0", "")}}),
-			`name="" desc="" team="ml" act="Enabled" pre="Never" cohort="shared" w=1 strategy="Lend" bl=- abs=[]
+			`name="ml" desc="" team="ml" act="Enabled" pre="Never" cohort="shared" w=1 strategy="Lend" bl=- abs=[]
 {ml.p4d.24xlarge count=- acc=- vcpu=3.428 mem=41.142578125 efa=0 part=mig-1g.5gb x 2}
 `, ""},
 		{"unknown flavor with an accelerator", cq(kueue.FlavorQuotas{Name: "gpu-nodes", Resources: []kueue.ResourceQuota{
 			rq("cpu", "8", "0", ""), rq("memory", "1Gi", "0", ""), rq("nvidia.com/gpu", "0", "0", ""), rq("example.com/tpu", "2", "0", "")}}),
-			`name="" desc="" team="ml" act="Enabled" pre="Never" cohort="shared" w=1 strategy="Lend" bl=- abs=[]
+			`name="ml" desc="" team="ml" act="Enabled" pre="Never" cohort="shared" w=1 strategy="Lend" bl=- abs=[]
 {gpu-nodes count=- acc=2 vcpu=8 mem=1 efa=0 part=-}
 `, "example.com/tpu"},
 	}
