@@ -19,6 +19,18 @@ else
   started_here=0
 fi
 
+# Before anything is written: refuse a cluster this repository's harness did not start (it
+# could be production) unless HYPERPOD_DISPOSABLE_CLUSTER=1 says it is disposable. One GET of
+# the marker Namespace, on the cluster the provider resolves from KUBE_CONFIG_PATH, KUBE_CTX,
+# KUBE_HOST...; run for the local control plane too, in case those variables point elsewhere.
+step "Checking that the cluster is disposable"
+check_flags=()
+if [[ "$started_here" == 1 ]]; then check_flags+=(--started-here); fi
+if ! go run ./internal/cmd/localcluster check-disposable ${check_flags[@]+"${check_flags[@]}"}; then
+  echo "make demo: stopped before writing anything to the cluster." >&2
+  exit 1
+fi
+
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 

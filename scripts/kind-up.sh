@@ -8,6 +8,8 @@
 #     status.capacity (the kubelet copies them to allocatable). cpu and memory stay what
 #     the kubelet reports for the Docker host; it would overwrite anything patched there.
 # The Kueue manager is not installed: like the local control plane, only the CRDs are.
+# The cluster gets the Namespace hyperpod-provider-dev-cluster, the marker without which
+# `make test` and `make demo` refuse to use it.
 #
 # Idempotent: an existing cluster of the same name is reused.
 #
@@ -65,6 +67,26 @@ else
 	fi
 	printf '%s' "${config}" | kind "${create_args[@]}" >&2
 fi
+
+# The marker of a disposable cluster: `make test` and `make demo` refuse clusters without it
+# (internal/localcluster/disposable.go has the names). A reused cluster keeps its creation time.
+marker=hyperpod-provider-dev-cluster
+if ! k get namespace "${marker}" >/dev/null 2>&1; then
+	log "marking the cluster as disposable (Namespace ${marker})"
+	k create -f - >&2 <<EOF
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: ${marker}
+  labels:
+    hyperpod.quotaworks.io/disposable-cluster: "true"
+  annotations:
+    hyperpod.quotaworks.io/created-by: "kind-up.sh (kind cluster ${KIND_CLUSTER_NAME})"
+    hyperpod.quotaworks.io/created-at: "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    hyperpod.quotaworks.io/note: "This cluster was created by the terraform-provider-hyperpod development harness and may be written to by its acceptance tests and demo. Never create this Namespace on a cluster that matters."
+EOF
+fi
+k label --overwrite namespace "${marker}" hyperpod.quotaworks.io/disposable-cluster=true >/dev/null
 
 # 2. The Kueue CRDs, from the module proxy like the local control plane.
 log "installing the Kueue ${KUEUE_VERSION} CRDs"

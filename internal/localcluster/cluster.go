@@ -252,6 +252,10 @@ func Start(ctx context.Context, o Options) (_ *Cluster, retErr error) {
 	if c.Clientset, err = kubernetes.NewForConfig(c.RESTConfig); err != nil {
 		return nil, err
 	}
+	// First of all: the marker that lets `make test` and `make demo` use this cluster (disposable.go).
+	if err := WriteMarker(ctx, c.Clientset, markerCreator(), time.Now()); err != nil {
+		return nil, err
+	}
 
 	if err := waitEstablished(ctx, c.RESTConfig, c.CRDs); err != nil {
 		return nil, err

@@ -12,7 +12,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
@@ -40,7 +39,9 @@ var acc struct {
 
 // TestMain starts the local control plane for acceptance tests (TF_ACC set) unless
 // KUBE_CONFIG_PATH already names a cluster, and stops it afterwards. The provider under test
-// finds the cluster through KUBE_CONFIG_PATH, the same way users configure it.
+// finds the cluster through KUBE_CONFIG_PATH, the same way users configure it. An existing
+// cluster must carry the marker the harness writes (localcluster.MarkerNamespace) or be
+// confirmed disposable with HYPERPOD_DISPOSABLE_CLUSTER=1; otherwise nothing runs.
 func TestMain(m *testing.M) {
 	os.Exit(runTests(m))
 }
@@ -85,11 +86,22 @@ func runTests(m *testing.M) int {
 		}
 	}
 
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	// Refuse, before writing anything, a cluster the harness did not start (it could be
+	// production) unless HYPERPOD_DISPOSABLE_CLUSTER=1 says it is disposable. The cluster checked
+	// is the one the provider under test resolves from the KUBE_* variables, and TestMain's own
+	// clients use that same configuration. The control plane started above is marked by Start;
+	// the check still catches KUBE_HOST or KUBE_CTX pointing the provider elsewhere.
+	var setHere []string
+	if !external {
+		setHere = []string{"KUBE_CONFIG_PATH"}
+	}
+	verdict, _, cfg, err := localcluster.CheckDisposableFromEnv(ctx, setHere...)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "loading %s: %v\n", kubeconfig, err)
+		fmt.Fprintln(os.Stderr, "acceptance tests:", err)
 		return 1
 	}
+	fmt.Fprintln(os.Stderr, verdict)
+	cfg.UserAgent = "" // client-go's default, as before: tests' writes must not look like the provider's
 	acc.config = cfg
 	acc.clientset = kubernetes.NewForConfigOrDie(cfg)
 	acc.dynamic = dynamic.NewForConfigOrDie(cfg)

@@ -8,6 +8,7 @@
 //	localcluster queues [--kubeconfig PATH] [--context NAME] [--all] print the provider's Kueue queues per team
 //	localcluster jobs --file PATH [--submit | --delete] [--kubeconfig PATH] [--context NAME] [--timeout 60s]
 //	                                                               submit or delete Jobs, print Kueue's decisions
+//	localcluster check-disposable [--started-here]                  refuse (exit 1) a cluster the harness did not start
 //
 // queues and jobs read any cluster: the kubeconfig is --kubeconfig, else $KUBE_CONFIG_PATH, else
 // the one in --dir (the context --context, else $KUBE_CTX, else the current one). jobs --submit
@@ -67,6 +68,10 @@ func main() {
 	if cmd == "jobs" {
 		jopts.register(fs)
 	}
+	startedHere := false
+	if cmd == "check-disposable" {
+		fs.BoolVar(&startedHere, "started-here", false, "KUBE_CONFIG_PATH names a control plane the caller started (not advised to unset it)")
+	}
 	_ = fs.Parse(os.Args[2:])
 	if fs.NArg() > 0 {
 		log("unexpected arguments: %v", fs.Args())
@@ -95,6 +100,8 @@ func main() {
 		err = queues(abs, qopts, os.Stdout)
 	case "jobs":
 		err = jobs(abs, jopts, os.Stdout)
+	case "check-disposable":
+		err = checkDisposable(startedHere)
 	case "-h", "--help", "help":
 		usage()
 		return
@@ -120,7 +127,27 @@ func usage() {
   jobs    the batch/v1 Jobs of --file in any cluster (same kubeconfig): --submit replaces them,
           waits up to --timeout per job for Kueue's decision, prints the decisions and waits until
           the ClusterQueues' status counts them; --delete deletes them and their Workloads;
-          without either, print Kueue's current decisions`)
+          without either, print Kueue's current decisions
+  check-disposable
+          check that the cluster the provider would use (KUBE_CONFIG_PATH, KUBE_CTX, KUBE_HOST, ...)
+          carries the marker of the clusters this repository's harness starts, or that
+          `+localcluster.EnvDisposableCluster+`=1 says it is disposable; exit 1 otherwise (make demo runs it)`)
+}
+
+// checkDisposable is `make demo`'s guard: one GET of the marker, no writes.
+func checkDisposable(startedHere bool) error {
+	var setByCaller []string
+	if startedHere {
+		setByCaller = []string{"KUBE_CONFIG_PATH"}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	verdict, _, _, err := localcluster.CheckDisposableFromEnv(ctx, setByCaller...)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(os.Stderr, verdict)
+	return nil
 }
 
 func resolveAssets(flagValue string) (string, error) {
