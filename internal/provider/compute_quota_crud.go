@@ -52,6 +52,7 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	plan.OwnerID = types.StringValue(owner)
 	plan.Drift = noDrift()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	setTeamIdentity(ctx, resp.Identity, plan.Team.ValueString(), &resp.Diagnostics)
 }
 
 // claim creates the team's ClusterQueue with only its identity (labels and the owner
@@ -141,6 +142,7 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 	plan.OwnerID = types.StringValue(owner)
 	plan.Drift = noDrift()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	setTeamIdentity(ctx, resp.Identity, plan.Team.ValueString(), &resp.Diagnostics)
 	clearOwnershipMarks(ctx, resp.Private, &resp.Diagnostics)
 	r.removeUnusedFlavors(ctx, removedTypes(prior, plan), &resp.Diagnostics)
 }
@@ -272,6 +274,11 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 	if n := prior.Name.ValueString(); n != "" {
 		rc.Config.Name = n
 	}
+	var unnamed []byte
+	if cq.Annotations[quota.AnnotationName] == "" {
+		unnamed = []byte(`true`)
+	}
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateUnnamed, unnamed)...)
 	state, diags := quotaModelFromResolved(rc)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -333,6 +340,7 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		state.Timeouts = timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
 }
 
 func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

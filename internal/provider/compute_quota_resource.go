@@ -21,6 +21,7 @@ var (
 	_ resource.ResourceWithConfigure   = (*computeQuotaResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*computeQuotaResource)(nil)
 	_ resource.ResourceWithImportState = (*computeQuotaResource)(nil)
+	_ resource.ResourceWithIdentity    = (*computeQuotaResource)(nil)
 )
 
 // NewComputeQuotaResource returns the hyperpod_compute_quota resource.
@@ -64,9 +65,12 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Description: "Name of the compute quota (AWS Name pattern, 1-63 characters). Changing it replaces the quota.",
 				Validators:  quotaNameValidators,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(
-					func(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-						// A queue imported from another tool has no name yet: naming it is an update.
-						resp.RequiresReplace = req.StateValue.ValueString() != ""
+					func(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+						// A queue imported from another tool records no name (state holds the team in
+						// its place): naming it is an update.
+						unnamed, d := req.Private.GetKey(ctx, privateUnnamed)
+						resp.Diagnostics.Append(d...)
+						resp.RequiresReplace = req.StateValue.ValueString() != "" && len(unnamed) == 0
 					}, "Replaces the quota when the name changes.", "Replaces the quota when the name changes.")},
 			},
 			"description": schema.StringAttribute{
@@ -168,4 +172,9 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 
 func (r *computeQuotaResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
+}
+
+// IdentitySchema declares the team as the resource identity, for import by identity.
+func (r *computeQuotaResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	teamIdentitySchema(resp)
 }

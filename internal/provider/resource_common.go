@@ -11,10 +11,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,6 +39,9 @@ const (
 	// privateUsage holds what the team's workloads held at the last refresh (storedUsage), so
 	// a plan can warn when it lowers a limit below it without another request.
 	privateUsage = "usage"
+	// privateUnnamed marks a quota whose ClusterQueue records no name (one this provider did not
+	// write): its name in state is the team, and naming it differently is an update.
+	privateUnnamed = "unnamed"
 )
 
 // privateGetter and privateSetter are the parts of the framework's private state used here.
@@ -178,13 +183,49 @@ func validImportTeam(team, example string, diags *diag.Diagnostics) bool {
 
 // importTeam validates an import ID, sets id and team, and marks the takeover.
 func importTeam(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse, example string) {
-	team := req.ID
-	if !validImportTeam(team, example, &resp.Diagnostics) {
+	team := importedTeam(ctx, req, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || !validImportTeam(team, example, &resp.Diagnostics) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), team)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("team"), team)...)
+	setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
 	markTakeover(ctx, resp.Private, true, &resp.Diagnostics)
+}
+
+// teamIdentityModel is the resource identity of both team resources: the team, which names
+// every object they manage.
+type teamIdentityModel struct {
+	Team types.String `tfsdk:"team"`
+}
+
+// teamIdentitySchema declares the identity (Terraform 1.12+, OpenTofu with identity support).
+func teamIdentitySchema(resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identityschema.Schema{Attributes: map[string]identityschema.Attribute{
+		"team": identityschema.StringAttribute{
+			RequiredForImport: true,
+			Description:       "The team, e.g. `ml-research`: it names the team's objects (`hyperpod-ns-<team>`...).",
+		},
+	}}
+}
+
+// setTeamIdentity records the identity; clients without identity support pass none.
+func setTeamIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity, team string, diags *diag.Diagnostics) {
+	if identity == nil || team == "" {
+		return
+	}
+	diags.Append(identity.Set(ctx, teamIdentityModel{Team: types.StringValue(team)})...)
+}
+
+// importedTeam is the team an import names: the import ID, or the identity's team in an import
+// block that gives an identity instead.
+func importedTeam(ctx context.Context, req resource.ImportStateRequest, diags *diag.Diagnostics) string {
+	if req.ID != "" || req.Identity == nil {
+		return req.ID
+	}
+	var m teamIdentityModel
+	diags.Append(req.Identity.Get(ctx, &m)...)
+	return m.Team.ValueString()
 }
 
 // kubeErrorDetail explains a failed request, with the permission it needs when it was refused.

@@ -86,6 +86,7 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 	plan.OwnerID = types.StringValue(owner)
 	plan.Drift = noDrift()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	setTeamIdentity(ctx, resp.Identity, plan.Team.ValueString(), &resp.Diagnostics)
 }
 
 // claim creates the team's Namespace with only its identity (the provider's labels and the
@@ -170,6 +171,7 @@ func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadReque
 		"cluster_queue_state": state.ClusterQueueName.ValueString(),
 	})
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
 }
 
 func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -207,6 +209,7 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 	plan.OwnerID = types.StringValue(owner)
 	plan.Drift = noDrift()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	setTeamIdentity(ctx, resp.Identity, plan.Team.ValueString(), &resp.Diagnostics)
 	clearOwnershipMarks(ctx, resp.Private, &resp.Diagnostics)
 }
 
@@ -370,8 +373,8 @@ func teamNamespacePlural(n int, noun string) string {
 // state (force_destroy false, no timeouts; labels and annotations per
 // teamNamespaceImportedMetadata).
 func (r *teamNamespaceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	team := req.ID
-	if !validImportTeam(team, "hyperpod_team_namespace.example", &resp.Diagnostics) {
+	team := importedTeam(ctx, req, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || !validImportTeam(team, "hyperpod_team_namespace.example", &resp.Diagnostics) {
 		return
 	}
 	if !r.configured(&resp.Diagnostics) || r.data.client("import a team namespace", &resp.Diagnostics) == nil {
@@ -396,6 +399,7 @@ func (r *teamNamespaceResource) ImportState(ctx context.Context, req resource.Im
 	}
 	tflog.Debug(ctx, "imported team namespace", map[string]any{"namespace": objs.namespace.Name})
 	markTakeover(ctx, resp.Private, true, &resp.Diagnostics)
+	setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
 	// Attribute by attribute, so that timeouts stays null.
 	for name, v := range map[string]attr.Value{
 		"id": m.ID, "team": m.Team, "labels": m.Labels, "annotations": m.Annotations, "force_destroy": m.ForceDestroy,

@@ -27,6 +27,7 @@ var (
 	_ resource.Resource                   = (*teamNamespaceResource)(nil)
 	_ resource.ResourceWithConfigure      = (*teamNamespaceResource)(nil)
 	_ resource.ResourceWithImportState    = (*teamNamespaceResource)(nil)
+	_ resource.ResourceWithIdentity       = (*teamNamespaceResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*teamNamespaceResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*teamNamespaceResource)(nil)
 )
@@ -219,4 +220,9 @@ func (r *teamNamespaceResource) configured(diags *diag.Diagnostics) bool {
 		return false
 	}
 	return true
+}
+
+// IdentitySchema declares the team as the resource identity, for import by identity.
+func (r *teamNamespaceResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	teamIdentitySchema(resp)
 }

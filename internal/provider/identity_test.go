@@ -1,0 +1,51 @@
+package provider
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+)
+
+// Resource identity (Terraform 1.12+, and OpenTofu where it supports identity; older versions
+// skip): both team resources are identified by their team, and an import block can name the
+// identity instead of an ID. The import takes the objects over, so its plan is an update.
+func TestAccIdentity_teamResources(t *testing.T) {
+	const team = "ident-team"
+	cleanupQueue(t, team)
+	tnsCleanupNamespace(t, quota.NamespaceName(team))
+	identity := map[string]knownvalue.Check{"team": knownvalue.StringExact(team)}
+	config := tnsConfig(team, "") + quotaConfig(team, `
+  resources  = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+  depends_on = [hyperpod_team_namespace.test]`)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectIdentity(quotaAddr, identity),
+					statecheck.ExpectIdentity(tnsAddr, identity),
+				},
+			},
+			{
+				ResourceName:       quotaAddr,
+				ImportState:        true,
+				ImportStateKind:    resource.ImportBlockWithResourceIdentity,
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				ResourceName:       tnsAddr,
+				ImportState:        true,
+				ImportStateKind:    resource.ImportBlockWithResourceIdentity,
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}
