@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -21,7 +22,10 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-var _ provider.Provider = (*hyperpodProvider)(nil)
+var (
+	_ provider.Provider              = (*hyperpodProvider)(nil)
+	_ provider.ProviderWithFunctions = (*hyperpodProvider)(nil)
+)
 
 // New returns a constructor for the provider, as providerserver.Serve expects.
 func New(version string) func() provider.Provider {
@@ -203,6 +207,15 @@ func (p *hyperpodProvider) DataSources(_ context.Context) []func() datasource.Da
 	return []func() datasource.DataSource{
 		NewInstanceTypeCapacityDataSource,
 		NewTeamUsageDataSource,
+	}
+}
+
+// Functions get no provider configuration (the framework calls them on an unconfigured
+// provider), so they work from the built-in catalog only.
+func (p *hyperpodProvider) Functions(_ context.Context) []func() function.Function {
+	return []func() function.Function{
+		NewQuotaDefaultsFunction,
+		NewInstanceTypeFunction,
 	}
 }
 

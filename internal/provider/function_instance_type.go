@@ -1,0 +1,89 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+)
+
+var _ function.Function = (*instanceTypeFunction)(nil)
+
+// NewInstanceTypeFunction returns provider::hyperpod::instance_type.
+func NewInstanceTypeFunction() function.Function { return &instanceTypeFunction{} }
+
+type instanceTypeFunction struct{}
+
+// The per-instance attributes of hyperpod_instance_type_capacity, with the same names and types.
+var instanceTypeReturnAttrTypes = map[string]attr.Type{
+	"accelerators":         types.Int64Type,
+	"accelerator_type":     types.StringType,
+	"accelerator_resource": types.StringType,
+	"vcpu":                 types.Float64Type,
+	"memory_in_gib":        types.Float64Type,
+	"efa":                  types.Int64Type,
+	"mig_profiles":         types.ListType{ElemType: types.StringType},
+}
+
+func (f *instanceTypeFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
+	resp.Name = "instance_type"
+}
+
+func (f *instanceTypeFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
+	resp.Definition = function.Definition{
+		Summary: "Per-instance capacity of an instance type in the built-in catalog",
+		MarkdownDescription: "Returns the figures of one instance of a type in the provider's built-in catalog: " +
+			"`accelerators`, `accelerator_type`, `accelerator_resource`, `vcpu`, `memory_in_gib`, `efa` and " +
+			"`mig_profiles`, as the `hyperpod_instance_type_capacity` data source reports them, without reading the cluster. " +
+			"The function uses the built-in catalog only: provider functions receive no provider configuration, so the " +
+			"provider's `instance_types` overrides and additions are not applied (the data source applies them).",
+		Parameters: []function.Parameter{
+			function.StringParameter{
+				Name:                "name",
+				MarkdownDescription: "Instance type, e.g. `ml.g5.12xlarge`. An unknown name is an error that names the closest known types and lists every known one.",
+			},
+		},
+		Return: function.ObjectReturn{AttributeTypes: instanceTypeReturnAttrTypes},
+	}
+}
+
+func (f *instanceTypeFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
+	var name string
+	resp.Error = req.Arguments.Get(ctx, &name)
+	if resp.Error != nil {
+		return
+	}
+	out, funcErr := instanceTypeValue(ctx, catalog.Builtin(), name)
+	if funcErr != nil {
+		resp.Error = withoutFullStop(funcErr)
+		return
+	}
+	resp.Error = resp.Result.Set(ctx, out)
+}
+
+func instanceTypeValue(ctx context.Context, cat *catalog.Catalog, name string) (types.Object, *function.FuncError) {
+	it, ok := cat.Lookup(name)
+	if !ok {
+		return types.Object{}, function.NewArgumentFuncError(0, "Unknown instance type: "+quota.UnknownBuiltinTypeDetail(cat, name))
+	}
+	var diags diag.Diagnostics
+	// An empty list, not null, for types without MIG, as the data source reports it.
+	profiles, d := types.ListValueFrom(ctx, types.StringType, nonNil(it.MIGProfiles))
+	diags.Append(d...)
+	out, d := types.ObjectValue(instanceTypeReturnAttrTypes, map[string]attr.Value{
+		"accelerators":         types.Int64Value(it.Accelerators),
+		"accelerator_type":     types.StringValue(it.AcceleratorType),
+		"accelerator_resource": types.StringValue(it.AcceleratorResource),
+		"vcpu":                 types.Float64Value(it.VCPU),
+		"memory_in_gib":        types.Float64Value(it.MemoryGiB),
+		"efa":                  types.Int64Value(it.EFA),
+		"mig_profiles":         profiles,
+	})
+	diags.Append(d...)
+	return out, function.FuncErrorFromDiags(ctx, diags)
+}

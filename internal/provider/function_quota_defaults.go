@@ -1,0 +1,428 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"math/big"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+)
+
+var _ function.Function = (*quotaDefaultsFunction)(nil)
+
+// NewQuotaDefaultsFunction returns provider::hyperpod::quota_defaults.
+func NewQuotaDefaultsFunction() function.Function { return &quotaDefaultsFunction{} }
+
+type quotaDefaultsFunction struct{}
+
+// Argument positions, for function.NewArgumentFuncError.
+const (
+	argInstanceType int64 = 0
+	argAllocation   int64 = 1
+)
+
+// vcpu and memory_in_gib are numbers rather than float64s so a configured decimal comes back
+// exactly as Terraform sent it, as the resource's plan keeps it: 2.9 stays the 2.9 of the
+// configuration (held at 512 bits), not the float64 nearest to it.
+var quotaDefaultsReturnAttrTypes = map[string]attr.Type{
+	attrAccelerators:        types.Int64Type,
+	attrVCPU:                types.NumberType,
+	attrMemory:              types.NumberType,
+	attrEFA:                 types.Int64Type,
+	"accelerator_partition": types.ObjectType{AttrTypes: partitionAttrTypes},
+}
+
+// allocationAttributes are the attributes of a resources entry an allocation may set: those
+// of the ratio rule, in its order, then efa. instance_type is accepted too (see readAllocation).
+var allocationAttributes = []string{"count", attrAccelerators, "accelerator_partition", attrVCPU, attrMemory, attrEFA}
+
+func (f *quotaDefaultsFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
+	resp.Name = "quota_defaults"
+}
+
+func (f *quotaDefaultsFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
+	resp.Definition = function.Definition{
+		Summary: "Amounts hyperpod_compute_quota plans for one resources entry",
+		MarkdownDescription: "Returns the `accelerators`, `vcpu`, `memory_in_gib` and `efa` that `hyperpod_compute_quota` plans " +
+			"for one `resources` entry of the given instance type and allocation: the same ratio rule, the same rounding and " +
+			"the same errors. Configured amounts are returned as given; `accelerator_partition` is returned as given, or null. " +
+			"The function uses the built-in instance type catalog only: provider functions receive no provider configuration, " +
+			"so the provider's `instance_types` overrides and additions are not applied, and a type defined only there is an " +
+			"unknown instance type.",
+		Parameters: []function.Parameter{
+			function.StringParameter{
+				Name: "instance_type",
+				MarkdownDescription: "Instance type of the built-in catalog, e.g. `ml.p5.48xlarge`. " +
+					"`provider::hyperpod::instance_type` returns the figures the amounts are computed from.",
+			},
+			function.DynamicParameter{
+				Name: "allocation",
+				// null is let through so that an empty allocation gets the same "No quota size" error as the resource.
+				AllowNullValue: true,
+				MarkdownDescription: "An object with the attributes of one `resources` entry, all optional: `count`, " +
+					"`accelerators`, `accelerator_partition` (`{ type, count }`), `vcpu`, `memory_in_gib`, `efa`, e.g. " +
+					"`{ accelerators = 4 }`. The first of `count`, `accelerators`, `accelerator_partition`, `vcpu`, " +
+					"`memory_in_gib` that is set sizes the entry. A whole `resources` entry may be passed too: its " +
+					"`instance_type` must then equal the first argument.",
+			},
+		},
+		Return: function.ObjectReturn{AttributeTypes: quotaDefaultsReturnAttrTypes},
+	}
+}
+
+func (f *quotaDefaultsFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
+	var instanceType string
+	var allocation types.Dynamic
+	resp.Error = req.Arguments.Get(ctx, &instanceType, &allocation)
+	if resp.Error != nil {
+		return
+	}
+	result, funcErr := quotaDefaults(ctx, catalog.Builtin(), instanceType, allocation)
+	if funcErr != nil {
+		resp.Error = withoutFullStop(funcErr)
+		return
+	}
+	resp.Error = resp.Result.Set(ctx, result)
+}
+
+// quotaDefaults is the function's result: the resolved amounts of the entry, as the resource
+// plans them (plannedQuotaModel), or unknown when part of the allocation is.
+func quotaDefaults(ctx context.Context, cat *catalog.Catalog, instanceType string, allocation types.Dynamic) (types.Object, *function.FuncError) {
+	if _, known := cat.Lookup(instanceType); !known {
+		return types.Object{}, function.NewArgumentFuncError(argInstanceType, "Unknown instance type: "+quota.UnknownBuiltinTypeDetail(cat, instanceType))
+	}
+	a, funcErr := readAllocation(instanceType, allocation)
+	if funcErr != nil {
+		return types.Object{}, funcErr
+	}
+	if a.unknown {
+		// Terraform does not call a function with unknown arguments unless it allows them;
+		// this guards against a partly unknown object all the same.
+		return types.ObjectUnknown(quotaDefaultsReturnAttrTypes), nil
+	}
+	r, problems := quota.ResolveEntry(cat, a.entry)
+	if len(problems) > 0 {
+		return types.Object{}, problemsFuncError(problems)
+	}
+
+	var diags diag.Diagnostics
+	partition := types.ObjectNull(partitionAttrTypes)
+	if p := a.entry.Partition; p != nil {
+		var d diag.Diagnostics
+		partition, d = types.ObjectValue(partitionAttrTypes, map[string]attr.Value{
+			"type": types.StringValue(p.Type), "count": types.Int64Value(p.Count),
+		})
+		diags.Append(d...)
+	}
+	out, d := types.ObjectValue(quotaDefaultsReturnAttrTypes, map[string]attr.Value{
+		attrAccelerators:        types.Int64Value(r.Accelerators),
+		attrVCPU:                plannedNumber(a.vcpu, r.VCPU),
+		attrMemory:              plannedNumber(a.memory, r.MemoryGiB),
+		attrEFA:                 types.Int64Value(r.EFA),
+		"accelerator_partition": partition,
+	})
+	diags.Append(d...)
+	return out, function.FuncErrorFromDiags(ctx, diags)
+}
+
+// plannedNumber is a decimal amount as the resource plans it: the configured value unchanged,
+// or the computed one as the float64 floatOrNull hands to Terraform.
+func plannedNumber(configured *big.Float, computed *big.Rat) types.Number {
+	if configured != nil {
+		return types.NumberValue(configured)
+	}
+	return types.NumberValue(big.NewFloat(floatOrNull(computed).ValueFloat64()))
+}
+
+// problemsFuncError turns entry problems into one error on the argument the first one is about.
+func problemsFuncError(problems []quota.Problem) *function.FuncError {
+	var out *function.FuncError
+	for _, p := range problems {
+		arg, where := argAllocation, "allocation"
+		if len(p.Path) > 0 && p.Path[0] == "instance_type" {
+			arg, where = argInstanceType, "instance_type"
+		} else if len(p.Path) > 0 {
+			where += "." + strings.Join(p.Path, ".")
+		}
+		out = function.ConcatFuncErrors(out, function.NewArgumentFuncError(arg, fmt.Sprintf("%s: %s: %s", p.Summary, where, p.Detail)))
+	}
+	return out
+}
+
+// allocation is the allocation argument read into the entry the resource would build from the
+// same values. vcpu and memory keep Terraform's value too (see plannedNumber).
+type allocation struct {
+	entry        quota.Entry
+	vcpu, memory *big.Float
+	unknown      bool
+}
+
+// readAllocation reads the allocation argument the way Terraform and the resource read a
+// resources entry: null attributes are unset, numbers must fit the attribute's type (whole
+// numbers for count, accelerators, efa and the partition count; the float64 range for vcpu and
+// memory_in_gib, which then go through DecimalFromFloat as in quotaConfigFromModel), and
+// numeric strings convert as Terraform converts them.
+func readAllocation(instanceType string, v types.Dynamic) (allocation, *function.FuncError) {
+	a := allocation{entry: quota.Entry{InstanceType: instanceType}}
+	attrs, unknown, funcErr := allocationObject("allocation", "{ accelerators = 4 }", v)
+	if funcErr != nil || unknown || attrs == nil {
+		a.unknown = unknown
+		return a, funcErr
+	}
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
+		// instance_type lets a whole resources entry be passed as the allocation.
+		if name != "instance_type" && !slices.Contains(allocationAttributes, name) {
+			return a, argError("allocation has no attribute %q. Its attributes are those of a hyperpod_compute_quota resources entry: %s.",
+				name, strings.Join(allocationAttributes, ", "))
+		}
+	}
+
+	r := allocationReader{a: &a}
+	if v, ok := attrs["instance_type"]; ok {
+		t, unknown, isStr := stringValue(v)
+		switch {
+		case unknown:
+			a.unknown = true
+		case !isStr:
+			r.fail("allocation.instance_type must be a string.")
+		case t != nil && *t != instanceType:
+			r.fail("allocation.instance_type is %q but the instance_type argument is %q. Remove instance_type from the allocation, or pass the same type in both.", *t, instanceType)
+		}
+	}
+	a.entry.Count = r.whole("allocation.count", attrs["count"])
+	a.entry.Accelerators = r.whole("allocation."+attrAccelerators, attrs[attrAccelerators])
+	a.entry.EFA = r.whole("allocation."+attrEFA, attrs[attrEFA])
+	a.vcpu, a.entry.VCPU = r.decimal("allocation."+attrVCPU, attrs[attrVCPU])
+	a.memory, a.entry.MemoryGiB = r.decimal("allocation."+attrMemory, attrs[attrMemory])
+	if v, ok := attrs["accelerator_partition"]; ok {
+		a.entry.Partition = r.partition(v)
+	}
+	if len(r.errs) > 0 {
+		return a, function.ConcatFuncErrors(r.errs...)
+	}
+	return a, nil
+}
+
+// allocationReader collects every problem of an allocation, so one call reports them all.
+type allocationReader struct {
+	a    *allocation
+	errs []*function.FuncError
+}
+
+func (r *allocationReader) fail(format string, args ...any) {
+	r.errs = append(r.errs, argError(format, args...))
+}
+
+// number reads a number attribute; ok is false (and a problem recorded) when it is not one.
+func (r *allocationReader) number(name string, v attr.Value, example string) (n *big.Float, ok bool) {
+	n, unknown, isNum := numberValue(v)
+	switch {
+	case unknown:
+		r.a.unknown = true
+		return nil, false
+	case !isNum:
+		r.fail("%s must be a number, e.g. %s.", name, example)
+		return nil, false
+	}
+	return n, n != nil
+}
+
+func (r *allocationReader) whole(name string, v attr.Value) *int64 {
+	attrName := name[strings.LastIndexByte(name, '.')+1:]
+	n, ok := r.number(name, v, attrName+" = 1")
+	if !ok {
+		return nil
+	}
+	i, acc := n.Int64()
+	if !n.IsInt() || acc != big.Exact {
+		r.fail("%s = %s is not a whole number (a 64-bit integer). Set a whole number, e.g. %s = 1.", name, n.Text('g', -1), attrName)
+		return nil
+	}
+	return &i
+}
+
+// decimal returns Terraform's value and the exact decimal the resource reads from it.
+func (r *allocationReader) decimal(name string, v attr.Value) (*big.Float, *big.Rat) {
+	attrName := name[strings.LastIndexByte(name, '.')+1:]
+	n, ok := r.number(name, v, attrName+" = 4")
+	if !ok {
+		return nil, nil
+	}
+	f, acc := n.Float64()
+	if math.IsInf(f, 0) || (f == 0 && acc != big.Exact) {
+		r.fail("%s = %s cannot be represented as a 64-bit floating point number. Set a smaller amount.", name, n.Text('g', -1))
+		return nil, nil
+	}
+	return n, quota.DecimalFromFloat(f)
+}
+
+// partition reads { type, count }; both are required, as in the resource's schema.
+func (r *allocationReader) partition(v attr.Value) *quota.Partition {
+	const example = `accelerator_partition = { type = "mig-1g.10gb", count = 2 }`
+	attrs, unknown, funcErr := allocationObject("allocation.accelerator_partition", `{ type = "mig-1g.10gb", count = 2 }`, types.DynamicValue(v))
+	switch {
+	case funcErr != nil:
+		r.errs = append(r.errs, funcErr)
+		return nil
+	case unknown:
+		r.a.unknown = true
+		return nil
+	case attrs == nil:
+		return nil // null: not set
+	}
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
+		if name != "type" && name != "count" {
+			r.fail("allocation.accelerator_partition has no attribute %q; it takes type and count, e.g. %s.", name, example)
+			return nil
+		}
+	}
+	typ, typUnknown, isStr := stringValue(attrs["type"])
+	switch {
+	case typUnknown:
+		r.a.unknown = true
+	case !isStr:
+		r.fail("allocation.accelerator_partition.type must be a string naming a MIG profile, e.g. %s.", example)
+	case typ == nil:
+		r.fail("allocation.accelerator_partition.type is missing; set the MIG profile, e.g. %s.", example)
+	}
+	if isNull(attrs["count"]) {
+		r.fail("allocation.accelerator_partition.count is missing; set the number of partitions, e.g. %s.", example)
+		return nil
+	}
+	count := r.whole("allocation.accelerator_partition.count", attrs["count"])
+	if typ == nil || count == nil {
+		return nil
+	}
+	return &quota.Partition{Type: *typ, Count: *count}
+}
+
+// allocationObject returns the attributes of an object or map value, nil for null. example is
+// a valid value, for the error.
+func allocationObject(what, example string, v types.Dynamic) (attrs map[string]attr.Value, unknown bool, funcErr *function.FuncError) {
+	switch {
+	case v.IsNull() || v.IsUnderlyingValueNull():
+		return nil, false, nil
+	case v.IsUnknown() || v.IsUnderlyingValueUnknown():
+		return nil, true, nil
+	}
+	switch u := v.UnderlyingValue().(type) {
+	case types.Object:
+		return u.Attributes(), false, nil
+	case types.Map:
+		return u.Elements(), false, nil
+	case types.Dynamic:
+		return allocationObject(what, example, u)
+	}
+	return nil, false, argError("%s must be an object, e.g. %s, not a %s.", what, example, typeName(v.UnderlyingValue()))
+}
+
+// isNull reports whether an attribute is absent or null, also inside a dynamic value.
+func isNull(v attr.Value) bool {
+	if d, ok := v.(types.Dynamic); ok {
+		return d.IsNull() || d.IsUnderlyingValueNull()
+	}
+	return v == nil || v.IsNull()
+}
+
+// typeName is the Terraform name of a value's type, for errors.
+func typeName(v attr.Value) string {
+	switch v.(type) {
+	case types.String:
+		return "string"
+	case types.Number, types.Int64, types.Float64:
+		return "number"
+	case types.Bool:
+		return "bool"
+	case types.List:
+		return "list"
+	case types.Tuple:
+		return "tuple"
+	case types.Set:
+		return "set"
+	}
+	return v.Type(context.Background()).String()
+}
+
+// numberValue reads a number, or a string Terraform would convert to one; isNum is false for
+// anything else. A nil number is null.
+func numberValue(v attr.Value) (n *big.Float, unknown, isNum bool) {
+	if v == nil || v.IsNull() {
+		return nil, false, true
+	}
+	if v.IsUnknown() {
+		return nil, true, true
+	}
+	switch x := v.(type) {
+	case types.Number:
+		return x.ValueBigFloat(), false, true
+	case types.Int64:
+		return new(big.Float).SetInt64(x.ValueInt64()), false, true
+	case types.Float64:
+		return big.NewFloat(x.ValueFloat64()), false, true
+	case types.String:
+		// The precision and rounding cty uses when it converts a string to a number.
+		f, _, err := big.ParseFloat(x.ValueString(), 10, 512, big.ToNearestEven)
+		if err == nil && !f.IsInf() {
+			return f, false, true
+		}
+	case types.Dynamic:
+		if x.IsUnderlyingValueNull() {
+			return nil, false, true
+		}
+		if x.IsUnderlyingValueUnknown() {
+			return nil, true, true
+		}
+		return numberValue(x.UnderlyingValue())
+	}
+	return nil, false, false
+}
+
+// stringValue reads a string; isStr is false for any other type. A nil string is null.
+func stringValue(v attr.Value) (s *string, unknown, isStr bool) {
+	switch x := v.(type) {
+	case nil:
+		return nil, false, true
+	case types.Dynamic:
+		if x.IsUnderlyingValueNull() || x.IsNull() {
+			return nil, false, true
+		}
+		if x.IsUnknown() || x.IsUnderlyingValueUnknown() {
+			return nil, true, true
+		}
+		return stringValue(x.UnderlyingValue())
+	case types.String:
+		if x.IsUnknown() {
+			return nil, true, true
+		}
+		return x.ValueStringPointer(), false, true
+	}
+	if v.IsNull() {
+		return nil, false, true
+	}
+	if v.IsUnknown() {
+		return nil, true, true
+	}
+	return nil, false, false
+}
+
+func argError(format string, args ...any) *function.FuncError {
+	return function.NewArgumentFuncError(argAllocation, fmt.Sprintf(format, args...))
+}
+
+// withoutFullStop drops the final full stop of an error: Terraform adds its own after the text.
+func withoutFullStop(e *function.FuncError) *function.FuncError {
+	if e != nil {
+		e.Text = strings.TrimSuffix(e.Text, ".")
+	}
+	return e
+}
