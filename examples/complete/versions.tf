@@ -1,0 +1,12 @@
+terraform {
+  required_version = ">= 1.11"
+  required_providers {
+    hyperpod = {
+      source = "quotaworks/hyperpod"
+    }
+  }
+}
+
+# Connection settings come from the KUBE_* environment variables, e.g. KUBE_CONFIG_PATH (set by
+# `make demo`; `make cluster-up` prints it for the local control plane).
+provider "hyperpod" {}
