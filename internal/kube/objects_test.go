@@ -144,7 +144,7 @@ func (m *memoryAPI) list(w http.ResponseWriter, r *http.Request) {
 	}
 	m.mu.Unlock()
 	start := 0
-	fmt.Sscan(r.URL.Query().Get("continue"), &start)
+	_, _ = fmt.Sscan(r.URL.Query().Get("continue"), &start)
 	end := min(start+2, len(items))
 	cont := ""
 	if end < len(items) {

@@ -82,7 +82,7 @@ func TestCheckDisposableMarked(t *testing.T) {
 func TestCheckDisposableUnmarked(t *testing.T) {
 	cs, actions := countingClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}})
 	_, err := CheckDisposable(t.Context(), cs, testTarget, "")
-	wantRefusal(t, err, "it has no Namespace hyperpod-provider-dev-cluster, the marker this repository's harness puts on the clusters it creates")
+	_ = wantRefusal(t, err, "it has no Namespace hyperpod-provider-dev-cluster, the marker this repository's harness puts on the clusters it creates")
 	wantOneGet(t, *actions)
 }
 
@@ -91,7 +91,7 @@ func TestCheckDisposableWithoutLabel(t *testing.T) {
 	cs, _ := countingClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: MarkerNamespace,
 		Labels: map[string]string{MarkerLabel: "yes please"}}})
 	_, err := CheckDisposable(t.Context(), cs, testTarget, "0")
-	wantRefusal(t, err, "lacks the label hyperpod.quotaworks.io/disposable-cluster=true")
+	_ = wantRefusal(t, err, "lacks the label hyperpod.quotaworks.io/disposable-cluster=true")
 }
 
 func TestCheckDisposableForbidden(t *testing.T) {
@@ -101,7 +101,7 @@ func TestCheckDisposableForbidden(t *testing.T) {
 		return true, nil, apierrors.NewForbidden(corev1.Resource("namespaces"), MarkerNamespace, errors.New("RBAC: no"))
 	})
 	_, err := CheckDisposable(t.Context(), cs, testTarget, "")
-	wantRefusal(t, err, "may not read the Namespace hyperpod-provider-dev-cluster")
+	_ = wantRefusal(t, err, "may not read the Namespace hyperpod-provider-dev-cluster")
 	wantOneGet(t, *actions)
 }
 
@@ -112,7 +112,7 @@ func TestCheckDisposableUnreadable(t *testing.T) {
 		return true, nil, errors.New(`Get "https://127.0.0.1:1/api/v1/namespaces/hyperpod-provider-dev-cluster": dial tcp 127.0.0.1:1: connect: connection refused`)
 	})
 	_, err := CheckDisposable(t.Context(), cs, testTarget, "false")
-	wantRefusal(t, err, "its marker (Namespace hyperpod-provider-dev-cluster) could not be read, so nothing shows the cluster is disposable: Get")
+	_ = wantRefusal(t, err, "its marker (Namespace hyperpod-provider-dev-cluster) could not be read, so nothing shows the cluster is disposable: Get")
 }
 
 func TestCheckDisposableConfirmed(t *testing.T) {

@@ -50,7 +50,7 @@ func createHyperPodTeam(t *testing.T, team string) {
 			t.Fatal(err)
 		}
 		_, err = acc.dynamic.Resource(gvr).Namespace(namespace).Create(ctx, &unstructured.Unstructured{Object: content}, metav1.CreateOptions{})
-		if err != nil && !(gvr == kueue.ResourceFlavors && apierrors.IsAlreadyExists(err)) {
+		if err != nil && (gvr != kueue.ResourceFlavors || !apierrors.IsAlreadyExists(err)) {
 			t.Fatalf("creating %s: %v", gvr.Resource, err)
 		}
 	}

@@ -189,7 +189,7 @@ func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resourc
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		if wpc != nil && !quota.Owns(wpc.ObjectMeta, priorOwner) && !(takeover && priorNames[c.Name]) {
+		if wpc != nil && !quota.Owns(wpc.ObjectMeta, priorOwner) && (!takeover || !priorNames[c.Name]) {
 			if priorNames[c.Name] {
 				foreignOwnerError(&resp.Diagnostics, classAttr(i), "WorkloadPriorityClass", wpc.Name, wpc.ObjectMeta)
 			} else {

@@ -507,15 +507,14 @@ func TestAccAdmission_selectorCPUAndMIG(t *testing.T) {
 				if _, err := acc.clientset.BatchV1().Jobs(lq.Namespace).Create(context.Background(), job, metav1.CreateOptions{}); err != nil {
 					return err
 				}
-				w, err := workloadOf("e2e-intruder", "sneaky", func(w *unstructured.Unstructured) bool {
+				if _, err := workloadOf("e2e-intruder", "sneaky", func(w *unstructured.Unstructured) bool {
 					s, _, _ := condition(w, "QuotaReserved")
 					return s == "False"
-				}, time.Minute)
-				if err != nil {
+				}, time.Minute); err != nil {
 					return err
 				}
 				time.Sleep(2 * time.Second)
-				if w, err = workloadOf("e2e-intruder", "sneaky", func(*unstructured.Unstructured) bool { return true }, time.Minute); err != nil || admitted(w) {
+				if w, err := workloadOf("e2e-intruder", "sneaky", func(*unstructured.Unstructured) bool { return true }, time.Minute); err != nil || admitted(w) {
 					return fmt.Errorf("a workload from another namespace was admitted by the team's queue (%v)", err)
 				}
 
@@ -528,7 +527,7 @@ func TestAccAdmission_selectorCPUAndMIG(t *testing.T) {
 				submitJob(t, "e2e-mig", "mig", "ml.p4d.24xlarge", corev1.ResourceList{
 					corev1.ResourceCPU: k8sresource.MustParse("1"), corev1.ResourceMemory: k8sresource.MustParse("4Gi"),
 					"nvidia.com/mig-1g.5gb": k8sresource.MustParse("1")})
-				_, err = workloadOf("e2e-mig", "mig", admitted, time.Minute)
+				_, err := workloadOf("e2e-mig", "mig", admitted, time.Minute)
 				return err
 			},
 		}},

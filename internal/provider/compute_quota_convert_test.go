@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -24,7 +25,7 @@ func entryValue(it string, count types.Int64, vcpu types.Float64, part types.Obj
 func withAttr(o types.Object, name string, v attr.Value) types.Object {
 	a := copyAttrs(o.Attributes())
 	a[name] = v
-	return types.ObjectValueMust(o.AttributeTypes(nil), a)
+	return types.ObjectValueMust(o.AttributeTypes(context.TODO()), a)
 }
 
 var (
@@ -198,7 +199,7 @@ func TestPlannedQuotaModel_unknownAndNull(t *testing.T) {
 				case isList && !cv.IsNull() && !cv.IsUnknown() &&
 					(v.IsNull() || v.IsUnknown() || len(v.(types.List).Elements()) != len(cv.(types.List).Elements())):
 					t.Errorf("%s: configured list %s, planned %s", path, cv, v) // an empty list stays empty, never null
-				case v.IsUnknown() && !(inConfig && cv.IsUnknown()):
+				case v.IsUnknown() && (!inConfig || !cv.IsUnknown()):
 					unknown = append(unknown, path)
 				}
 			}

@@ -41,10 +41,9 @@ func serveKueueVersion(t *testing.T, dyn dynamic.Interface, only string) {
 		for _, v := range versions {
 			m := v.(map[string]any)
 			name := m["name"].(string)
-			switch {
-			case only == "":
+			if only == "" {
 				m["served"], m["storage"] = true, name == kueue.Version
-			default:
+			} else {
 				m["served"], m["storage"] = name == only, name == only
 			}
 		}

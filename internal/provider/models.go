@@ -28,28 +28,6 @@ type providerModel struct {
 	Retry                 types.Object  `tfsdk:"retry"`
 }
 
-type execModel struct {
-	APIVersion types.String `tfsdk:"api_version"`
-	Command    types.String `tfsdk:"command"`
-	Args       types.List   `tfsdk:"args"`
-	Env        types.Map    `tfsdk:"env"`
-}
-
-type retryModel struct {
-	MaxAttempts types.Int64  `tfsdk:"max_attempts"`
-	MinBackoff  types.String `tfsdk:"min_backoff"`
-	MaxBackoff  types.String `tfsdk:"max_backoff"`
-}
-
-type instanceTypeOverrideModel struct {
-	Accelerators        types.Int64   `tfsdk:"accelerators"`
-	AcceleratorResource types.String  `tfsdk:"accelerator_resource"`
-	VCPU                types.Float64 `tfsdk:"vcpu"`
-	MemoryInGiB         types.Float64 `tfsdk:"memory_in_gib"`
-	EFA                 types.Int64   `tfsdk:"efa"`
-	MIGProfiles         types.List    `tfsdk:"mig_profiles"`
-}
-
 type instanceTypeCapacityModel struct {
 	InstanceType        types.String  `tfsdk:"instance_type"`
 	Accelerators        types.Int64   `tfsdk:"accelerators"`
@@ -92,34 +70,6 @@ type computeQuotaModel struct {
 	OwnerID          types.String   `tfsdk:"owner_id"`
 	Drift            types.List     `tfsdk:"drift"`
 	Timeouts         timeouts.Value `tfsdk:"timeouts"`
-}
-
-type resourceSharingModel struct {
-	Strategy             types.String `tfsdk:"strategy"`
-	BorrowLimit          types.Int64  `tfsdk:"borrow_limit"`
-	AbsoluteBorrowLimits types.List   `tfsdk:"absolute_borrow_limits"`
-}
-
-type absoluteBorrowLimitModel struct {
-	InstanceType types.String  `tfsdk:"instance_type"`
-	Accelerators types.Int64   `tfsdk:"accelerators"`
-	VCPU         types.Float64 `tfsdk:"vcpu"`
-	MemoryInGiB  types.Float64 `tfsdk:"memory_in_gib"`
-}
-
-type quotaResourceModel struct {
-	InstanceType         types.String  `tfsdk:"instance_type"`
-	Count                types.Int64   `tfsdk:"count"`
-	Accelerators         types.Int64   `tfsdk:"accelerators"`
-	VCPU                 types.Float64 `tfsdk:"vcpu"`
-	MemoryInGiB          types.Float64 `tfsdk:"memory_in_gib"`
-	EFA                  types.Int64   `tfsdk:"efa"`
-	AcceleratorPartition types.Object  `tfsdk:"accelerator_partition"`
-}
-
-type acceleratorPartitionModel struct {
-	Type  types.String `tfsdk:"type"`
-	Count types.Int64  `tfsdk:"count"`
 }
 
 type teamNamespaceModel struct {

@@ -33,7 +33,7 @@ func TestTeamNamespaceDrift(t *testing.T) {
 	lq := RenderLocalQueue("a", "id-1")
 	edited := func(f func(*metav1.ObjectMeta, *kueue.LocalQueue)) (metav1.ObjectMeta, *kueue.LocalQueue) {
 		n, q := *ns.DeepCopy(), lq
-		q.ObjectMeta = *lq.ObjectMeta.DeepCopy()
+		q.ObjectMeta = *lq.DeepCopy()
 		f(&n, &q)
 		return n, &q
 	}

@@ -45,7 +45,7 @@ func unsetClusterEnv() {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(name, "KUBE") && !strings.HasPrefix(name, "KUBEBUILDER_") {
-			os.Unsetenv(name)
+			_ = os.Unsetenv(name)
 		}
 	}
 }

@@ -165,7 +165,7 @@ func execute(ctx context.Context, opts options, res *results, logf func(string, 
 	if err != nil {
 		return repo, err
 	}
-	defer proxy.close()
+	defer func() { _ = proxy.close() }()
 	rep, err := newReplayer(proxy.URL)
 	if err != nil {
 		return repo, err

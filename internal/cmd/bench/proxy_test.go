@@ -31,7 +31,7 @@ func TestCountingProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.close()
+	defer func() { _ = p.close() }()
 
 	do := func(method, uri, contentType, body string) int {
 		req, _ := http.NewRequest(method, p.URL+uri, strings.NewReader(body))
