@@ -7,7 +7,8 @@
 #   - extended resources nvidia.com/gpu and vpc.amazonaws.com/efa patched into
 #     status.capacity (the kubelet copies them to allocatable). cpu and memory stay what
 #     the kubelet reports for the Docker host; it would overwrite anything patched there.
-# The Kueue manager is not installed: like the local control plane, only the CRDs are.
+# The Kueue manager is not installed, only its CRDs (the local control plane runs the manager too),
+# so the end-to-end admission tests need the local control plane.
 # The cluster gets the Namespace hyperpod-provider-dev-cluster, the marker without which
 # `make test` and `make demo` refuse to use it.
 #

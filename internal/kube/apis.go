@@ -48,12 +48,11 @@ func (e *APINotServedError) Error() string {
 	if e.GVR.Group == "kueue.x-k8s.io" {
 		switch {
 		case len(e.Served) == 0 && e.Discovery == nil:
-			fmt.Fprintf(&b, ". Kueue is not installed: install Kueue %s or newer (or the HyperPod task governance add-on, "+
-				"which brings its own Kueue) before applying quotas", MinKueue)
+			fmt.Fprintf(&b, ". Kueue is not installed: install Kueue %s or newer before applying quotas (on a cluster "+
+				"with HyperPod's task-governance add-on, manage quotas through the SageMaker API instead)", MinKueue)
 		default:
 			fmt.Fprintf(&b, ". This provider reads and writes %s, which Kueue serves from %s on (v1beta1-only "+
-				"clusters run an older Kueue): upgrade Kueue to %s or newer; older HyperPod task governance add-ons "+
-				"need an add-on update", gv, MinKueue, MinKueue)
+				"clusters run an older Kueue): upgrade Kueue to %s or newer", gv, MinKueue, MinKueue)
 		}
 	}
 	return b.String()

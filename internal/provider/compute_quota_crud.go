@@ -383,6 +383,24 @@ func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRe
 
 func (r *computeQuotaResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	importTeam(ctx, req, resp, "hyperpod_compute_quota.example")
+	if resp.Diagnostics.HasError() || r.data == nil || r.data.client("import a compute quota", &resp.Diagnostics) == nil {
+		return
+	}
+	// One GET, which the Read after the import reuses: a missing queue is an error here, with
+	// the team named, rather than an import that finds nothing.
+	var team types.String
+	resp.Diagnostics.Append(resp.State.GetAttribute(ctx, path.Root("team"), &team)...)
+	name := quota.ClusterQueueName(team.ValueString())
+	var cq kueue.ClusterQueue
+	found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq)
+	switch {
+	case err != nil:
+		resp.Diagnostics.AddError("Cannot import compute quota", kubeErrorDetail(fmt.Sprintf("Reading ClusterQueue %q", name), "get", "clusterqueues.kueue.x-k8s.io", err))
+	case !found || cq.DeletionTimestamp != nil:
+		resp.Diagnostics.AddError("Cannot import compute quota", fmt.Sprintf("ClusterQueue %q does not exist (or is being "+
+			"deleted), so there is nothing to import for team %q. Check the team name, or remove the import and let "+
+			"terraform apply create the quota.", name, team.ValueString()))
+	}
 }
 
 // warnNotRefreshed explains why a resource kept its prior state during a plan whose provider

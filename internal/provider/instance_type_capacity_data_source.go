@@ -150,7 +150,7 @@ func listClusterQueues(ctx context.Context, client *kube.Client) ([]kueue.Cluste
 	}
 	list, err := dc.Resource(kueue.ClusterQueues).List(ctx, metav1.ListOptions{})
 	if apierrors.IsNotFound(err) { // a LIST 404s only when the API is not served
-		return nil, fmt.Errorf("the cluster does not serve %s ClusterQueues: install Kueue %s or newer (or HyperPod task governance) before using this provider", kueue.GroupVersion, kube.MinKueue)
+		return nil, fmt.Errorf("the cluster does not serve %s ClusterQueues: install Kueue %s or newer before using this provider", kueue.GroupVersion, kube.MinKueue)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("listing %s ClusterQueues failed: %w. The provider's credentials need list permission on clusterqueues.kueue.x-k8s.io", kueue.GroupVersion, err)

@@ -94,8 +94,9 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 		return schema.StringAttribute{Optional: true, Sensitive: sensitive, Description: envDescription(name, text)}
 	}
 	resp.Schema = schema.Schema{
-		Description: "Manages SageMaker HyperPod task-governance compute quotas as Kueue objects on any Kubernetes " +
-			"cluster with Kueue. Cluster access is configured like the kubernetes and helm providers; nothing connects " +
+		Description: "Manages SageMaker HyperPod task-governance compute quotas as Kueue objects on a Kubernetes " +
+			"cluster that runs its own Kueue (v0.15 or newer): an EKS HyperPod cluster without the task-governance " +
+			"add-on, kind, or a local control plane. Cluster access is configured like the kubernetes and helm providers; nothing connects " +
 			"to the cluster until a resource or data source needs it, so new quotas can be planned offline.",
 		Attributes: map[string]schema.Attribute{
 			"config_path": str("config_path", "Path to a kubeconfig file.", false),

@@ -1,0 +1,11 @@
+import {
+  for_each = local.teams
+  to       = hyperpod_team_namespace.team[each.key]
+  id       = each.key
+}
+
+import {
+  for_each = local.teams
+  to       = hyperpod_compute_quota.team[each.key]
+  id       = each.key
+}

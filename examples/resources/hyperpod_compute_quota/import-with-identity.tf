@@ -1,0 +1,14 @@
+# Terraform 1.12 and later (and OpenTofu with identity support): import by resource identity,
+# the team. The first apply records this resource as the queue's owner.
+import {
+  to = hyperpod_compute_quota.example
+  identity = {
+    team = "ml-research"
+  }
+}
+
+resource "hyperpod_compute_quota" "example" {
+  name      = "ml-research"
+  team      = "ml-research"
+  resources = [{ instance_type = "ml.p5.48xlarge", accelerators = 8 }]
+}
