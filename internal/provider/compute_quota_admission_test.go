@@ -21,6 +21,7 @@ import (
 	k8sresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
@@ -711,6 +712,11 @@ func TestAccAdmission_quickstart(t *testing.T) {
 					if err := localcluster.DeleteJobs(context.Background(), acc.clientset, acc.dynamic, jobs); err != nil {
 						t.Errorf("deleting the jobs: %v", err)
 					}
+					// Kueue updates the queues' status a moment later; the usage data sources of
+					// this step and of the plan after it must read the same.
+					if err := waitQueuesIdle(quickstartTeams); err != nil {
+						t.Error(err)
+					}
 				},
 				Config: config,
 			},
@@ -783,6 +789,43 @@ func outputAt(s *terraform.State, output string, keys ...string) string {
 		}
 	}
 	return fmt.Sprint(v)
+}
+
+// waitQueuesIdle waits until Kueue reports no workloads and no usage on the teams' queues.
+func waitQueuesIdle(teams []string) error {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		busy := ""
+		for _, team := range teams {
+			u, err := acc.dynamic.Resource(kueue.ClusterQueues).Get(context.Background(), quota.ClusterQueueName(team), metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			var cq kueue.ClusterQueue
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &cq); err != nil {
+				return err
+			}
+			if st := cq.Status; st != nil {
+				if st.AdmittedWorkloads+st.PendingWorkloads+st.ReservingWorkloads > 0 {
+					busy = fmt.Sprintf("%s counts %d admitted, %d pending, %d reserving workloads", team, st.AdmittedWorkloads, st.PendingWorkloads, st.ReservingWorkloads)
+				}
+				for _, f := range append(st.FlavorsUsage, st.FlavorsReservation...) {
+					for _, r := range f.Resources {
+						if !r.Total.IsZero() {
+							busy = fmt.Sprintf("%s still uses %s of %s in %s", team, r.Total.String(), r.Name, f.Name)
+						}
+					}
+				}
+			}
+		}
+		if busy == "" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("kueue did not release the quickstart's quotas within a minute: %s", busy)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // checkWorkloadPriorityClasses checks that each WorkloadPriorityClass exists with its value.

@@ -243,13 +243,16 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if len(r.data.pendingConfig) > 0 {
-		warnNotRefreshed(r.data, &resp.Diagnostics)
-		return
-	}
 	team := prior.Team.ValueString()
 	if team == "" {
 		team = prior.ID.ValueString()
+	}
+	// Every read that does not fail returns the identity, whatever it finds (state written before
+	// identities existed gets one here).
+	setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
+	if len(r.data.pendingConfig) > 0 {
+		warnNotRefreshed(r.data, &resp.Diagnostics)
+		return
 	}
 	name := quota.ClusterQueueName(team)
 	var cq kueue.ClusterQueue
@@ -340,7 +343,6 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		state.Timeouts = timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
 }
 
 func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -134,11 +134,13 @@ func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadReque
 	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) {
 		return
 	}
+	team := state.Team.ValueString()
+	// Every read that does not fail returns the identity, whatever it finds.
+	setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
 	if len(r.data.pendingConfig) > 0 {
 		warnNotRefreshed(r.data, &resp.Diagnostics)
 		return
 	}
-	team := state.Team.ValueString()
 	ctx = tflog.SetField(ctx, "team", team)
 	objs, d := r.get(ctx, team)
 	resp.Diagnostics.Append(d...)
@@ -171,7 +173,6 @@ func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadReque
 		"cluster_queue_state": state.ClusterQueueName.ValueString(),
 	})
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
 }
 
 func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
