@@ -3,8 +3,10 @@
 // CRDs and creates Nodes that mimic a SageMaker HyperPod cluster. The acceptance tests'
 // TestMain and `make cluster-up` (internal/cmd/localcluster) use it.
 //
-// What runs is an API server and nothing else: no kubelet, scheduler, controller-manager
-// or Kueue manager. Consequences, and what this package does about them:
+// What runs is an API server and, with Options.Kueue (the default for the tests, the demo and
+// cluster-up; see KueueFromEnv), Kueue's controller manager outside the cluster with its
+// webhooks registered by URL (kueue.go). No kubelet, scheduler or controller-manager.
+// Consequences, and what this package does about them:
 //   - Nodes are plain API objects; CreateFleet writes their status (capacity,
 //     allocatable, Ready) and the taints the node lifecycle controller would keep.
 //   - Pods are accepted but never scheduled or run. envtest disables the ServiceAccount
@@ -13,8 +15,10 @@
 //   - The namespace controller is replaced by a small in-process loop, so deleting a
 //     Namespace empties it and completes instead of staying Terminating forever.
 //   - There is no garbage collector: ownerReferences do not cascade.
-//   - No Kueue webhooks or controllers: CRD schema validation and defaulting apply,
-//     webhook-only rules do not, and no Kueue finalizers or status are written.
+//   - Without the Kueue manager (HYPERPOD_KUEUE=off, the bench) only CRD schema validation
+//     and defaulting apply: webhook-only rules do not, and no Kueue finalizers or status are
+//     written.
+//   - Every cluster Start makes carries the disposable marker (disposable.go).
 package localcluster
 
 import (
