@@ -1,0 +1,666 @@
+package faultproxy_test
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	cryptorand "crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/faultproxy"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
+)
+
+// upstream is a tiny fake API server that counts what reaches it.
+type upstream struct {
+	*httptest.Server
+	mu   sync.Mutex
+	seen []string // "METHOD path"
+	auth []string // Authorization headers
+}
+
+func newUpstream(t *testing.T) *upstream {
+	t.Helper()
+	u := &upstream{}
+	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		u.mu.Lock()
+		u.seen = append(u.seen, r.Method+" "+r.URL.Path)
+		u.auth = append(u.auth, r.Header.Get("Authorization"))
+		u.mu.Unlock()
+		if r.URL.Query().Get("watch") == "true" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			for i := 0; i < 3; i++ {
+				fmt.Fprintf(w, `{"type":"ADDED","object":{"n":%d}}`+"\n", i)
+				w.(http.Flusher).Flush()
+				select {
+				case <-r.Context().Done():
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Upstream", "yes")
+		w.Header().Set("X-Echo", r.Header.Get("X-Custom"))
+		if r.Method == http.MethodPost {
+			w.WriteHeader(http.StatusCreated)
+		}
+		fmt.Fprintf(w, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x"},"data":{"method":%q,"body":%q}}`, r.Method, body)
+	}))
+	t.Cleanup(u.Close)
+	return u
+}
+
+func (u *upstream) requests() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]string(nil), u.seen...)
+}
+
+func startProxy(t *testing.T, up *upstream, cfg faultproxy.Config) *faultproxy.Proxy {
+	t.Helper()
+	target, err := url.Parse(up.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := faultproxy.New(target, nil, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := p.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return p
+}
+
+// freshClient uses a new connection per request, so that Go's transparent
+// retry of idempotent requests on reused connections cannot hide a reset.
+func freshClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
+}
+
+func do(t *testing.T, c *http.Client, method, u, contentType, body string) (*http.Response, []byte, error) {
+	t.Helper()
+	req, err := http.NewRequest(method, u, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp, b, err
+}
+
+const cmPath = "/api/v1/namespaces/default/configmaps/x"
+
+func TestStatusFaults(t *testing.T) {
+	cases := []struct {
+		name       string
+		rates      faultproxy.Rates
+		fault      faultproxy.Fault
+		code       int
+		reason     string
+		retryAfter string
+	}{
+		{"429", faultproxy.Rates{TooManyRequests: 1}, faultproxy.FaultTooManyRequests, 429, "TooManyRequests", "3"},
+		{"500", faultproxy.Rates{InternalError: 1}, faultproxy.FaultInternalError, 500, "InternalError", ""},
+		{"503", faultproxy.Rates{ServiceUnavailable: 1}, faultproxy.FaultServiceUnavailable, 503, "ServiceUnavailable", ""},
+		{"504", faultproxy.Rates{GatewayTimeout: 1}, faultproxy.FaultGatewayTimeout, 504, "Timeout", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			up := newUpstream(t)
+			p := startProxy(t, up, faultproxy.Config{Seed: 1, Idempotent: tc.rates, NonIdempotent: tc.rates, RetryAfterSeconds: 3})
+			for _, method := range []string{http.MethodGet, http.MethodPost} {
+				resp, body, err := do(t, http.DefaultClient, method, p.URL()+cmPath, "", "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if resp.StatusCode != tc.code {
+					t.Errorf("%s: status %d, want %d", method, resp.StatusCode, tc.code)
+				}
+				if got := resp.Header.Get("Retry-After"); got != tc.retryAfter {
+					t.Errorf("%s: Retry-After %q, want %q", method, got, tc.retryAfter)
+				}
+				var st metav1.Status
+				if err := json.Unmarshal(body, &st); err != nil {
+					t.Fatalf("%s: body %q: %v", method, body, err)
+				}
+				if st.Kind != "Status" || st.Status != metav1.StatusFailure || string(st.Reason) != tc.reason || int(st.Code) != tc.code {
+					t.Errorf("%s: Status %+v", method, st)
+				}
+				if tc.retryAfter != "" && (st.Details == nil || st.Details.RetryAfterSeconds != 3) {
+					t.Errorf("%s: details %+v, want retryAfterSeconds 3", method, st.Details)
+				}
+			}
+			if got := up.requests(); len(got) != 0 {
+				t.Errorf("upstream saw %v, want nothing", got)
+			}
+			s := p.Stats()
+			if s.Injected[tc.fault] != 2 || s.Forwarded != 0 || s.Requests != 2 {
+				t.Errorf("stats:\n%s", s)
+			}
+		})
+	}
+}
+
+func TestResetBefore(t *testing.T) {
+	up := newUpstream(t)
+	rates := faultproxy.Rates{ResetBefore: 1}
+	p := startProxy(t, up, faultproxy.Config{Idempotent: rates, NonIdempotent: rates})
+	for _, method := range []string{http.MethodGet, http.MethodPost} {
+		if resp, _, err := do(t, freshClient(), method, p.URL()+cmPath, "application/json", "{}"); err == nil {
+			t.Errorf("%s: got status %d, want a connection error", method, resp.StatusCode)
+		} else {
+			t.Logf("%s: %v", method, err)
+		}
+	}
+	if got := up.requests(); len(got) != 0 {
+		t.Errorf("upstream saw %v, want nothing", got)
+	}
+	if s := p.Stats(); s.Injected[faultproxy.FaultResetBefore] != 2 || s.Forwarded != 0 {
+		t.Errorf("stats:\n%s", s)
+	}
+}
+
+func TestResetAfter(t *testing.T) {
+	up := newUpstream(t)
+	p := startProxy(t, up, faultproxy.Config{NonIdempotent: faultproxy.Rates{ResetAfter: 1}})
+	resp, _, err := do(t, freshClient(), http.MethodPost, p.URL()+"/api/v1/namespaces/default/configmaps", "application/json", `{"metadata":{"name":"x"}}`)
+	if err == nil {
+		t.Fatalf("got status %d, want a connection error", resp.StatusCode)
+	}
+	t.Logf("client error: %v", err)
+	if got, want := up.requests(), []string{"POST /api/v1/namespaces/default/configmaps"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("upstream saw %v, want %v", got, want)
+	}
+	s := p.Stats()
+	if s.Injected[faultproxy.FaultResetAfter] != 1 || s.Forwarded != 1 || s.ByVerb[faultproxy.VerbCreate].Forwarded != 1 {
+		t.Errorf("stats:\n%s", s)
+	}
+}
+
+func TestLatency(t *testing.T) {
+	up := newUpstream(t)
+	rates := faultproxy.Rates{Latency: 1}
+	p := startProxy(t, up, faultproxy.Config{Idempotent: rates, LatencyMin: 50 * time.Millisecond, LatencyMax: 80 * time.Millisecond})
+	start := time.Now()
+	resp, _, err := do(t, http.DefaultClient, http.MethodGet, p.URL()+cmPath, "", "")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("resp %v, err %v", resp, err)
+	}
+	if el := time.Since(start); el < 50*time.Millisecond {
+		t.Errorf("took %v, want at least 50ms", el)
+	}
+	d := p.Decisions()
+	if len(d) != 1 || d[0].Latency < 50*time.Millisecond || d[0].Latency > 80*time.Millisecond || d[0].Fault != "" {
+		t.Errorf("decisions %+v", d)
+	}
+	if s := p.Stats(); s.Injected[faultproxy.FaultLatency] != 1 || s.Forwarded != 1 {
+		t.Errorf("stats:\n%s", s)
+	}
+}
+
+func TestRateZeroForwardsUnchanged(t *testing.T) {
+	up := newUpstream(t)
+	p := startProxy(t, up, faultproxy.Config{Seed: 7})
+
+	req, _ := http.NewRequest(http.MethodPost, p.URL()+"/api/v1/namespaces/default/configmaps", strings.NewReader(`{"a":1}`))
+	req.Header.Set("Authorization", "Bearer secret-token")
+	req.Header.Set("X-Custom", "hello")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated || resp.Header.Get("X-Upstream") != "yes" || resp.Header.Get("X-Echo") != "hello" {
+		t.Errorf("status %d headers %v", resp.StatusCode, resp.Header)
+	}
+	if want := `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x"},"data":{"method":"POST","body":"{\"a\":1}"}}`; string(body) != want {
+		t.Errorf("body %s, want %s", body, want)
+	}
+	up.mu.Lock()
+	auth := up.auth[0]
+	up.mu.Unlock()
+	if auth != "Bearer secret-token" {
+		t.Errorf("upstream Authorization %q", auth)
+	}
+
+	// A watch streams: the first event arrives before the upstream finishes.
+	start := time.Now()
+	resp, err = http.Get(p.URL() + "/api/v1/namespaces/default/configmaps?watch=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	var events []string
+	var first time.Duration
+	for sc.Scan() {
+		if first == 0 {
+			first = time.Since(start)
+		}
+		events = append(events, sc.Text())
+	}
+	if len(events) != 3 || events[2] != `{"type":"ADDED","object":{"n":2}}` {
+		t.Errorf("events %q", events)
+	}
+	if total := time.Since(start); first >= total-20*time.Millisecond {
+		t.Errorf("first event after %v of %v: not streamed", first, total)
+	}
+	s := p.Stats()
+	if s.Requests != 2 || s.Forwarded != 2 || len(p.Decisions()) != 2 {
+		t.Errorf("stats:\n%s", s)
+	}
+	for f, n := range s.Injected {
+		if n != 0 {
+			t.Errorf("injected %d %s", n, f)
+		}
+	}
+}
+
+// requestSequence is a fixed mix of verbs.
+var requestSequence = []struct{ method, path, contentType string }{
+	{"GET", cmPath, ""},
+	{"GET", "/api/v1/namespaces/default/configmaps", ""},
+	{"POST", "/api/v1/namespaces/default/configmaps", "application/json"},
+	{"PATCH", cmPath, "application/apply-patch+yaml"},
+	{"PATCH", cmPath, "application/merge-patch+json"},
+	{"PUT", cmPath, "application/json"},
+	{"DELETE", cmPath, ""},
+	{"GET", "/apis/kueue.x-k8s.io/v1beta1/clusterqueues/q", ""},
+	{"DELETE", "/apis/kueue.x-k8s.io/v1beta1/clusterqueues", ""},
+}
+
+func runSequence(t *testing.T, seed int64, n int) ([]faultproxy.Decision, faultproxy.Stats) {
+	t.Helper()
+	up := newUpstream(t)
+	p := startProxy(t, up, faultproxy.Config{
+		Seed:          seed,
+		Idempotent:    faultproxy.Rates{TooManyRequests: 0.1, InternalError: 0.1, ServiceUnavailable: 0.1, GatewayTimeout: 0.1, ResetBefore: 0.1, ResetAfter: 0.1, Latency: 0.2},
+		NonIdempotent: faultproxy.Rates{ResetBefore: 0.2, ResetAfter: 0.2, InternalError: 0.1},
+		LatencyMin:    time.Millisecond, LatencyMax: 3 * time.Millisecond,
+	})
+	c := freshClient()
+	for i := 0; i < n; i++ {
+		r := requestSequence[i%len(requestSequence)]
+		_, _, _ = do(t, c, r.method, p.URL()+r.path, r.contentType, "{}")
+	}
+	return p.Decisions(), p.Stats()
+}
+
+func TestDeterministic(t *testing.T) {
+	const n = 90
+	a, sa := runSequence(t, 42, n)
+	b, sb := runSequence(t, 42, n)
+	c, _ := runSequence(t, 43, n)
+	if len(a) != n {
+		t.Fatalf("%d decisions, want %d", len(a), n)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("same seed, different decisions:\n%v\n%v", a, b)
+	}
+	if !reflect.DeepEqual(sa, sb) {
+		t.Errorf("same seed, different stats:\n%s\n%s", sa, sb)
+	}
+	if reflect.DeepEqual(a, c) {
+		t.Errorf("seeds 42 and 43 gave the same decisions")
+	}
+	t.Logf("seed 42:\n%s", sa)
+}
+
+func TestStatsPerVerb(t *testing.T) {
+	a, s := runSequence(t, 5, 90)
+
+	// Recount from the decisions and check idempotency classes were applied.
+	want := map[string]map[faultproxy.Fault]int{}
+	injected := map[faultproxy.Fault]int{}
+	forwarded := 0
+	for _, d := range a {
+		if want[d.Verb] == nil {
+			want[d.Verb] = map[faultproxy.Fault]int{}
+		}
+		if d.Fault != "" {
+			want[d.Verb][d.Fault]++
+			injected[d.Fault]++
+		}
+		if d.Latency > 0 {
+			want[d.Verb][faultproxy.FaultLatency]++
+			injected[faultproxy.FaultLatency]++
+		}
+		switch d.Fault {
+		case "", faultproxy.FaultResetAfter:
+			forwarded++
+		}
+		nonIdem := d.Verb == faultproxy.VerbCreate || d.Verb == faultproxy.VerbPatch || d.Verb == faultproxy.VerbDelete || d.Verb == faultproxy.VerbDeleteCollection
+		if nonIdem && (d.Latency > 0 || (d.Fault != "" && d.Fault != faultproxy.FaultResetBefore && d.Fault != faultproxy.FaultResetAfter && d.Fault != faultproxy.FaultInternalError)) {
+			t.Errorf("non-idempotent %s got idempotent-only fault %+v", d.Verb, d)
+		}
+	}
+	if s.Requests != 90 || s.Forwarded != forwarded {
+		t.Errorf("requests %d forwarded %d, want 90 and %d", s.Requests, s.Forwarded, forwarded)
+	}
+	if !reflect.DeepEqual(s.Injected, injected) {
+		t.Errorf("injected %v, want %v", s.Injected, injected)
+	}
+	wantRequests := map[string]int{
+		faultproxy.VerbGet: 20, faultproxy.VerbList: 10, faultproxy.VerbCreate: 10, faultproxy.VerbApply: 10,
+		faultproxy.VerbPatch: 10, faultproxy.VerbUpdate: 10, faultproxy.VerbDelete: 10, faultproxy.VerbDeleteCollection: 10,
+	}
+	for verb, n := range wantRequests {
+		vs := s.ByVerb[verb]
+		if vs.Requests != n {
+			t.Errorf("%s: %d requests, want %d", verb, vs.Requests, n)
+		}
+		for _, f := range faultproxy.Faults {
+			if vs.Injected[f] != want[verb][f] {
+				t.Errorf("%s %s: %d, want %d", verb, f, vs.Injected[f], want[verb][f])
+			}
+		}
+	}
+	if len(s.ByVerb) != len(wantRequests) {
+		t.Errorf("verbs %v", s.ByVerb)
+	}
+	if str := s.String(); !strings.Contains(str, "DELETECOLLECTION") || !strings.Contains(str, "reset-after") || !strings.Contains(str, "total") {
+		t.Errorf("String:\n%s", str)
+	}
+}
+
+func TestMatch(t *testing.T) {
+	up := newUpstream(t)
+	p := startProxy(t, up, faultproxy.Config{
+		Idempotent: faultproxy.Rates{ServiceUnavailable: 1},
+		Match:      faultproxy.PathPrefix("/apis/kueue.x-k8s.io"),
+	})
+	for path, code := range map[string]int{
+		cmPath: 200,
+		"/apis/kueue.x-k8s.io/v1beta1/clusterqueues/q": 503,
+		"/apis/kueue.x-k8s.io.other/v1/things":         200,
+		"/apis/kueue.x-k8s.io":                         503,
+	} {
+		resp, _, err := do(t, http.DefaultClient, http.MethodGet, p.URL()+path, "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != code {
+			t.Errorf("%s: %d, want %d", path, resp.StatusCode, code)
+		}
+	}
+	s := p.Stats()
+	if s.Requests != 4 || s.Forwarded != 2 || s.Injected[faultproxy.FaultServiceUnavailable] != 2 || len(p.Decisions()) != 2 {
+		t.Errorf("stats:\n%s", s)
+	}
+}
+
+func TestWatchFaultOnlyBeforeStream(t *testing.T) {
+	up := newUpstream(t)
+	p := startProxy(t, up, faultproxy.Config{Idempotent: faultproxy.Rates{GatewayTimeout: 1}})
+	resp, _, err := do(t, http.DefaultClient, http.MethodGet, p.URL()+"/apis/kueue.x-k8s.io/v1beta1/workloads?watch=true", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 504 || len(up.requests()) != 0 {
+		t.Errorf("status %d, upstream %v", resp.StatusCode, up.requests())
+	}
+	if s := p.Stats(); s.ByVerb[faultproxy.VerbWatch].Injected[faultproxy.FaultGatewayTimeout] != 1 {
+		t.Errorf("stats:\n%s", s)
+	}
+}
+
+func TestConfigValidation(t *testing.T) {
+	target, _ := url.Parse("http://127.0.0.1:1")
+	for _, cfg := range []faultproxy.Config{
+		{Idempotent: faultproxy.Rates{InternalError: 0.6, ResetAfter: 0.6}},
+		{NonIdempotent: faultproxy.Rates{Latency: 1.5}},
+		{Idempotent: faultproxy.Rates{ResetBefore: -0.1}},
+		{LatencyMin: -time.Second},
+	} {
+		if p, err := faultproxy.New(target, nil, cfg); err == nil {
+			_ = p.Close()
+			t.Errorf("%+v: no error", cfg)
+		}
+	}
+}
+
+func TestKubeconfig(t *testing.T) {
+	up := newUpstream(t)
+
+	// Plain HTTP: clientcmd keeps the server but drops the token.
+	plain := startProxy(t, up, faultproxy.Config{})
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(plain.Kubeconfig("tok"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Host != plain.URL() || cfg.BearerToken != "" {
+		t.Errorf("plain: host %q token %q; clientcmd no longer drops credentials for http://?", cfg.Host, cfg.BearerToken)
+	}
+
+	// TLS: the token is kept and the proxy's CA is trusted.
+	p := startProxy(t, up, faultproxy.Config{TLS: true})
+	if !strings.HasPrefix(p.URL(), "https://127.0.0.1:") {
+		t.Fatalf("URL %s", p.URL())
+	}
+	cfg, err = clientcmd.RESTConfigFromKubeConfig(p.Kubeconfig(`tok"en`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Host != p.URL() || cfg.BearerToken != `tok"en` || string(cfg.CAData) != string(p.CAData()) {
+		t.Errorf("tls: host %q token %q", cfg.Host, cfg.BearerToken)
+	}
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, _, err := do(t, hc, http.MethodGet, p.URL()+cmPath, "", "")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET through TLS proxy: %v %v", resp, err)
+	}
+	if resp.ProtoMajor != 1 {
+		t.Errorf("client used %s, want HTTP/1.1", resp.Proto)
+	}
+	up.mu.Lock()
+	auth := up.auth[len(up.auth)-1]
+	up.mu.Unlock()
+	if auth != `Bearer tok"en` {
+		t.Errorf("upstream Authorization %q", auth)
+	}
+}
+
+func TestTLSResetBefore(t *testing.T) {
+	up := newUpstream(t)
+	p := startProxy(t, up, faultproxy.Config{TLS: true, NonIdempotent: faultproxy.Rates{ResetBefore: 1}})
+	hc, err := rest.HTTPClientFor(&rest.Config{Host: p.URL(), TLSClientConfig: rest.TLSClientConfig{CAData: p.CAData()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, _, err := do(t, hc, http.MethodPost, p.URL()+"/api/v1/namespaces/default/configmaps", "application/json", "{}"); err == nil {
+		t.Fatalf("status %d, want a connection error", resp.StatusCode)
+	} else {
+		t.Logf("client error: %v", err)
+	}
+	if got := up.requests(); len(got) != 0 {
+		t.Errorf("upstream saw %v", got)
+	}
+}
+
+// newRESTClient is how the provider talks through the proxy: a rest.Config
+// whose Host is the proxy, with the provider's retrying layer installed.
+func newRESTClient(t *testing.T, p *faultproxy.Proxy, retry kube.RetrySettings) *rest.RESTClient {
+	t.Helper()
+	cfg := &rest.Config{Host: p.URL(), BearerToken: "test-token", QPS: -1}
+	kube.WrapRetries(cfg, retry)
+	scheme := runtime.NewScheme()
+	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
+	cfg.APIPath = "/api"
+	cfg.GroupVersion = &schema.GroupVersion{Version: "v1"}
+	cfg.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
+	rc, err := rest.RESTClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rc
+}
+
+func TestRESTClientWithRetriesSurvivesFaults(t *testing.T) {
+	up := newUpstream(t)
+	p := startProxy(t, up, faultproxy.Config{
+		Seed:       1,
+		Idempotent: faultproxy.Rates{TooManyRequests: 0.05, InternalError: 0.05, ServiceUnavailable: 0.05, GatewayTimeout: 0.05, ResetBefore: 0.05, ResetAfter: 0.05, Latency: 0.1},
+		LatencyMin: time.Millisecond, LatencyMax: 5 * time.Millisecond,
+	})
+	rc := newRESTClient(t, p, kube.RetrySettings{MaxAttempts: 10, MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	const n = 60
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		body, err := rc.Get().AbsPath(cmPath).DoRaw(ctx)
+		if err != nil {
+			t.Fatalf("GET %d: %v\n%s", i, err, p.Stats())
+		}
+		if !strings.Contains(string(body), `"name":"x"`) {
+			t.Fatalf("GET %d: body %s", i, body)
+		}
+	}
+	s := p.Stats()
+	t.Logf("%d GETs in %v\n%s", n, time.Since(start), s)
+	injected := 0
+	for _, f := range faultproxy.Faults {
+		if f != faultproxy.FaultLatency {
+			injected += s.Injected[f]
+		}
+	}
+	// Every injected fault cost exactly one more attempt.
+	if injected == 0 || s.Requests != n+injected {
+		t.Errorf("requests %d, injected %d, want %d requests", s.Requests, injected, n+injected)
+	}
+	withAuth := 0
+	up.mu.Lock()
+	for _, a := range up.auth {
+		if a == "Bearer test-token" {
+			withAuth++
+		}
+	}
+	seen := len(up.auth)
+	up.mu.Unlock()
+	if withAuth != seen || seen != s.Forwarded {
+		t.Errorf("upstream saw %d requests (%d with the token), proxy forwarded %d", seen, withAuth, s.Forwarded)
+	}
+}
+
+// TestRESTClientCreateResetAfterIsNotRetried documents the gap the proxy
+// exists to expose: a create whose response is lost is not retried by the
+// provider's transport (POST is not idempotent) and surfaces as an error,
+// although the object was created.
+func TestRESTClientCreateResetAfterIsNotRetried(t *testing.T) {
+	up := newUpstream(t)
+	p := startProxy(t, up, faultproxy.Config{NonIdempotent: faultproxy.Rates{ResetAfter: 1}})
+	rc := newRESTClient(t, p, kube.RetrySettings{MaxAttempts: 5, MinBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
+	_, err := rc.Post().AbsPath("/api/v1/namespaces/default/configmaps").Body([]byte(`{"metadata":{"name":"x"}}`)).
+		SetHeader("Content-Type", "application/json").DoRaw(context.Background())
+	if err == nil {
+		t.Fatal("create succeeded, want a connection error")
+	}
+	t.Logf("create error: %v", err)
+	if got := up.requests(); len(got) != 1 {
+		t.Errorf("upstream saw %v, want exactly one create", got)
+	}
+}
+
+func TestWatchResetAfter(t *testing.T) {
+	up := newUpstream(t)
+	p := startProxy(t, up, faultproxy.Config{Idempotent: faultproxy.Rates{ResetAfter: 1}})
+	if resp, _, err := do(t, freshClient(), http.MethodGet, p.URL()+"/api/v1/namespaces/default/configmaps?watch=true", "", ""); err == nil {
+		t.Fatalf("status %d, want a connection error", resp.StatusCode)
+	}
+	if got := up.requests(); len(got) != 1 {
+		t.Errorf("upstream saw %v, want the watch once", got)
+	}
+	if s := p.Stats(); s.ByVerb[faultproxy.VerbWatch].Injected[faultproxy.FaultResetAfter] != 1 {
+		t.Errorf("stats:\n%s", s)
+	}
+}
+
+// TestUpstreamClientCertificate: the proxy presents the client certificate
+// of the upstream tls.Config to an API server that requires one.
+func TestUpstreamClientCertificate(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), cryptorand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "admin"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+		BasicConstraintsValid: true, IsCA: true,
+	}
+	der, err := x509.CreateCertificate(cryptorand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, _ := x509.ParseCertificate(der)
+	pool := x509.NewCertPool()
+	pool.AddCert(leaf)
+
+	var cn atomic.Value
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cn.Store(r.TLS.PeerCertificates[0].Subject.CommonName)
+		_, _ = fmt.Fprint(w, `{"kind":"Status"}`)
+	}))
+	srv.TLS = &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool}
+	srv.StartTLS()
+	defer srv.Close()
+
+	upTLS := srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone() // trusts srv
+	upTLS.Certificates = []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}
+	target, _ := url.Parse(srv.URL)
+	p, err := faultproxy.New(target, upTLS, faultproxy.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = p.Close() }()
+	resp, _, err := do(t, http.DefaultClient, http.MethodGet, p.URL()+"/version", "", "")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%v %v", resp, err)
+	}
+	if got, _ := cn.Load().(string); got != "admin" {
+		t.Errorf("upstream saw client certificate %q", got)
+	}
+}
