@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -133,6 +134,14 @@ var ErrAlreadyExists = errors.New("object already exists")
 // Create creates obj (a typed struct with apiVersion, kind and name set) with a POST, which
 // fails with ErrAlreadyExists when the object exists: unlike Apply, two processes creating the
 // same object cannot both succeed, so a create claims the name.
+//
+// A POST is not retried by the transport (a retry could create twice), so Create recovers
+// itself when it cannot tell whether the server created the object: a lost response, a reset
+// connection or a 5xx. It then reads the object: one carrying every label and annotation it
+// sent (the provider's owner annotation is a fresh identity) is its own, and the create
+// succeeded; no object means the POST is sent again, within the retry settings' attempts;
+// anyone else's object is ErrAlreadyExists. So a create whose response was lost ends in success,
+// never in a duplicate or an AlreadyExists of its own making.
 func (c *Client) Create(ctx context.Context, gvr schema.GroupVersionResource, fieldManager string, obj any) error {
 	if err := c.init(ctx); err != nil {
 		return err
@@ -142,21 +151,88 @@ func (c *Client) Create(ctx context.Context, gvr schema.GroupVersionResource, fi
 		return err
 	}
 	key := objectKey{gvr, u.GetNamespace(), u.GetName()}
-	raw, err := c.json.Post().AbsPath(objectPath(gvr, key.namespace, "")...).
-		Param("fieldManager", fieldManager).Body(body).Do(ctx).Raw()
-	if err != nil {
-		c.cache.forget(key)
-		if apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("%w: %s %q", ErrAlreadyExists, gvr.Resource, key.name)
+	settings := c.retry.WithDefaults()
+	for attempt := 1; ; attempt++ {
+		raw, err := c.json.Post().AbsPath(objectPath(gvr, key.namespace, "")...).
+			Param("fieldManager", fieldManager).Body(body).Do(ctx).Raw()
+		if err == nil {
+			c.cache.put(key, raw, true)
+			c.flavors.observeWrite(gvr, key.name, raw)
+			return nil
 		}
+		c.cache.forget(key)
 		if apierrors.IsNotFound(err) {
 			return c.notFound(ctx, gvr, err, raw)
 		}
-		return err
+		exists := apierrors.IsAlreadyExists(err)
+		if !exists && !uncertainCreate(err) {
+			return err
+		}
+		current, found, gerr := c.fetch(ctx, gvr, key.namespace, key.name)
+		switch {
+		case gerr == nil && found && createdBy(current, u):
+			c.cache.put(key, current, true)
+			c.flavors.observeWrite(gvr, key.name, current)
+			return nil
+		case exists || (gerr == nil && found):
+			return fmt.Errorf("%w: %s %q", ErrAlreadyExists, gvr.Resource, key.name)
+		case gerr != nil:
+			return fmt.Errorf("creating %s %q failed (%w), and reading it back to see whether the server created it "+
+				"failed too: %v. Running apply again is safe: it finds the object if it was created", gvr.Resource, key.name, err, gerr)
+		case attempt >= settings.MaxAttempts:
+			return fmt.Errorf("creating %s %q failed %d times, the last time with: %w. The object was not created; "+
+				"running apply again is safe", gvr.Resource, key.name, attempt, err)
+		}
+		wait, _ := backoff(settings.MinBackoff, settings.MaxBackoff, attempt-1, nil)
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return err
+		case <-timer.C:
+		}
 	}
-	c.cache.put(key, raw, true)
-	c.flavors.observeWrite(gvr, key.name, raw)
-	return nil
+}
+
+// uncertainCreate reports whether a failed POST may have created its object (or was refused
+// before the server looked at it, which a second POST can fix): the response was lost, or the
+// server answered 429 or 5xx.
+func uncertainCreate(err error) bool {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		switch status.Status().Code {
+		case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
+			http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+			return true
+		}
+		// client-go turns a reset or EOF into a StatusError without a code.
+		return status.Status().Code == 0 && retryableError(err)
+	}
+	return retryableError(err)
+}
+
+// createdBy reports whether raw, an existing object, is the one obj's create wrote: it carries
+// every label and annotation obj sets, at least one annotation among them (an identity only
+// that create knows; without one it cannot tell).
+func createdBy(raw []byte, obj *unstructured.Unstructured) bool {
+	if len(obj.GetAnnotations()) == 0 {
+		return false
+	}
+	var got metav1.PartialObjectMetadata
+	if err := json.Unmarshal(raw, &got); err != nil {
+		return false
+	}
+	for k, v := range obj.GetAnnotations() {
+		if got.Annotations[k] != v {
+			return false
+		}
+	}
+	for k, v := range obj.GetLabels() {
+		if got.Labels[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // DeleteOption refines DeleteAndWait.

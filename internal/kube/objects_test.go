@@ -28,6 +28,7 @@ type memoryAPI struct {
 	objects  map[string]map[string]any
 	released chan string
 	forbid   map[string]bool // "VERB" requests answered 403
+	creates  int             // objects created by POST
 }
 
 func newMemoryAPI(t *testing.T) *memoryAPI {
@@ -96,6 +97,29 @@ func (m *memoryAPI) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeObject(w, http.StatusOK, obj)
+	case http.MethodPost:
+		body, _ := io.ReadAll(r.Body)
+		var created map[string]any
+		_ = json.Unmarshal(body, &created)
+		meta := created["metadata"].(map[string]any)
+		objPath := path + "/" + meta["name"].(string)
+		m.mu.Lock()
+		_, exists := m.objects[objPath]
+		if !exists {
+			meta["resourceVersion"] = "1"
+			m.objects[objPath] = created
+			m.creates++
+		}
+		m.mu.Unlock()
+		if exists {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusConflict)
+			_ = json.NewEncoder(w).Encode(metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+				Status: metav1.StatusFailure, Reason: metav1.StatusReasonAlreadyExists, Code: http.StatusConflict,
+				Message: "already exists", Details: &metav1.StatusDetails{Name: meta["name"].(string)}})
+			return
+		}
+		writeObject(w, http.StatusCreated, created)
 	case http.MethodPatch:
 		body, _ := io.ReadAll(r.Body)
 		var applied map[string]any
