@@ -207,7 +207,7 @@ func (r *computeQuotaResource) ensureFlavor(ctx context.Context, instanceType st
 	}
 	want := quota.RenderResourceFlavor(instanceType)
 	if err := r.data.kube.Apply(ctx, kueue.ResourceFlavors, quota.FieldManager, &want, nil); err != nil {
-		diags.AddError("Cannot create the ResourceFlavor", kubeErrorDetail(fmt.Sprintf("Creating ResourceFlavor %q", instanceType), "patch", "resourceflavors.kueue.x-k8s.io", err))
+		diags.AddError("Cannot create the ResourceFlavor", kubeErrorDetail(fmt.Sprintf("Creating ResourceFlavor %q", instanceType), "create and patch", "resourceflavors.kueue.x-k8s.io", err))
 		return false
 	}
 	tflog.Info(ctx, "created ResourceFlavor", map[string]any{"name": instanceType})

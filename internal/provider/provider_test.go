@@ -35,6 +35,9 @@ var acc struct {
 	config    *rest.Config
 	clientset kubernetes.Interface
 	dynamic   dynamic.Interface
+	// cluster is the local control plane TestMain started; nil when KUBE_CONFIG_PATH named an
+	// existing cluster.
+	cluster *localcluster.Cluster
 }
 
 // TestMain starts the local control plane for acceptance tests (TF_ACC set) unless
@@ -80,6 +83,7 @@ func runTests(m *testing.M) int {
 		}()
 		fmt.Fprintf(os.Stderr, "local control plane at %s started in %s\n", cluster.Host, time.Since(started).Round(time.Millisecond))
 		kubeconfig = cluster.KubeconfigPath
+		acc.cluster = cluster
 		if err := os.Setenv("KUBE_CONFIG_PATH", kubeconfig); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1

@@ -255,11 +255,9 @@ func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceMo
 	}
 	lq := quota.RenderLocalQueue(team, owner)
 	if err := r.data.kube.Apply(ctx, kueue.LocalQueues, quota.FieldManager, &lq, nil); err != nil {
-		detail := fmt.Sprintf("Server-side apply of %s LocalQueue %q in namespace %q failed: %s.", kueue.GroupVersion, lqName, nsName, err)
-		if !kube.IsAPINotServed(err) { // that error says what to install
-			detail += " Check that the provider's credentials may patch localqueues.kueue.x-k8s.io."
-		}
-		diags.AddError("Cannot apply LocalQueue", detail)
+		// A transient error gets no permission hint: kubeErrorDetail adds one only when refused.
+		diags.AddError("Cannot apply LocalQueue", kubeErrorDetail(fmt.Sprintf("Server-side apply of %s LocalQueue %q in namespace %q",
+			kueue.GroupVersion, lqName, nsName), "create and patch", "localqueues.kueue.x-k8s.io", err))
 	}
 	return diags
 }
