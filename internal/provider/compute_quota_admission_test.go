@@ -966,13 +966,8 @@ func TestAccAdmission_fairShareWeightZero(t *testing.T) {
 				if _, err := workloadOf("e2e-fs1-big", "big", pendingForQuota, time.Minute); err != nil {
 					return fmt.Errorf("weight 1: %w", err)
 				}
-				time.Sleep(3 * time.Second) // give Kueue time to (wrongly) preempt
-				w, err = workloadOf("e2e-fs1-small", "small", func(*unstructured.Unstructured) bool { return true }, 10*time.Second)
-				if err != nil {
-					return err
-				}
-				if !admitted(w) || evicted(w) {
-					return fmt.Errorf("weight 1: the small borrower lost its admission: %v", conditions(w))
+				if err := stillAdmitted("e2e-fs1-small", "small"); err != nil {
+					return fmt.Errorf("weight 1: %w", err)
 				}
 				return nil
 			},
@@ -1047,4 +1042,18 @@ func TestAccAdmission_docExamplesActive(t *testing.T) {
 			},
 		},
 	})
+}
+
+// stillAdmitted waits a moment in which Kueue could (wrongly) preempt the job, then checks that
+// it keeps its admission.
+func stillAdmitted(team, job string) error {
+	time.Sleep(3 * time.Second)
+	w, err := workloadOf(team, job, func(*unstructured.Unstructured) bool { return true }, 10*time.Second)
+	if err != nil {
+		return err
+	}
+	if s, _, _ := condition(w, "Evicted"); !admitted(w) || s == "True" {
+		return fmt.Errorf("job %s/%s lost its admission: %v", team, job, conditions(w))
+	}
+	return nil
 }
