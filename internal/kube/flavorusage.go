@@ -58,10 +58,12 @@ const listPageSize = 500
 // FlavorInUse reports whether any ClusterQueue that is not being deleted lists the flavor. A
 // "yes" comes from the index; a "no", which leads to deleting the flavor, is confirmed by a
 // fresh LIST, so a queue that another Terraform run created meanwhile still keeps it.
-func (c *Client) FlavorInUse(ctx context.Context, flavor string) (bool, error) {
+func (c *Client) FlavorInUse(ctx context.Context, flavor string) (_ bool, err error) {
 	if err := c.init(ctx); err != nil {
 		return false, err
 	}
+	ctx, tl := withTally(ctx)
+	defer func() { err = tl.explain(err) }()
 	u := &c.flavors
 	u.mu.Lock()
 	defer u.mu.Unlock()

@@ -44,6 +44,8 @@ func (c *Client) Get(ctx context.Context, gvr schema.GroupVersionResource, names
 	if err := c.init(ctx); err != nil {
 		return false, err
 	}
+	ctx, tl := withTally(ctx)
+	defer func() { err = tl.explain(err) }()
 	key := objectKey{gvr, namespace, name}
 	if !c.cache.has(key) {
 		c.primeBefore(ctx, gvr)
@@ -79,7 +81,7 @@ func (c *Client) fetch(ctx context.Context, gvr schema.GroupVersionResource, nam
 // given field manager, forcing ownership of exactly the fields obj sets. Fields other managers
 // own are left alone. The result is decoded into out when out is not nil, and it is what later
 // Gets of the object in this process return.
-func (c *Client) Apply(ctx context.Context, gvr schema.GroupVersionResource, fieldManager string, obj, out any) error {
+func (c *Client) Apply(ctx context.Context, gvr schema.GroupVersionResource, fieldManager string, obj, out any) (err error) {
 	if err := c.init(ctx); err != nil {
 		return err
 	}
@@ -87,10 +89,29 @@ func (c *Client) Apply(ctx context.Context, gvr schema.GroupVersionResource, fie
 	if err != nil {
 		return err
 	}
+	ctx, tl := withTally(ctx)
+	defer func() { err = tl.explain(err) }()
 	key := objectKey{gvr, u.GetNamespace(), u.GetName()}
-	raw, err := c.json.Patch(types.ApplyPatchType).AbsPath(objectPath(gvr, key.namespace, key.name)...).
-		Param("fieldManager", fieldManager).Param("force", "true").
-		Body(body).Do(ctx).Raw()
+	var raw []byte
+	for conflicts := 0; ; conflicts++ {
+		raw, err = c.json.Patch(types.ApplyPatchType).AbsPath(objectPath(gvr, key.namespace, key.name)...).
+			Param("fieldManager", fieldManager).Param("force", "true").
+			Body(body).Do(ctx).Raw()
+		// A forced apply without a resourceVersion does not conflict with other managers, but
+		// a 409 can still come from the storage layer racing another writer or from a webhook;
+		// the apply is declarative, so sending it again is safe.
+		if !apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) || conflicts >= maxApplyConflicts {
+			break
+		}
+		if werr := sleepCtx(ctx, time.Duration(conflicts+1)*100*time.Millisecond); werr != nil {
+			break
+		}
+	}
+	if apierrors.IsConflict(err) {
+		c.cache.forget(key)
+		return fmt.Errorf("another writer kept changing %s %q: %w (the server-side apply was sent %d times). "+
+			"Running apply again is safe", gvr.Resource, key.name, err, maxApplyConflicts+1)
+	}
 	if err != nil {
 		// The write may or may not have happened: read again next time.
 		c.cache.forget(key)
@@ -107,6 +128,21 @@ func (c *Client) Apply(ctx context.Context, gvr schema.GroupVersionResource, fie
 		}
 	}
 	return nil
+}
+
+// maxApplyConflicts is how often Apply resends a server-side apply answered 409 Conflict.
+const maxApplyConflicts = 3
+
+// sleepCtx waits d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
 }
 
 // encodeObject turns a typed object into the JSON body of a write.
@@ -128,6 +164,10 @@ func encodeObject(gvr schema.GroupVersionResource, obj any) (*unstructured.Unstr
 // ErrStillExists is returned by DeleteAndWait and WaitGone when the object outlives the context.
 var ErrStillExists = errors.New("object still exists")
 
+// ErrCreateOutcomeUnknown is returned by Create when the server may or may not have created
+// the object: the POST's response was lost and reading the object back failed too.
+var ErrCreateOutcomeUnknown = errors.New("the create's outcome is unknown")
+
 // ErrAlreadyExists is returned by Create when an object of that name exists.
 var ErrAlreadyExists = errors.New("object already exists")
 
@@ -142,7 +182,7 @@ var ErrAlreadyExists = errors.New("object already exists")
 // succeeded; no object means the POST is sent again, within the retry settings' attempts;
 // anyone else's object is ErrAlreadyExists. So a create whose response was lost ends in success,
 // never in a duplicate or an AlreadyExists of its own making.
-func (c *Client) Create(ctx context.Context, gvr schema.GroupVersionResource, fieldManager string, obj any) error {
+func (c *Client) Create(ctx context.Context, gvr schema.GroupVersionResource, fieldManager string, obj any) (err error) {
 	if err := c.init(ctx); err != nil {
 		return err
 	}
@@ -150,6 +190,8 @@ func (c *Client) Create(ctx context.Context, gvr schema.GroupVersionResource, fi
 	if err != nil {
 		return err
 	}
+	ctx, tl := withTally(ctx)
+	defer func() { err = tl.explain(err) }()
 	key := objectKey{gvr, u.GetNamespace(), u.GetName()}
 	settings := c.retry.WithDefaults()
 	for attempt := 1; ; attempt++ {
@@ -177,19 +219,16 @@ func (c *Client) Create(ctx context.Context, gvr schema.GroupVersionResource, fi
 		case exists || (gerr == nil && found):
 			return fmt.Errorf("%w: %s %q", ErrAlreadyExists, gvr.Resource, key.name)
 		case gerr != nil:
-			return fmt.Errorf("creating %s %q failed (%w), and reading it back to see whether the server created it "+
-				"failed too: %v. Running apply again is safe: it finds the object if it was created", gvr.Resource, key.name, err, gerr)
-		case attempt >= settings.MaxAttempts:
-			return fmt.Errorf("creating %s %q failed %d times, the last time with: %w. The object was not created; "+
-				"running apply again is safe", gvr.Resource, key.name, attempt, err)
+			return fmt.Errorf("%w: creating %s %q failed (%w), and reading it back to see whether the server created it "+
+				"failed too: %v", ErrCreateOutcomeUnknown, gvr.Resource, key.name, err, gerr)
+		case attempt >= settings.MaxAttempts || time.Since(tl.start) >= settings.MaxElapsed:
+			return fmt.Errorf("creating %s %q failed, the last time with: %w. The object was not created; "+
+				"running apply again is safe", gvr.Resource, key.name, err)
 		}
 		wait, _ := backoff(settings.MinBackoff, settings.MaxBackoff, attempt-1, nil)
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
+		wait = max(min(wait, settings.MaxElapsed-time.Since(tl.start)), 0)
+		if sleepCtx(ctx, wait) != nil {
 			return err
-		case <-timer.C:
 		}
 	}
 }
@@ -253,11 +292,13 @@ func OnlyUID(uid string) DeleteOption {
 // that only the garbage collector removes, and the objects here own nothing) and waits until
 // it is gone or ctx ends (WaitGone). A missing object is not an error, and neither is one whose
 // UID no longer matches an OnlyUID precondition: it is not the object that was meant.
-func (c *Client) DeleteAndWait(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, maxPoll time.Duration, opts ...DeleteOption) error {
+func (c *Client) DeleteAndWait(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, maxPoll time.Duration, opts ...DeleteOption) (err error) {
 	dc, err := c.Dynamic(ctx)
 	if err != nil {
 		return err
 	}
+	ctx, tl := withTally(ctx)
+	defer func() { err = tl.explain(err) }()
 	key := objectKey{gvr, namespace, name}
 	c.cache.forget(key)
 	policy := metav1.DeletePropagationBackground
@@ -287,11 +328,13 @@ func (c *Client) DeleteAndWait(ctx context.Context, gvr schema.GroupVersionResou
 // its DELETE returns, which one GET confirms; one that is still terminating is watched, and
 // its deletion event ends the wait at once. GETs at growing intervals, up to maxPoll, back the
 // watch up where it is not allowed or a proxy holds its events back.
-func (c *Client) WaitGone(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, maxPoll time.Duration) error {
+func (c *Client) WaitGone(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, maxPoll time.Duration) (err error) {
 	dc, err := c.Dynamic(ctx)
 	if err != nil {
 		return err
 	}
+	ctx, tl := withTally(ctx)
+	defer func() { err = tl.explain(err) }()
 	key := objectKey{gvr, namespace, name}
 	c.cache.forget(key)
 	res := dc.Resource(gvr).Namespace(namespace)

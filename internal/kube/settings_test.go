@@ -490,12 +490,15 @@ func TestRetrySettings(t *testing.T) {
 	if got := (RetrySettings{}).WithDefaults(); got != DefaultRetry {
 		t.Errorf("zero value: %+v", got)
 	}
-	if DefaultRetry != (RetrySettings{MaxAttempts: 5, MinBackoff: 500 * time.Millisecond, MaxBackoff: 30 * time.Second}) {
+	if DefaultRetry != (RetrySettings{MaxAttempts: 10, MinBackoff: 500 * time.Millisecond, MaxBackoff: 30 * time.Second, MaxElapsed: 2 * time.Minute}) {
 		t.Errorf("DefaultRetry = %+v", DefaultRetry)
 	}
 	got := RetrySettings{MaxAttempts: 2, MinBackoff: time.Minute}.WithDefaults()
 	if got.MaxAttempts != 2 || got.MinBackoff != time.Minute || got.MaxBackoff != time.Minute {
 		t.Errorf("min above default max: %+v", got)
+	}
+	if err := (RetrySettings{MaxElapsed: -time.Second}).Validate(); err == nil || !strings.Contains(err.Error(), "max_elapsed") {
+		t.Errorf("negative max_elapsed: %v", err)
 	}
 	if err := (RetrySettings{MaxAttempts: -1}).Validate(); err == nil || !strings.Contains(err.Error(), "max_attempts") {
 		t.Errorf("negative attempts: %v", err)

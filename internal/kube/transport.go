@@ -39,7 +39,8 @@ const LogSubsystem = "kube"
 // 409 Conflict on the retry; a repeated DELETE as 404: callers handle those.
 //
 // When: on connection errors (not TLS verification failures or other
-// configuration errors), 429, and 5xx except 501. The wait honours
+// configuration errors), 429, and 5xx except 501, for at most MaxAttempts
+// attempts and MaxElapsed after the first one, whichever ends first. The wait honours
 // Retry-After (seconds or HTTP date, capped at MaxBackoff), otherwise it is
 // exponential from MinBackoff to MaxBackoff with jitter. A done request
 // context stops the waiting at once.
@@ -168,6 +169,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		st := &attemptState{ctx: ctx, fields: fields, attempt: 1}
 		st.fields["kube_max_attempts"] = 1
 		tflog.SubsystemTrace(ctx, LogSubsystem, "sending Kubernetes API request (not retried by the provider)", st.with(nil))
+		countAttempt(req.Context())
 		resp, err := t.next.RoundTrip(req)
 		if err != nil {
 			tflog.SubsystemDebug(ctx, LogSubsystem, "Kubernetes API request failed", st.with(map[string]interface{}{"kube_error": errText(err)}))
@@ -191,6 +193,8 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 
 	st := &attemptState{ctx: ctx, fields: fields}
+	start := time.Now()
+	budget := t.settings.MaxElapsed
 	rc := &retryablehttp.Client{
 		HTTPClient:   t.client,
 		Logger:       nil, // everything is logged through the hooks below
@@ -199,6 +203,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		RetryMax:     t.settings.MaxAttempts - 1,
 		RequestLogHook: func(_ retryablehttp.Logger, _ *http.Request, i int) {
 			st.attempt = i + 1
+			countAttempt(req.Context())
 			tflog.SubsystemTrace(ctx, LogSubsystem, "sending Kubernetes API request", st.with(nil))
 		},
 		ResponseLogHook: func(_ retryablehttp.Logger, resp *http.Response) {
@@ -209,12 +214,18 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				tflog.SubsystemDebug(ctx, LogSubsystem, "Kubernetes API request failed", st.with(map[string]interface{}{"kube_error": errText(err)}))
 			}
 			st.wantedRetry = shouldRetry(rctx, resp, err)
+			if st.wantedRetry && time.Since(start) >= budget {
+				tflog.SubsystemDebug(ctx, LogSubsystem, "retry time budget spent", st.with(map[string]interface{}{"kube_max_elapsed": budget.String()}))
+				return false, nil
+			}
 			// Never return an error: together with PassthroughErrorHandler
 			// the caller gets exactly what the last attempt produced.
 			return st.wantedRetry, nil
 		},
 		Backoff: func(minWait, maxWait time.Duration, i int, resp *http.Response) time.Duration {
 			wait, fromHeader := backoff(minWait, maxWait, i, resp)
+			// Never wait past the time budget: the last attempt starts when it ends.
+			wait = max(min(wait, budget-time.Since(start)), 0)
 			extra := map[string]interface{}{
 				"kube_wait":               wait.String(),
 				"kube_attempts_remaining": t.settings.MaxAttempts - st.attempt,

@@ -49,18 +49,55 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) || r.data.client("create priority classes", &resp.Diagnostics) == nil {
 		return
 	}
+	rpcCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
 	defer cancel()
 
 	owner := newOwnerID()
 	classes := classesOf(plan.PriorityClasses)
-	var created []string
+	var created []quota.PriorityClass
 	for i, c := range classes {
-		if !r.create(ctx, i, c, owner, &resp.Diagnostics) {
-			r.rollback(ctx, created, &resp.Diagnostics)
+		result := r.create(ctx, i, c, owner, &resp.Diagnostics)
+		if result == claimMaybe {
+			created = append(created, c)
+		}
+		if result == claimOK {
+			created = append(created, c)
+			continue
+		}
+		if terraformGone(rpcCtx) {
+			// Nobody will store a state: delete what this create made. The last POST may have
+			// reached the server before the context ended.
+			objs := make([]createdObject, 0, len(created)+1)
+			for _, done := range append(created, c) {
+				objs = append(objs, createdObject{gvr: kueue.WorkloadPriorityClasses, kind: "WorkloadPriorityClass", name: quota.PriorityClassObjectName(done.Name)})
+			}
+			undoAbandonedCreate(rpcCtx, r.data.kube, owner, objs...)
 			return
 		}
-		created = append(created, c.Name)
+		if len(created) == 0 {
+			return
+		}
+		// Save the classes written (and the one that may have been), tainted, so none is left
+		// without state; the next refresh drops those that do not exist.
+		written := make([]createdObject, len(created))
+		for j, done := range created {
+			written[j] = createdObject{kind: "WorkloadPriorityClass", name: quota.PriorityClassObjectName(done.Name)}
+		}
+		var notWritten []string
+		for _, rest := range classes[len(created):] {
+			notWritten = append(notWritten, fmt.Sprintf("WorkloadPriorityClass %q", quota.PriorityClassObjectName(rest.Name)))
+		}
+		if len(notWritten) == 0 {
+			notWritten = []string{"nothing else"}
+		}
+		partlyCreated(&resp.Diagnostics, schedulerConfigResourceKind, written, notWritten)
+		plan.ID = types.StringValue(schedulerConfigID(created))
+		plan.PriorityClasses = priorityClassList(created)
+		plan.OwnerID = types.StringValue(owner)
+		plan.Drift = noDrift()
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
 	}
 	plan.ID = types.StringValue(schedulerConfigID(classes))
 	plan.PriorityClasses = priorityClassList(classes)
@@ -71,7 +108,7 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 
 // create claims a class's WorkloadPriorityClass with a POST, so that of two resources declaring
 // the same class only one succeeds; an existing one is refused with its owner named.
-func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c quota.PriorityClass, owner string, diags *diag.Diagnostics) bool {
+func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c quota.PriorityClass, owner string, diags *diag.Diagnostics) claimResult {
 	wpc := quota.RenderPriorityClass(c, owner)
 	tflog.Debug(ctx, "creating WorkloadPriorityClass", map[string]any{"name": wpc.Name, "value": wpc.Value})
 	err := r.data.kube.Create(ctx, kueue.WorkloadPriorityClasses, quota.FieldManager, &wpc)
@@ -86,30 +123,18 @@ func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c qu
 					"or remove priority class %q from this resource. On a cluster with HyperPod task governance, the "+
 					"cluster policy belongs to the AWS API (CreateClusterSchedulerConfig) instead.",
 				wpc.Name, quota.DescribeOwner(existing.ObjectMeta), schedulerConfigResourceKind, c.Name, c.Name))
-			return false
+			return claimFailed
 		}
 	}
 	if err != nil {
 		diags.AddAttributeError(classAttr(i), "Cannot create WorkloadPriorityClass", kubeErrorDetail(
 			fmt.Sprintf("Creating WorkloadPriorityClass %q", wpc.Name), "create", "workloadpriorityclasses.kueue.x-k8s.io", err))
-		return false
-	}
-	return true
-}
-
-// rollback deletes the classes a failed create made, so nothing is left that no state records.
-func (r *clusterSchedulerConfigResource) rollback(ctx context.Context, classes []string, diags *diag.Diagnostics) {
-	for _, c := range classes {
-		wpc, _ := r.get(ctx, c) // cached by the create: no request
-		if wpc == nil {
-			continue
+		if errors.Is(err, kube.ErrCreateOutcomeUnknown) {
+			return claimMaybe
 		}
-		if err := r.data.kube.DeleteAndWait(ctx, kueue.WorkloadPriorityClasses, "", wpc.Name, schedulerConfigPollInterval, kube.OnlyUID(string(wpc.UID))); err != nil {
-			diags.AddWarning("WorkloadPriorityClass left behind", fmt.Sprintf("The create failed after creating "+
-				"WorkloadPriorityClass %q, and deleting it again failed: %s. Delete it yourself "+
-				"(kubectl delete workloadpriorityclasses.kueue.x-k8s.io %s) before applying again.", wpc.Name, err, wpc.Name))
-		}
+		return claimFailed
 	}
+	return claimOK
 }
 
 func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -204,7 +229,9 @@ func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resourc
 	}
 	for i, c := range classes {
 		if existing[i] == nil {
-			if !r.create(ctx, i, c, owner, &resp.Diagnostics) {
+			// A class created here carries the resource's owner identity, so if a later step
+			// fails, the next apply finds it as this resource's own.
+			if r.create(ctx, i, c, owner, &resp.Diagnostics) != claimOK {
 				return
 			}
 			continue

@@ -238,8 +238,8 @@ func TestAccClusterSchedulerConfig_labelDrift(t *testing.T) {
 }
 
 // A class that already exists, made by another tool, is refused on create with its owner
-// named and left untouched; the classes the failed create made are rolled back. Importing it
-// takes it over explicitly.
+// named and left untouched; the classes the failed create made are saved to the state, tainted,
+// and the next apply (here a destroy) deletes them. Importing it takes it over explicitly.
 func TestAccClusterSchedulerConfig_existingClass(t *testing.T) {
 	requireCluster(t)
 	cleanupPriorityClasses(t, "acc-fresh", "acc-taken")
@@ -249,8 +249,9 @@ func TestAccClusterSchedulerConfig_existingClass(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config:      schedConfig(classes...),
-				ExpectError: regexp.MustCompile(`(?s)WorkloadPriorityClass already exists.*acc-taken-priority.*another tool.*terraform import`),
+				Config: schedConfig(classes...),
+				ExpectError: regexp.MustCompile(`(?s)WorkloadPriorityClass already exists.*acc-taken-priority.*another tool.*terraform import` +
+					`.*partly created.*` + tnsPhrase(`Written: WorkloadPriorityClass "acc-fresh-priority". Not written: WorkloadPriorityClass "acc-taken-priority"`)),
 			},
 			{
 				Config: `# nothing`,

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -14,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
@@ -31,22 +34,48 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	}
 	timeout, diags := plan.Timeouts.Create(ctx, defaultQuotaTimeout)
 	resp.Diagnostics.Append(diags...)
+	rpcCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
 	team := plan.Team.ValueString()
 	owner := newOwnerID()
-	uid, ok := r.claim(ctx, team, owner, &resp.Diagnostics)
-	if !ok {
+	claimed := createdObject{gvr: kueue.ClusterQueues, kind: "ClusterQueue", name: quota.ClusterQueueName(team)}
+	saveTainted := func() {
+		plan.OwnerID = types.StringValue(owner)
+		plan.Drift = driftList([]string{"the create stopped before it finished: the next refresh reads the ClusterQueue"})
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
+	}
+	_, claim := r.claim(ctx, team, owner, &resp.Diagnostics)
+	switch {
+	case claim != claimOK && terraformGone(rpcCtx):
+		// The POST may have reached the server before the context ended.
+		undoAbandonedCreate(rpcCtx, r.data.kube, owner, claimed)
+		return
+	case claim == claimMaybe:
+		createOutcomeUnknown(&resp.Diagnostics, quotaResourceKind, claimed)
+		saveTainted()
+		return
+	case claim == claimFailed:
 		return
 	}
-	if !r.write(ctx, config, owner, &resp.Diagnostics) {
-		// Release the name, so that fixing the cause and applying again needs no import.
-		if err := r.data.kube.DeleteAndWait(ctx, kueue.ClusterQueues, "", quota.ClusterQueueName(team), deletePoll, kube.OnlyUID(uid)); err != nil {
-			resp.Diagnostics.AddWarning("Claimed ClusterQueue left behind", fmt.Sprintf(
-				"The create failed after claiming ClusterQueue %q, and deleting the claim failed too: %s. Delete it "+
-					"(kubectl delete clusterqueue %s) before applying again.", quota.ClusterQueueName(team), err, quota.ClusterQueueName(team)))
+	flavors, ok := r.write(ctx, config, owner, &resp.Diagnostics)
+	if !ok {
+		written := []createdObject{claimed}
+		for _, f := range flavors {
+			written = append(written, createdObject{gvr: kueue.ResourceFlavors, kind: "ResourceFlavor", name: f})
 		}
+		if terraformGone(rpcCtx) {
+			undoAbandonedCreate(rpcCtx, r.data.kube, owner, claimed)
+			cleanup, cancel := context.WithTimeout(context.WithoutCancel(rpcCtx), abandonedCleanupTimeout)
+			defer cancel()
+			r.removeUnusedFlavors(cleanup, flavors, &resp.Diagnostics)
+			return
+		}
+		partlyCreated(&resp.Diagnostics, quotaResourceKind, written, []string{
+			fmt.Sprintf("the quotas of ClusterQueue %q (it holds only the provider's labels and owner annotation)", claimed.name)})
+		saveTainted()
 		return
 	}
 	plan.OwnerID = types.StringValue(owner)
@@ -55,30 +84,39 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	setTeamIdentity(ctx, resp.Identity, plan.Team.ValueString(), &resp.Diagnostics)
 }
 
+// claimResult is how a claim ended: the object is this resource's, it is not, or nobody knows.
+type claimResult int
+
+const (
+	claimOK claimResult = iota
+	claimFailed
+	claimMaybe // the POST's response was lost and the object could not be read back
+)
+
 // claim creates the team's ClusterQueue with only its identity (labels and the owner
 // annotation): a POST, so that of two resources creating the same team only one succeeds. An
 // existing queue is refused with its owner named; one being deleted is waited for.
-func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, diags *diag.Diagnostics) (uid string, ok bool) {
+func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, diags *diag.Diagnostics) (uid string, result claimResult) {
 	name := quota.ClusterQueueName(team)
 	var existing kueue.ClusterQueue
 	found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &existing)
 	if err != nil {
 		diags.AddError("Cannot read the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Reading ClusterQueue %q", name), "get", "clusterqueues.kueue.x-k8s.io", err))
-		return "", false
+		return "", claimFailed
 	}
 	if found && existing.DeletionTimestamp != nil {
 		tflog.Info(ctx, "ClusterQueue is being deleted; waiting before creating it again", map[string]any{"name": name})
 		if err := r.data.kube.WaitGone(ctx, kueue.ClusterQueues, "", name, deletePoll); err != nil {
 			summary, detail := existingObjectError(quotaResourceKind, "ClusterQueue", name, existing.ObjectMeta, team)
 			diags.AddAttributeError(path.Root("team"), summary, detail)
-			return "", false
+			return "", claimFailed
 		}
 		found = false
 	}
 	if found {
 		summary, detail := existingObjectError(quotaResourceKind, "ClusterQueue", name, existing.ObjectMeta, team)
 		diags.AddAttributeError(path.Root("team"), summary, detail)
-		return "", false
+		return "", claimFailed
 	}
 	claim := kueue.ClusterQueue{
 		TypeMeta: metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: kueue.KindClusterQueue},
@@ -94,18 +132,21 @@ func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, di
 		if found, _ := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &existing); found {
 			summary, detail := existingObjectError(quotaResourceKind, "ClusterQueue", name, existing.ObjectMeta, team)
 			diags.AddAttributeError(path.Root("team"), summary, detail)
-			return "", false
+			return "", claimFailed
 		}
 	}
 	if err != nil {
 		diags.AddError("Cannot create the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Creating ClusterQueue %q", name), "create", "clusterqueues.kueue.x-k8s.io", err))
-		return "", false
+		if errors.Is(err, kube.ErrCreateOutcomeUnknown) {
+			return "", claimMaybe
+		}
+		return "", claimFailed
 	}
 	var created kueue.ClusterQueue
 	if found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &created); err == nil && found {
 		uid = string(created.UID)
 	}
-	return uid, true
+	return uid, claimOK
 }
 
 func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -136,7 +177,7 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 		return
 	}
 	owner = ownerToRecord(plan.OwnerID)
-	if !r.write(ctx, config, owner, &resp.Diagnostics) {
+	if _, ok := r.write(ctx, config, owner, &resp.Diagnostics); !ok {
 		return
 	}
 	plan.OwnerID = types.StringValue(owner)
@@ -151,29 +192,35 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 // It resolves from the configuration (all known at apply time), not the plan, so the annotation
 // records which attributes the user set and import can reproduce them; the values equal the
 // plan's.
-func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaModel, owner string, diags *diag.Diagnostics) bool {
+//
+// createdFlavors are the ResourceFlavors it created, even when it fails.
+func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaModel, owner string, diags *diag.Diagnostics) (createdFlavors []string, ok bool) {
 	cfg := quotaConfigFromModel(config)
 	rc, problems := quota.Defaults(r.data.catalog, cfg)
 	if len(problems) > 0 {
 		addProblems(diags, problems)
-		return false
+		return nil, false
 	}
 	cq, err := renderOwnedClusterQueue(r, rc, owner)
 	if err != nil {
 		diags.AddError("Cannot render the ClusterQueue", err.Error())
-		return false
+		return nil, false
 	}
 	for _, e := range rc.Resources {
-		if !r.ensureFlavor(ctx, e.Configured.InstanceType, diags) {
-			return false
+		created, ok := r.ensureFlavor(ctx, e.Configured.InstanceType, diags)
+		if created {
+			createdFlavors = append(createdFlavors, e.Configured.InstanceType)
+		}
+		if !ok {
+			return createdFlavors, false
 		}
 	}
 	if err := r.data.kube.Apply(ctx, kueue.ClusterQueues, quota.FieldManager, &cq, nil); err != nil {
 		diags.AddError("Cannot apply the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Server-side apply of ClusterQueue %q", cq.Name), "patch", "clusterqueues.kueue.x-k8s.io", err))
-		return false
+		return createdFlavors, false
 	}
 	tflog.Info(ctx, "applied ClusterQueue", map[string]any{"name": cq.Name})
-	return true
+	return createdFlavors, true
 }
 
 // renderOwnedClusterQueue renders the queue with the owner annotation ("" leaves it out).
@@ -187,31 +234,32 @@ func renderOwnedClusterQueue(r *computeQuotaResource, rc quota.ResolvedConfig, o
 
 // ensureFlavor creates the ResourceFlavor of an instance type when it is missing. A flavor that
 // exists, whoever made it, is left alone.
-func (r *computeQuotaResource) ensureFlavor(ctx context.Context, instanceType string, diags *diag.Diagnostics) bool {
+func (r *computeQuotaResource) ensureFlavor(ctx context.Context, instanceType string, diags *diag.Diagnostics) (created, ok bool) {
 	var rf kueue.ResourceFlavor
 	found, err := r.data.kube.Get(ctx, kueue.ResourceFlavors, "", instanceType, &rf)
 	if err != nil {
 		diags.AddError("Cannot read the ResourceFlavor", kubeErrorDetail(fmt.Sprintf("Reading ResourceFlavor %q", instanceType), "get", "resourceflavors.kueue.x-k8s.io", err))
-		return false
+		return false, false
 	}
 	if found && rf.DeletionTimestamp == nil {
-		return true
+		return false, true
 	}
 	if found {
 		// Deleted by the last quota that used it, in this run or another: wait, then create it again.
 		if err := r.data.kube.WaitGone(ctx, kueue.ResourceFlavors, "", instanceType, deletePoll); err != nil {
 			diags.AddError("ResourceFlavor is being deleted", fmt.Sprintf(
 				"ResourceFlavor %q is being deleted and was not gone within the timeout: %s. Apply again once it is gone.", instanceType, err))
-			return false
+			return false, false
 		}
 	}
 	want := quota.RenderResourceFlavor(instanceType)
 	if err := r.data.kube.Apply(ctx, kueue.ResourceFlavors, quota.FieldManager, &want, nil); err != nil {
 		diags.AddError("Cannot create the ResourceFlavor", kubeErrorDetail(fmt.Sprintf("Creating ResourceFlavor %q", instanceType), "create and patch", "resourceflavors.kueue.x-k8s.io", err))
-		return false
+		// A server-side apply may have created it before its response was lost.
+		return true, false
 	}
 	tflog.Info(ctx, "created ResourceFlavor", map[string]any{"name": instanceType})
-	return true
+	return true, true
 }
 
 // removeUnusedFlavors deletes the flavors of the given types that this provider created and that
@@ -353,6 +401,7 @@ func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRe
 	}
 	timeout, diags := state.Timeouts.Delete(ctx, defaultQuotaTimeout)
 	resp.Diagnostics.Append(diags...)
+	rpcCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -373,14 +422,69 @@ func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRe
 		if err := r.data.kube.DeleteAndWait(ctx, kueue.ClusterQueues, "", name, deletePoll, kube.OnlyUID(string(cq.UID))); err != nil {
 			detail := fmt.Sprintf("Deleting ClusterQueue %q failed: %s", name, err)
 			if errors.Is(err, kube.ErrStillExists) {
-				detail += ". Kueue keeps a ClusterQueue while admitted workloads still run in it: wait for them to finish " +
-					"or delete them, or raise timeouts.delete, then destroy again."
+				detail = r.stillHeld(rpcCtx, name, timeout)
 			}
 			resp.Diagnostics.AddError("ClusterQueue not deleted", detail)
 			return
 		}
 	}
 	r.removeUnusedFlavors(ctx, instanceTypesOf(state), &resp.Diagnostics)
+}
+
+// stillHeld explains a ClusterQueue that outlived the delete timeout: the finalizers holding it
+// and, for Kueue's, the workloads still admitted to it (one LIST, made only now).
+func (r *computeQuotaResource) stillHeld(rpcCtx context.Context, name string, timeout time.Duration) string {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(rpcCtx), 15*time.Second)
+	defer cancel()
+	var cq kueue.ClusterQueue
+	finalizers := "its finalizers"
+	if found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq); err == nil && found && len(cq.Finalizers) > 0 {
+		finalizers = fmt.Sprintf("finalizers %v", cq.Finalizers)
+	}
+	detail := fmt.Sprintf("Deleting ClusterQueue %q did not finish within timeouts.delete (%s): it is held by %s. "+
+		"Kueue removes its finalizer (%s) once no workload is admitted to the queue any more.", name, timeout, finalizers, kueueInUseFinalizer)
+	workloads, err := r.admittedWorkloads(ctx, name)
+	switch {
+	case err != nil:
+		detail += fmt.Sprintf(" The workloads still admitted could not be listed: %s.", err)
+	case len(workloads) > 0:
+		detail += " Workloads still admitted to it: " + strings.Join(workloads, ", ") + "."
+	default:
+		detail += " No workload is admitted to it now, so Kueue should release it shortly."
+	}
+	return detail + " To proceed: wait for the workloads to finish, or delete them (for a Job, kubectl delete job -n <namespace> <job>), " +
+		"or raise timeouts.delete; then run destroy again. Removing the finalizer by hand would leave running workloads without a queue."
+}
+
+// kueueInUseFinalizer is the finalizer Kueue puts on ClusterQueues with admitted workloads.
+const kueueInUseFinalizer = "kueue.x-k8s.io/resource-in-use"
+
+// admittedWorkloads lists the workloads admitted to the ClusterQueue, as namespace/name with
+// the Job (or other object) that owns each.
+func (r *computeQuotaResource) admittedWorkloads(ctx context.Context, clusterQueue string) ([]string, error) {
+	dc, err := r.data.kube.Dynamic(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := dc.Resource(kueue.Workloads).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing workloads.kueue.x-k8s.io: %w", err)
+	}
+	var out []string
+	for _, wl := range list.Items {
+		cq, _, _ := unstructured.NestedString(wl.Object, "status", "admission", "clusterQueue")
+		if cq != clusterQueue {
+			continue
+		}
+		item := wl.GetNamespace() + "/" + wl.GetName()
+		for _, ref := range wl.GetOwnerReferences() {
+			item += fmt.Sprintf(" (%s %s/%s)", ref.Kind, wl.GetNamespace(), ref.Name)
+			break
+		}
+		out = append(out, item)
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 func (r *computeQuotaResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -690,7 +690,7 @@ func TestAccComputeQuota_deleteHeldByFinalizer(t *testing.T) {
 				PreConfig:   setFinalizers(`["test.quotaworks.io/hold"]`),
 				Config:      cfg,
 				Destroy:     true,
-				ExpectError: regexp.MustCompile(`(?s)ClusterQueue not deleted.*held by finalizers\s+\[[^\]]*test\.quotaworks\.io/hold\].*admitted\s+workloads`),
+				ExpectError: regexp.MustCompile(`(?s)ClusterQueue not deleted.*held by finalizers\s+\[[^\]]*test\.quotaworks\.io/hold\].*No workload is\s+admitted.*run destroy\s+again`),
 			},
 			{
 				// Once the workloads are gone Kueue lets the queue go; the next plan recreates it.

@@ -154,8 +154,11 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 				},
 			},
 			"retry": schema.SingleNestedBlock{
-				Description: "Retries of idempotent API requests after connection errors, 429 and 5xx responses (`Retry-After` is honoured).",
+				Description: "Retries of idempotent API requests after connection errors, 429 and 5xx responses (`Retry-After` is honoured). " +
+					"A request is retried until `max_attempts` or `max_elapsed` is spent, whichever comes first, so a flaky API server is absorbed " +
+					"and a real outage fails in bounded time. Creates (POST) are not resent blindly: after a lost response the provider reads the object back.",
 				Attributes: map[string]schema.Attribute{
+					"max_elapsed":  schema.StringAttribute{Optional: true, Description: fmt.Sprintf("Longest time one request is retried, from its first attempt, a Go duration (default `%s`).", kube.DefaultRetry.MaxElapsed)},
 					"max_attempts": schema.Int64Attribute{Optional: true, Description: fmt.Sprintf("Attempts per request, including the first (default %d).", kube.DefaultRetry.MaxAttempts)},
 					"min_backoff":  schema.StringAttribute{Optional: true, Description: fmt.Sprintf("Shortest wait between attempts, a Go duration (default `%s`).", kube.DefaultRetry.MinBackoff)},
 					"max_backoff":  schema.StringAttribute{Optional: true, Description: fmt.Sprintf("Longest wait between attempts, a Go duration (default `%s`).", kube.DefaultRetry.MaxBackoff)},

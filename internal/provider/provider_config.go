@@ -216,6 +216,7 @@ func readRetry(r *configReader, a map[string]attr.Value, diags *diag.Diagnostics
 	}
 	out.MinBackoff = duration("min_backoff")
 	out.MaxBackoff = duration("max_backoff")
+	out.MaxElapsed = duration("max_elapsed")
 	return out
 }
 

@@ -32,7 +32,7 @@ import (
 
 var (
 	execAttrTypes  = map[string]attr.Type{"api_version": types.StringType, "command": types.StringType, "args": types.ListType{ElemType: types.StringType}, "env": types.MapType{ElemType: types.StringType}}
-	retryAttrTypes = map[string]attr.Type{"max_attempts": types.Int64Type, "min_backoff": types.StringType, "max_backoff": types.StringType}
+	retryAttrTypes = map[string]attr.Type{"max_attempts": types.Int64Type, "min_backoff": types.StringType, "max_backoff": types.StringType, "max_elapsed": types.StringType}
 	overrideTypes  = map[string]attr.Type{"accelerators": types.Int64Type, "accelerator_resource": types.StringType, "vcpu": types.Float64Type,
 		"memory_in_gib": types.Float64Type, "efa": types.Int64Type, "mig_profiles": types.ListType{ElemType: types.StringType}}
 )
@@ -114,7 +114,7 @@ func TestReadProviderConfig_unknownAndNull(t *testing.T) {
 		}, []string{`exec.env["AWS_PROFILE"]`}, "", false},
 		{"retry", func(m *providerModel) { m.Retry = types.ObjectUnknown(retryAttrTypes) }, []string{"retry"}, "", false},
 		{"retry fields", func(m *providerModel) {
-			m.Retry = types.ObjectValueMust(retryAttrTypes, map[string]attr.Value{"max_attempts": types.Int64Unknown(), "min_backoff": us, "max_backoff": ks("1s")})
+			m.Retry = types.ObjectValueMust(retryAttrTypes, map[string]attr.Value{"max_attempts": types.Int64Unknown(), "min_backoff": us, "max_backoff": ks("1s"), "max_elapsed": types.StringNull()})
 		}, []string{"retry.max_attempts", "retry.min_backoff"}, "", false},
 		{"instance_types", func(m *providerModel) { m.InstanceTypes = types.MapUnknown(types.ObjectType{AttrTypes: overrideTypes}) }, []string{"instance_types"}, "", true},
 		{"instance_types entry", func(m *providerModel) {
@@ -171,7 +171,7 @@ func TestReadProviderConfig_errorsAtConfigure(t *testing.T) {
 			m.Exec = execBlock(ks("client.authentication.k8s.io/v1beta1"), types.StringNull(), types.ListNull(types.StringType), types.MapNull(types.StringType))
 		}, "exec.command must be set"},
 		{"min_backoff above max_backoff", func(m *providerModel) {
-			m.Retry = types.ObjectValueMust(retryAttrTypes, map[string]attr.Value{"max_attempts": types.Int64Null(), "min_backoff": ks("2s"), "max_backoff": ks("1s")})
+			m.Retry = types.ObjectValueMust(retryAttrTypes, map[string]attr.Value{"max_attempts": types.Int64Null(), "min_backoff": ks("2s"), "max_backoff": ks("1s"), "max_elapsed": types.StringNull()})
 		}, "retry.min_backoff (2s) must not be greater than retry.max_backoff (1s)"},
 		{"insecure with a CA", func(m *providerModel) {
 			m.Insecure = types.BoolValue(true)
@@ -326,6 +326,7 @@ func TestAccProvider_configErrorsAtPlan(t *testing.T) {
 		{`cluster_ca_certificate = "bm90IGEgY2VydA=="`, `must be PEM data`},
 		{"exec {\n    api_version = \"client.authentication.k8s.io/v1beta1\"\n  }", `exec\.command must be set`},
 		{"retry {\n    min_backoff = \"2s\"\n    max_backoff = \"1s\"\n  }", `retry\.min_backoff \(2s\) must not be greater than\s+retry\.max_backoff \(1s\)`},
+		{"retry {\n    max_elapsed = \"soon\"\n  }", `retry\.max_elapsed is "soon", which is not a positive Go\s+duration`},
 	} {
 		steps = append(steps, resource.TestStep{
 			Config:      fmt.Sprintf("provider \"hyperpod\" {\n  host = \"https://127.0.0.1:1\"\n  %s\n}\n", c.block) + newQuota,

@@ -237,6 +237,12 @@ func kubeErrorDetail(action, verb, resource string, err error) string {
 		detail += fmt.Sprintf(" The provider's credentials need %s permission on %s (see the provider documentation's permissions table).", verb, resource)
 	case apierrors.IsUnauthorized(err):
 		detail += " The API server did not accept the provider's credentials: check token, client certificate or exec settings."
+	case kube.IsTransient(err):
+		// Throttling, a server error or a dropped connection, on every attempt: not a permission
+		// or configuration problem, so no hint about either.
+		detail += " This is a temporary failure of the API server or the network, retried within the provider's retry " +
+			"settings (retry.max_attempts, retry.max_elapsed). Running apply again is safe: it reads what exists and " +
+			"continues from there."
 	default:
 		detail += " Check that the cluster is reachable."
 	}

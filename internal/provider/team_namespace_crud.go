@@ -69,18 +69,49 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	rpcCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
 	team := plan.Team.ValueString()
 	ctx = tflog.SetField(ctx, "team", team)
 	owner := newOwnerID()
-	if !r.claim(ctx, team, owner, &resp.Diagnostics) {
+	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
+	ns := createdObject{gvr: kube.Namespaces, kind: "Namespace", name: nsName}
+	lq := createdObject{gvr: kueue.LocalQueues, kind: "LocalQueue", namespace: nsName, name: lqName}
+	saveTainted := func() {
+		plan.OwnerID = types.StringValue(owner)
+		plan.Drift = driftList([]string{"the create stopped before it finished: the next refresh reads the Namespace and LocalQueue"})
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
+	}
+	claim := r.claim(ctx, team, owner, &resp.Diagnostics)
+	switch {
+	case claim != claimOK && terraformGone(rpcCtx):
+		// The POST may have reached the server before the context ended.
+		undoAbandonedCreate(rpcCtx, r.data.kube, owner, ns)
+		return
+	case claim == claimMaybe:
+		createOutcomeUnknown(&resp.Diagnostics, teamNamespaceResourceKind, ns)
+		saveTainted()
+		return
+	case claim == claimFailed:
 		return
 	}
-	tflog.Debug(ctx, "creating team namespace", map[string]any{"namespace": quota.NamespaceName(team)})
-	resp.Diagnostics.Append(r.apply(ctx, &plan, teamNamespaceObjects{}, owner)...)
+	tflog.Debug(ctx, "creating team namespace", map[string]any{"namespace": nsName})
+	d, stage := r.apply(ctx, &plan, teamNamespaceObjects{}, owner)
+	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
+		if terraformGone(rpcCtx) {
+			undoAbandonedCreate(rpcCtx, r.data.kube, owner, ns, lq)
+			return
+		}
+		notWritten := []string{lq.String()}
+		if stage == stageNamespace {
+			notWritten = append([]string{fmt.Sprintf("the labels and annotations of Namespace %q", nsName)}, notWritten...)
+		}
+		partlyCreated(&resp.Diagnostics, teamNamespaceResourceKind, []createdObject{ns}, notWritten)
+		saveTainted()
 		return
 	}
 	plan.OwnerID = types.StringValue(owner)
@@ -93,17 +124,17 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 // owner annotation) with a POST, so that of two resources creating the same team only one
 // succeeds. An existing Namespace is refused with its owner named; one being deleted is waited
 // for.
-func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, diags *diag.Diagnostics) bool {
+func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, diags *diag.Diagnostics) claimResult {
 	nsName := quota.NamespaceName(team)
-	refuse := func(ns *corev1.Namespace) bool {
+	refuse := func(ns *corev1.Namespace) claimResult {
 		summary, detail := existingObjectError(teamNamespaceResourceKind, "Namespace", nsName, ns.ObjectMeta, team)
 		diags.AddAttributeError(path.Root("team"), summary, detail)
-		return false
+		return claimFailed
 	}
 	objs, d := r.get(ctx, team)
 	diags.Append(d...)
 	if diags.HasError() {
-		return false
+		return claimFailed
 	}
 	if ns := objs.namespace; ns != nil {
 		if ns.DeletionTimestamp == nil {
@@ -123,9 +154,12 @@ func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, d
 	}
 	if err != nil {
 		diags.AddError("Cannot create Namespace", kubeErrorDetail(fmt.Sprintf("Creating Namespace %q", nsName), "create", "namespaces", err))
-		return false
+		if errors.Is(err, kube.ErrCreateOutcomeUnknown) {
+			return claimMaybe
+		}
+		return claimFailed
 	}
-	return true
+	return claimOK
 }
 
 func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -203,7 +237,8 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 	}
 	owner := ownerToRecord(plan.OwnerID)
 	tflog.Debug(ctx, "updating team namespace", map[string]any{"namespace": quota.NamespaceName(team)})
-	resp.Diagnostics.Append(r.apply(ctx, &plan, objs, owner)...)
+	d, _ = r.apply(ctx, &plan, objs, owner)
+	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -217,7 +252,16 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 // apply server-side applies the Namespace and the LocalQueue as planned. A LocalQueue that is
 // terminating or points at another ClusterQueue (spec.clusterQueue is immutable) is deleted
 // and recreated.
-func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceModel, objs teamNamespaceObjects, owner string) diag.Diagnostics {
+// applyStage names the step of apply that failed.
+type applyStage int
+
+const (
+	stageNone applyStage = iota
+	stageNamespace
+	stageLocalQueue
+)
+
+func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceModel, objs teamNamespaceObjects, owner string) (diag.Diagnostics, applyStage) {
 	var diags diag.Diagnostics
 	team := plan.Team.ValueString()
 	nsName, lqName, cqName := quota.NamespaceName(team), quota.LocalQueueName(team), quota.ClusterQueueName(team)
@@ -230,14 +274,14 @@ func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceMo
 		diags.Append(plan.Annotations.ElementsAs(ctx, &annotations, false)...)
 	}
 	if diags.HasError() {
-		return diags
+		return diags, stageNamespace
 	}
 	// Reserved keys were rejected by ValidateConfig.
 	ns := quota.RenderNamespace(team, labels, annotations, owner)
 	if err := r.data.kube.Apply(ctx, kube.Namespaces, quota.FieldManager, &ns, nil); err != nil {
 		diags.AddError("Cannot apply Namespace", kubeErrorDetail(fmt.Sprintf("Server-side apply of Namespace %q", nsName), "patch", "namespaces", err)+
 			" Check the labels and annotations.")
-		return diags
+		return diags, stageNamespace
 	}
 
 	if lq := objs.localQueue; lq != nil && (lq.DeletionTimestamp != nil || lq.Spec.ClusterQueue != cqName) {
@@ -250,7 +294,7 @@ func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceMo
 					"be changed, so it has to be deleted and recreated; deleting it failed: %s. Delete it yourself "+
 					"(kubectl delete localqueue -n %s %s) and apply again, or raise timeouts.create.",
 					lqName, nsName, lq.Spec.ClusterQueue, cqName, err, nsName, lqName))
-			return diags
+			return diags, stageLocalQueue
 		}
 	}
 	lq := quota.RenderLocalQueue(team, owner)
@@ -258,8 +302,9 @@ func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceMo
 		// A transient error gets no permission hint: kubeErrorDetail adds one only when refused.
 		diags.AddError("Cannot apply LocalQueue", kubeErrorDetail(fmt.Sprintf("Server-side apply of %s LocalQueue %q in namespace %q",
 			kueue.GroupVersion, lqName, nsName), "create and patch", "localqueues.kueue.x-k8s.io", err))
+		return diags, stageLocalQueue
 	}
-	return diags
+	return diags, stageNone
 }
 
 func (r *teamNamespaceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -1,0 +1,112 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// An outage fails in bounded time: the time budget ends the retries long before the attempts
+// would, and the error says how often the provider tried.
+func TestRetryTimeBudgetEndsAnOutage(t *testing.T) {
+	api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		writeStatus(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, "")
+	})
+	c := NewClient(api.settings(RetrySettings{MaxAttempts: 1000, MinBackoff: 20 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, MaxElapsed: 300 * time.Millisecond}))
+	start := time.Now()
+	var ns corev1.Namespace
+	_, err := c.Get(context.Background(), Namespaces, "", "team-a", &ns)
+	took := time.Since(start)
+	if took > 2*time.Second {
+		t.Errorf("an outage took %s to fail with max_elapsed 300ms", took)
+	}
+	if !apierrors.IsServiceUnavailable(err) {
+		t.Errorf("the last status is lost: %T %v", err, err)
+	}
+	var te *TransientError
+	if !errors.As(err, &te) {
+		t.Fatalf("want a TransientError, got %T %v", err, err)
+	}
+	if te.Attempts != api.count() || te.Attempts < 3 || te.Attempts > 20 {
+		t.Errorf("TransientError counts %d attempts, the server saw %d", te.Attempts, api.count())
+	}
+	if !strings.Contains(err.Error(), "tried ") || !IsTransient(err) {
+		t.Errorf("message does not say how often it was tried: %v", err)
+	}
+}
+
+// Attempts end the retries before the time budget when they are spent first.
+func TestRetryAttemptsEndBeforeTimeBudget(t *testing.T) {
+	api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		writeStatus(w, http.StatusInternalServerError, metav1.StatusReasonInternalError, "")
+	})
+	c := NewClient(api.settings(RetrySettings{MaxAttempts: 4, MinBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond, MaxElapsed: time.Hour}))
+	var ns corev1.Namespace
+	_, err := c.Get(context.Background(), Namespaces, "", "team-a", &ns)
+	var te *TransientError
+	if !errors.As(err, &te) || te.Attempts != 4 || api.count() != 4 {
+		t.Fatalf("want 4 attempts, got %v (server saw %d)", err, api.count())
+	}
+	if !strings.Contains(err.Error(), "tried 4 times") {
+		t.Errorf("message: %v", err)
+	}
+}
+
+// A refusal is not transient and carries no retry count: the permission hint belongs to it.
+func TestForbiddenIsNotTransient(t *testing.T) {
+	api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		writeStatus(w, http.StatusForbidden, metav1.StatusReasonForbidden, "")
+	})
+	c := NewClient(api.settings(fastRetry))
+	var ns corev1.Namespace
+	_, err := c.Get(context.Background(), Namespaces, "", "team-a", &ns)
+	if !apierrors.IsForbidden(err) || IsTransient(err) || strings.Contains(err.Error(), "tried") {
+		t.Errorf("forbidden: %v (transient %v)", err, IsTransient(err))
+	}
+	if api.count() != 1 {
+		t.Errorf("a refusal was retried: %d requests", api.count())
+	}
+}
+
+// A server-side apply answered 409 Conflict is sent again: it is declarative.
+func TestApplyRetriesConflict(t *testing.T) {
+	api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n == 1 {
+			writeStatus(w, http.StatusConflict, metav1.StatusReasonConflict, "")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team-a"}}`))
+	})
+	c := NewClient(api.settings(fastRetry))
+	ns := corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}
+	if err := c.Apply(context.Background(), Namespaces, "test", &ns, nil); err != nil {
+		t.Fatalf("apply after one conflict: %v", err)
+	}
+	if api.count() != 2 {
+		t.Errorf("server saw %d requests, want 2", api.count())
+	}
+}
+
+// A conflict that does not go away is reported with what to do, not retried forever.
+func TestApplyReportsLastingConflict(t *testing.T) {
+	api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		writeStatus(w, http.StatusConflict, metav1.StatusReasonConflict, "")
+	})
+	c := NewClient(api.settings(fastRetry))
+	ns := corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}
+	err := c.Apply(context.Background(), Namespaces, "test", &ns, nil)
+	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), "another writer") || !strings.Contains(err.Error(), "apply again is safe") {
+		t.Fatalf("lasting conflict: %v", err)
+	}
+	if api.count() != maxApplyConflicts+1 {
+		t.Errorf("server saw %d requests, want %d", api.count(), maxApplyConflicts+1)
+	}
+}

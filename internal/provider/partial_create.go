@@ -1,0 +1,102 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+)
+
+// A create writes several objects one after the other. When it stops halfway, two things must
+// hold: nothing it wrote is left in the cluster without state (the next apply would find the
+// objects and refuse them as another owner's), and the state claims nothing that does not exist.
+//
+//   - Terraform is still there (an error, a timeout): the create saves what it wrote to the
+//     state and fails, so Terraform marks the resource tainted; the next plan refreshes it from
+//     the cluster and replaces it.
+//   - Terraform went away (killed, its connection lost): the RPC context is cancelled and nobody
+//     will store a state, so the create deletes what it wrote, if it still carries this create's
+//     owner identity.
+
+// abandonedCleanupTimeout bounds the clean-up after Terraform went away.
+const abandonedCleanupTimeout = 30 * time.Second
+
+// createdObject is an object a create wrote (or may have written).
+type createdObject struct {
+	gvr             schema.GroupVersionResource
+	kind            string
+	namespace, name string
+}
+
+func (o createdObject) String() string {
+	if o.namespace != "" {
+		return fmt.Sprintf("%s %q in namespace %q", o.kind, o.name, o.namespace)
+	}
+	return fmt.Sprintf("%s %q", o.kind, o.name)
+}
+
+// terraformGone reports whether the RPC's own context was cancelled: Terraform (or its
+// connection to the provider) went away while the create ran, as opposed to the create's
+// timeout ending.
+func terraformGone(rpcCtx context.Context) bool {
+	return errors.Is(rpcCtx.Err(), context.Canceled)
+}
+
+// undoAbandonedCreate deletes the objects a create wrote after Terraform went away, each only
+// while it still carries owner. Failures are logged: there is nobody to tell.
+func undoAbandonedCreate(rpcCtx context.Context, k *kube.Client, owner string, objs ...createdObject) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(rpcCtx), abandonedCleanupTimeout)
+	defer cancel()
+	for i := len(objs) - 1; i >= 0; i-- {
+		o := objs[i]
+		var meta metav1.PartialObjectMetadata
+		found, err := k.Get(ctx, o.gvr, o.namespace, o.name, &meta)
+		if err != nil || !found || !quota.Owns(meta.ObjectMeta, owner) {
+			tflog.Warn(ctx, "Terraform went away during the create; not deleting", map[string]any{
+				"object": o.String(), "found": found, "error": fmt.Sprint(err)})
+			continue
+		}
+		err = k.DeleteAndWait(ctx, o.gvr, o.namespace, o.name, deletePoll, kube.OnlyUID(string(meta.UID)))
+		if err != nil && !errors.Is(err, kube.ErrStillExists) {
+			tflog.Warn(ctx, "Terraform went away during the create; deleting what it wrote failed", map[string]any{
+				"object": o.String(), "error": err.Error()})
+			continue
+		}
+		tflog.Info(ctx, "Terraform went away during the create; deleted what it wrote", map[string]any{"object": o.String()})
+	}
+}
+
+// partlyCreated is the error of a create that stopped after writing some objects; the state
+// it saves holds them, and Terraform marks the resource tainted.
+func partlyCreated(diags *diag.Diagnostics, resourceKind string, written []createdObject, notWritten []string) {
+	names := make([]string, len(written))
+	for i, o := range written {
+		names[i] = o.String()
+	}
+	diags.AddError(fmt.Sprintf("%s partly created", resourceKind), fmt.Sprintf(
+		"The create stopped halfway (see the error above for why). Written: %s. Not written: %s.\n\n"+
+			"What was written is saved in the state and the resource is marked tainted, so nothing is left in the cluster "+
+			"without state. Fix the cause if there is one and run apply again: Terraform reads the objects and replaces "+
+			"the resource, which deletes them and creates them again.",
+		strings.Join(names, ", "), strings.Join(notWritten, ", ")))
+}
+
+// createOutcomeUnknown is the error of a create whose first object may or may not exist: the
+// POST's response was lost and reading it back failed. The state is saved (tainted) all the same,
+// so that the object, if it exists, is not left without state.
+func createOutcomeUnknown(diags *diag.Diagnostics, resourceKind string, o createdObject) {
+	diags.AddError(fmt.Sprintf("%s may have been created", resourceKind), fmt.Sprintf(
+		"It is not known whether the API server created %s: the response to the create was lost and reading it back "+
+			"failed too (see the error above). The resource is saved in the state, marked tainted, so that the object is "+
+			"never left without state: the next plan reads the cluster, drops the resource from the state if the object "+
+			"does not exist, and replaces it if it does. Running apply again is safe.", o))
+}
