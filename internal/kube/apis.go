@@ -134,7 +134,7 @@ func (c *Client) servedVersions(ctx context.Context, group string) ([]string, er
 	if v, ok := c.groups.served[group]; ok {
 		return v, nil
 	}
-	raw, err := c.json.Get().AbsPath("/apis", group).Do(ctx).Raw()
+	raw, err := rawOf(c.json.Get().AbsPath("/apis", group).Do(ctx))
 	var versions []string
 	switch {
 	case apierrors.IsNotFound(err):

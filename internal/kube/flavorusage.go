@@ -114,7 +114,7 @@ func (c *Client) listClusterQueueFlavors(ctx context.Context) (map[string][]stri
 		if cont != "" {
 			req = req.Param("continue", cont)
 		}
-		raw, err := req.Do(ctx).Raw()
+		raw, err := rawOf(req.Do(ctx))
 		if err != nil {
 			return nil, fmt.Errorf("listing ClusterQueues: %w", err)
 		}

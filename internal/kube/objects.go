@@ -64,7 +64,7 @@ func (c *Client) Get(ctx context.Context, gvr schema.GroupVersionResource, names
 
 // fetch is one GET, bypassing the cache.
 func (c *Client) fetch(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) ([]byte, bool, error) {
-	raw, err := c.json.Get().AbsPath(objectPath(gvr, namespace, name)...).Do(ctx).Raw()
+	raw, err := rawOf(c.json.Get().AbsPath(objectPath(gvr, namespace, name)...).Do(ctx))
 	if apierrors.IsNotFound(err) {
 		if err := c.notFound(ctx, gvr, err, raw); IsAPINotServed(err) {
 			return nil, false, err
@@ -94,9 +94,9 @@ func (c *Client) Apply(ctx context.Context, gvr schema.GroupVersionResource, fie
 	key := objectKey{gvr, u.GetNamespace(), u.GetName()}
 	var raw []byte
 	for conflicts := 0; ; conflicts++ {
-		raw, err = c.json.Patch(types.ApplyPatchType).AbsPath(objectPath(gvr, key.namespace, key.name)...).
+		raw, err = rawOf(c.json.Patch(types.ApplyPatchType).AbsPath(objectPath(gvr, key.namespace, key.name)...).
 			Param("fieldManager", fieldManager).Param("force", "true").
-			Body(body).Do(ctx).Raw()
+			Body(body).Do(ctx))
 		// A forced apply without a resourceVersion does not conflict with other managers, but
 		// a 409 can still come from the storage layer racing another writer or from a webhook;
 		// the apply is declarative, so sending it again is safe.
@@ -195,8 +195,8 @@ func (c *Client) Create(ctx context.Context, gvr schema.GroupVersionResource, fi
 	key := objectKey{gvr, u.GetNamespace(), u.GetName()}
 	settings := c.retry.WithDefaults()
 	for attempt := 1; ; attempt++ {
-		raw, err := c.json.Post().AbsPath(objectPath(gvr, key.namespace, "")...).
-			Param("fieldManager", fieldManager).Body(body).Do(ctx).Raw()
+		raw, err := rawOf(c.json.Post().AbsPath(objectPath(gvr, key.namespace, "")...).
+			Param("fieldManager", fieldManager).Body(body).Do(ctx))
 		if err == nil {
 			c.cache.put(key, raw, true)
 			c.flavors.observeWrite(gvr, key.name, raw)

@@ -77,7 +77,7 @@ func (c *Client) listInto(ctx context.Context, gvr schema.GroupVersionResource) 
 		if cont != "" {
 			req = req.Param("continue", cont)
 		}
-		raw, err := req.Do(ctx).Raw()
+		raw, err := rawOf(req.Do(ctx))
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 )
 
 // TransientError is a request that failed only for reasons a later attempt can fix: 429, a
@@ -102,4 +105,19 @@ func (t *tally) explain(err error) error {
 		return err
 	}
 	return &TransientError{Err: err, Attempts: max(int(t.attempts.Load()), 1), Elapsed: time.Since(t.start)}
+}
+
+// rawOf is res.Raw() with the API server's own error: the JSON client's decoder cannot turn a
+// Status body into an error, so client-go reports "unknown" with the right code; the Status
+// body it keeps carries the message, reason and details, which the user should see.
+func rawOf(res rest.Result) ([]byte, error) {
+	raw, err := res.Raw()
+	if err == nil || len(raw) == 0 {
+		return raw, err
+	}
+	var st metav1.Status
+	if json.Unmarshal(raw, &st) == nil && st.Kind == "Status" && st.Status == metav1.StatusFailure && st.Code != 0 {
+		return raw, &apierrors.StatusError{ErrStatus: st}
+	}
+	return raw, err
 }

@@ -73,6 +73,17 @@ func TestForbiddenIsNotTransient(t *testing.T) {
 	if api.count() != 1 {
 		t.Errorf("a refusal was retried: %d requests", api.count())
 	}
+	// The API server's own message reaches the user, not client-go's "unknown".
+	if !strings.Contains(err.Error(), "Forbidden from the fake API server") {
+		t.Errorf("the server's message is lost: %v", err)
+	}
+	ns2 := corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}
+	if err := c.Apply(context.Background(), Namespaces, "test", &ns2, nil); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "Forbidden from the fake API server") {
+		t.Errorf("apply: the server's message is lost: %v", err)
+	}
+	if err := c.Create(context.Background(), Namespaces, "test", &ns2); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "Forbidden from the fake API server") {
+		t.Errorf("create: the server's message is lost: %v", err)
+	}
 }
 
 // A server-side apply answered 409 Conflict is sent again: it is declarative.
