@@ -28,32 +28,53 @@
 // # What is injected
 //
 // Every request that Config.Match accepts (all, by default) gets a decision
-// drawn from a math/rand source seeded with Config.Seed: at most one of the
-// exclusive faults (429 with Retry-After, 500, 503, 504, reset before
-// forwarding, reset after forwarding), and independently added latency, which
-// is waited before the request is forwarded or the fault is answered. Status
-// faults are answered with a metav1.Status JSON body as the API server writes
-// it. Resets close the client connection with TCP RST and no response.
+// (see Determinism): at most one of the exclusive faults (429 with
+// Retry-After, 500, 503, 504, reset before forwarding, reset after
+// forwarding), and independently added latency, which is waited before the
+// request is forwarded or the fault is answered. Status faults are answered
+// with a metav1.Status JSON body as the API server writes it. Resets close
+// the client connection with TCP RST and no response.
 //
 // Requests are split into idempotent ones (Config.Idempotent rates) and the
 // others (Config.NonIdempotent), see IsIdempotent. Upgrade requests (exec,
 // attach, port-forward) are forwarded without faults. A watch only gets
 // faults before its response starts; a stream in progress is never cut.
 //
+// A matched request is counted as a retry (Stats.Retries) when the previous
+// matched request with the same method, URL path and object (see
+// Determinism) got an injected fault (a status, a reset, or FaultDown);
+// latency alone does not count.
+//
 // # Determinism
 //
-// The decisions form one sequence per proxy, drawn under a mutex as requests
-// arrive (three draws per matched request, none for unmatched ones). The same
-// seed over the same sequence of requests gives the same decisions. With
-// concurrent clients the sequence is the same, but which request gets which
-// decision depends on arrival order. Note that Go's http.Transport
-// transparently resends an idempotent request (GET, HEAD, ...) when a reused
-// keep-alive connection breaks before any response byte, so a reset on such a
-// request can be absorbed below the client and shows up here as one more
-// request (with its own decision).
+// The decision of a matched request is a pure function of Config.Seed, its
+// method, URL path (not the query), verb, the object name a POST's JSON body
+// names (metadata.name or metadata.generateName; creates of different objects
+// share the collection's path), and n, the number of earlier matched requests
+// with the same method, path and object (so the retry of a request is the
+// next n). It does not depend on what other requests do or in which order
+// concurrent requests arrive: a run is reproducible with its seed whatever
+// the interleaving, as long as each client sends the same requests. Only
+// requests with the same method, path and object racing each other (e.g. two
+// LISTs of one collection) may swap decisions. Requests refused by an outage
+// (FaultDown) consume no n. Note
+// that Go's http.Transport transparently resends an idempotent request (GET,
+// HEAD, ...) when a reused keep-alive connection breaks before any response
+// byte, so a reset on such a request can be absorbed below the client and
+// shows up here as one more request (the next n, with its own decision).
+//
+// # Outages
+//
+// Down simulates the API server going away: the listener is closed (new
+// connections are refused), idle keep-alive connections are closed, requests
+// already being served complete normally, and a request that still arrives
+// on an open connection is never forwarded: its connection is reset and it
+// is counted as FaultDown. Up listens again on the same address, so URL and
+// Kubeconfig stay valid.
 package faultproxy
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -66,9 +87,10 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math/big"
-	mrand "math/rand"
+	mrand "math/rand/v2"
 	"mime"
 	"net"
 	"net/http"
@@ -94,12 +116,13 @@ const (
 	FaultResetBefore        Fault = "reset-before" // connection reset, upstream never sees the request
 	FaultResetAfter         Fault = "reset-after"  // upstream handled it, the response is lost
 	FaultLatency            Fault = "latency"      // added delay (combines with the others)
+	FaultDown               Fault = "down"         // arrived during an outage (Down): reset, never forwarded
 )
 
 // Faults lists every kind, in the order Stats.String prints them.
 var Faults = []Fault{
 	FaultTooManyRequests, FaultInternalError, FaultServiceUnavailable, FaultGatewayTimeout,
-	FaultResetBefore, FaultResetAfter, FaultLatency,
+	FaultResetBefore, FaultResetAfter, FaultLatency, FaultDown,
 }
 
 // Verbs requests are counted under (Kubernetes verbs, from method, path,
@@ -173,7 +196,8 @@ func (r Rates) validate(name string) error {
 
 // Config configures a Proxy. The zero value forwards everything unchanged.
 type Config struct {
-	// Seed seeds the decision sequence.
+	// Seed seeds the decisions (see Determinism in the package
+	// documentation).
 	Seed int64
 
 	// Idempotent applies to requests IsIdempotent accepts (GET, HEAD,
@@ -193,7 +217,8 @@ type Config struct {
 	LatencyMin, LatencyMax time.Duration
 
 	// Match limits injection to the requests it accepts (nil: all). The
-	// others are forwarded unchanged and consume no decision. See PathPrefix.
+	// others are forwarded unchanged and get no decision (an outage still
+	// resets them). See PathPrefix.
 	Match func(*http.Request) bool
 
 	// TLS makes the proxy serve HTTPS (HTTP/1.1) with a self-signed
@@ -243,6 +268,9 @@ type Decision struct {
 	Method  string
 	Path    string
 	Verb    string
+	Object  string        // POST only: metadata.name (or generateName) of the JSON body
+	N       int           // earlier matched requests with this Method, Path and Object (outages excluded)
+	Retry   bool          // the previous one with this Method, Path and Object got a fault
 	Fault   Fault         // "" when forwarded normally
 	Latency time.Duration // 0 when none was added
 }
@@ -251,6 +279,7 @@ type Decision struct {
 type VerbStats struct {
 	Requests  int // received
 	Forwarded int // reached upstream (reset-after included)
+	Retries   int // matched requests whose previous try (same method, path, object) got a fault
 	Injected  map[Fault]int
 }
 
@@ -258,22 +287,23 @@ type VerbStats struct {
 type Stats struct {
 	Requests  int // received
 	Forwarded int // reached upstream (reset-after included)
+	Retries   int // matched requests whose previous try (same method, path, object) got a fault
 	Injected  map[Fault]int
 	ByVerb    map[string]VerbStats
 }
 
-// String is a table of requests, forwarded requests and injected faults per
-// verb, for t.Log.
+// String is a table of requests, forwarded requests, retries and injected
+// faults per verb, for t.Log.
 func (s Stats) String() string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	_, _ = fmt.Fprint(tw, "verb\trequests\tforwarded\t")
+	_, _ = fmt.Fprint(tw, "verb\trequests\tforwarded\tretries\t")
 	for _, f := range Faults {
 		fmt.Fprintf(tw, "%s\t", f)
 	}
 	fmt.Fprintln(tw)
-	row := func(name string, req, fwd int, inj map[Fault]int) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t", name, req, fwd)
+	row := func(name string, req, fwd, retries int, inj map[Fault]int) {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t", name, req, fwd, retries)
 		for _, f := range Faults {
 			fmt.Fprintf(tw, "%d\t", inj[f])
 		}
@@ -286,9 +316,9 @@ func (s Stats) String() string {
 	sort.Strings(verbs)
 	for _, v := range verbs {
 		vs := s.ByVerb[v]
-		row(v, vs.Requests, vs.Forwarded, vs.Injected)
+		row(v, vs.Requests, vs.Forwarded, vs.Retries, vs.Injected)
 	}
-	row("total", s.Requests, s.Forwarded, s.Injected)
+	row("total", s.Requests, s.Forwarded, s.Retries, s.Injected)
 	_ = tw.Flush()
 	return b.String()
 }
@@ -303,9 +333,26 @@ type Proxy struct {
 	client *http.Transport
 
 	mu        sync.Mutex
-	rnd       *mrand.Rand
 	stats     Stats
 	decisions []Decision
+	paths     map[pathKey]*pathState
+	down      bool                        // between Down and Up: requests are reset
+	conns     map[net.Conn]http.ConnState // open client connections
+
+	// lifecycle serializes Down, Up and Close.
+	lifecycle sync.Mutex
+	addr      string       // host:port, kept across outages
+	serverTLS *tls.Config  // nil for plain HTTP
+	ln        net.Listener // nil while down or closed
+	closed    bool
+}
+
+// pathKey is what n (Decision.N) and retries are counted per.
+type pathKey struct{ method, path, object string }
+
+type pathState struct {
+	n       int  // matched requests that got a decision
+	faulted bool // the last matched request got a fault (FaultDown included)
 }
 
 type ctxKey struct{}
@@ -345,35 +392,33 @@ func New(target *url.URL, upstreamTLS *tls.Config, cfg Config) (*Proxy, error) {
 	if upstreamTLS != nil {
 		tr.TLSClientConfig = upstreamTLS.Clone()
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("faultproxy: %w", err)
-	}
 	scheme := "http"
 	var caPEM []byte
+	var serverTLS *tls.Config
 	if cfg.TLS {
 		cert, pemBytes, err := selfSigned()
 		if err != nil {
-			_ = ln.Close()
 			return nil, fmt.Errorf("faultproxy: %w", err)
 		}
 		caPEM = pemBytes
 		// NextProtos without "h2": clients stay on HTTP/1.1, so connections
 		// can be hijacked.
-		ln = tls.NewListener(ln, &tls.Config{
+		serverTLS = &tls.Config{
 			Certificates: []tls.Certificate{cert},
 			NextProtos:   []string{"http/1.1"},
 			MinVersion:   tls.VersionTLS12,
-		})
+		}
 		scheme = "https"
 	}
 	p := &Proxy{
-		cfg:    cfg,
-		url:    scheme + "://" + ln.Addr().String(),
-		caPEM:  caPEM,
-		client: tr,
-		rnd:    mrand.New(mrand.NewSource(cfg.Seed)),
-		stats:  Stats{Injected: map[Fault]int{}, ByVerb: map[string]VerbStats{}},
+		cfg:       cfg,
+		caPEM:     caPEM,
+		client:    tr,
+		stats:     Stats{Injected: map[Fault]int{}, ByVerb: map[string]VerbStats{}},
+		paths:     map[pathKey]*pathState{},
+		conns:     map[net.Conn]http.ConnState{},
+		addr:      "127.0.0.1:0",
+		serverTLS: serverTLS,
 	}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
@@ -400,9 +445,106 @@ func New(target *url.URL, upstreamTLS *tls.Config, cfg Config) (*Proxy, error) {
 			writeStatus(w, http.StatusBadGateway, "InternalError", "faultproxy: upstream: "+err.Error(), 0)
 		},
 	}
-	p.srv = &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: 30 * time.Second}
-	go func() { _ = p.srv.Serve(ln) }()
+	p.srv = &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: 30 * time.Second, ConnState: p.connState}
+	if err := p.listen(); err != nil {
+		return nil, err
+	}
+	p.url = scheme + "://" + p.addr
 	return p, nil
+}
+
+// listen opens p.addr (the port New got, after the first call) and serves it.
+// The caller holds p.lifecycle (or is New).
+func (p *Proxy) listen() error {
+	ln, err := net.Listen("tcp", p.addr)
+	if err != nil {
+		return fmt.Errorf("faultproxy: %w", err)
+	}
+	p.addr = ln.Addr().String()
+	if p.serverTLS != nil {
+		ln = tls.NewListener(ln, p.serverTLS)
+	}
+	// Closed by Down and by srv.Close (which Close calls): only once.
+	ln = &onceCloseListener{Listener: ln}
+	p.ln = ln
+	go func() { _ = p.srv.Serve(ln) }()
+	return nil
+}
+
+type onceCloseListener struct {
+	net.Listener
+	once sync.Once
+	err  error
+}
+
+func (l *onceCloseListener) Close() error {
+	l.once.Do(func() { l.err = l.Listener.Close() })
+	return l.err
+}
+
+// connState tracks client connections, and closes those that go idle during
+// an outage.
+func (p *Proxy) connState(c net.Conn, st http.ConnState) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch st {
+	case http.StateHijacked, http.StateClosed:
+		delete(p.conns, c)
+		return
+	}
+	p.conns[c] = st
+	if p.down && st == http.StateIdle {
+		delete(p.conns, c)
+		_ = c.Close()
+	}
+}
+
+// Down starts an outage: new connections are refused, idle keep-alive
+// connections are closed, requests being served complete normally, and a
+// request that still arrives on an open connection is reset without being
+// forwarded (FaultDown). Idempotent; safe while requests flow.
+func (p *Proxy) Down() {
+	p.lifecycle.Lock()
+	defer p.lifecycle.Unlock()
+	p.mu.Lock()
+	p.down = true
+	for c, st := range p.conns {
+		if st == http.StateIdle || st == http.StateNew {
+			delete(p.conns, c)
+			_ = c.Close()
+		}
+	}
+	p.mu.Unlock()
+	if p.ln != nil {
+		_ = p.ln.Close()
+		p.ln = nil
+	}
+}
+
+// Up ends an outage: the proxy listens again on the same address (URL and
+// Kubeconfig stay valid) and forwards requests as before. Idempotent; safe
+// while requests flow. It fails after Close, or when another process took
+// the port in the meantime.
+func (p *Proxy) Up() error {
+	p.lifecycle.Lock()
+	defer p.lifecycle.Unlock()
+	if p.closed {
+		return errors.New("faultproxy: Up after Close")
+	}
+	if p.ln != nil {
+		return nil
+	}
+	// Forward before the first new connection can arrive.
+	p.mu.Lock()
+	p.down = false
+	p.mu.Unlock()
+	if err := p.listen(); err != nil {
+		p.mu.Lock()
+		p.down = true
+		p.mu.Unlock()
+		return err
+	}
+	return nil
 }
 
 // URL is the proxy's base URL, http://127.0.0.1:<port> (https with
@@ -453,6 +595,7 @@ func (p *Proxy) Stats() Stats {
 	s := Stats{
 		Requests:  p.stats.Requests,
 		Forwarded: p.stats.Forwarded,
+		Retries:   p.stats.Retries,
 		Injected:  cloneCounts(p.stats.Injected),
 		ByVerb:    make(map[string]VerbStats, len(p.stats.ByVerb)),
 	}
@@ -463,8 +606,9 @@ func (p *Proxy) Stats() Stats {
 	return s
 }
 
-// Decisions returns the decisions made so far, in the order they were drawn
-// (matched requests only).
+// Decisions returns the decisions made so far, in the order the requests
+// arrived (matched requests only, those refused by an outage included, with
+// Fault FaultDown).
 func (p *Proxy) Decisions() []Decision {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -474,6 +618,10 @@ func (p *Proxy) Decisions() []Decision {
 // Close stops the listener, cuts open connections (watches included) and
 // drops idle upstream connections.
 func (p *Proxy) Close() error {
+	p.lifecycle.Lock()
+	defer p.lifecycle.Unlock()
+	p.closed = true
+	p.ln = nil
 	err := p.srv.Close()
 	p.client.CloseIdleConnections()
 	if errors.Is(err, http.ErrServerClosed) {
@@ -490,10 +638,17 @@ func cloneCounts(m map[Fault]int) map[Fault]int {
 	return c
 }
 
-// decide draws the decision for r and counts the request.
+// decide makes the decision for r and counts the request. During an outage
+// every request gets a decision with FaultDown (matched or not; only matched
+// ones are recorded in Decisions and counted as retries).
 func (p *Proxy) decide(r *http.Request, verb string) *Decision {
 	upgrade := r.Header.Get("Upgrade") != ""
 	matched := !upgrade && (p.cfg.Match == nil || p.cfg.Match(r))
+	idempotent := IsIdempotent(r)
+	var object string
+	if matched && r.Method == http.MethodPost {
+		object = postedObject(r)
+	}
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -504,18 +659,49 @@ func (p *Proxy) decide(r *http.Request, verb string) *Decision {
 	}
 	vs.Requests++
 	defer func() { p.stats.ByVerb[verb] = vs }()
+	inject := func(f Fault) {
+		p.stats.Injected[f]++
+		vs.Injected[f]++
+	}
 	if !matched {
+		if p.down {
+			inject(FaultDown)
+			return &Decision{Method: r.Method, Path: r.URL.Path, Verb: verb, Fault: FaultDown}
+		}
 		return nil
 	}
 
+	key := pathKey{r.Method, r.URL.Path, object}
+	ps := p.paths[key]
+	if ps == nil {
+		ps = &pathState{}
+		p.paths[key] = ps
+	}
+	d := &Decision{Method: r.Method, Path: r.URL.Path, Verb: verb, Object: object, N: ps.n, Retry: ps.faulted}
+	if d.Retry {
+		p.stats.Retries++
+		vs.Retries++
+	}
+	defer func() {
+		ps.faulted = d.Fault != ""
+		p.decisions = append(p.decisions, *d)
+		if d.Fault != "" {
+			inject(d.Fault)
+		}
+	}()
+	if p.down {
+		// No n consumed: the decisions stay independent of outage timing.
+		d.Fault = FaultDown
+		return d
+	}
+	ps.n++
+
 	rates := p.cfg.NonIdempotent
-	if IsIdempotent(r) {
+	if idempotent {
 		rates = p.cfg.Idempotent
 	}
-	// Always three draws, so one request's outcome never shifts the others.
-	uFault, uLatency, uDuration := p.rnd.Float64(), p.rnd.Float64(), p.rnd.Float64()
-
-	d := &Decision{Method: r.Method, Path: r.URL.Path, Verb: verb}
+	rnd := p.source(d)
+	uFault, uLatency, uDuration := rnd.Float64(), rnd.Float64(), rnd.Float64()
 	acc := 0.0
 	for _, e := range rates.exclusive() {
 		acc += e.rate
@@ -529,15 +715,62 @@ func (p *Proxy) decide(r *http.Request, verb string) *Decision {
 		if span := p.cfg.LatencyMax - p.cfg.LatencyMin; span > 0 {
 			d.Latency += time.Duration(uDuration * float64(span))
 		}
-		p.stats.Injected[FaultLatency]++
-		vs.Injected[FaultLatency]++
+		inject(FaultLatency)
 	}
-	if d.Fault != "" {
-		p.stats.Injected[d.Fault]++
-		vs.Injected[d.Fault]++
-	}
-	p.decisions = append(p.decisions, *d)
 	return d
+}
+
+// source is the random source of one decision: a function of the seed,
+// method, path, verb and n only (see Determinism).
+func (p *Proxy) source(d *Decision) *mrand.Rand {
+	h := fnv.New64a()
+	for _, s := range []string{d.Method, d.Path, d.Verb, d.Object, strconv.Itoa(d.N)} {
+		_, _ = h.Write([]byte(s))
+		_, _ = h.Write([]byte{0})
+	}
+	return mrand.New(mrand.NewPCG(splitmix64(uint64(p.cfg.Seed)), splitmix64(h.Sum64())))
+}
+
+// maxPeek bounds how much of a POST body is read to find the object name.
+const maxPeek = 1 << 20
+
+// postedObject returns metadata.name (else metadata.generateName) of the JSON
+// object r's body holds, "" when there is none, and leaves r.Body readable
+// from the start.
+func postedObject(r *http.Request) string {
+	if r.Body == nil || r.Body == http.NoBody {
+		return ""
+	}
+	head, err := io.ReadAll(io.LimitReader(r.Body, maxPeek))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
+	if err != nil {
+		return ""
+	}
+	var obj struct {
+		Metadata struct {
+			Name         string `json:"name"`
+			GenerateName string `json:"generateName"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(head, &obj) != nil {
+		return ""
+	}
+	if obj.Metadata.Name != "" {
+		return obj.Metadata.Name
+	}
+	return obj.Metadata.GenerateName
+}
+
+// splitmix64 is SplitMix64's output function: it spreads nearby inputs (seeds
+// 1, 2, 3) over the whole range.
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
 }
 
 func (p *Proxy) countForwarded(verb string) {
@@ -563,6 +796,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if d != nil {
 		switch d.Fault {
+		case FaultDown:
+			reset(w)
+			return
 		case FaultTooManyRequests:
 			msg := "Too many requests, please try again later."
 			writeStatus(w, http.StatusTooManyRequests, "TooManyRequests", msg, p.cfg.RetryAfterSeconds)

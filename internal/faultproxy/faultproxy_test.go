@@ -10,16 +10,20 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -40,17 +44,31 @@ type upstream struct {
 	mu   sync.Mutex
 	seen []string // "METHOD path"
 	auth []string // Authorization headers
+
+	// A request for slowPath signals slowStarted, then waits for release.
+	slowStarted chan struct{}
+	release     chan struct{}
 }
+
+const slowPath = "/api/v1/namespaces/default/configmaps/slow"
 
 func newUpstream(t *testing.T) *upstream {
 	t.Helper()
-	u := &upstream{}
+	u := &upstream{slowStarted: make(chan struct{}, 10), release: make(chan struct{})}
 	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		u.mu.Lock()
 		u.seen = append(u.seen, r.Method+" "+r.URL.Path)
 		u.auth = append(u.auth, r.Header.Get("Authorization"))
 		u.mu.Unlock()
+		if r.URL.Path == slowPath {
+			u.slowStarted <- struct{}{}
+			select {
+			case <-u.release:
+			case <-r.Context().Done():
+				return
+			}
+		}
 		if r.URL.Query().Get("watch") == "true" {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusOK)
@@ -352,7 +370,18 @@ func TestStatsPerVerb(t *testing.T) {
 	want := map[string]map[faultproxy.Fault]int{}
 	injected := map[faultproxy.Fault]int{}
 	forwarded := 0
-	for _, d := range a {
+	retries := map[string]int{}
+	lastFaulted := map[string]bool{} // method+path
+	for i, d := range a {
+		key := d.Method + " " + d.Path
+		if d.Retry != lastFaulted[key] {
+			t.Errorf("decision %d %+v: Retry %v, want %v", i, d, d.Retry, lastFaulted[key])
+		}
+		if lastFaulted[key] {
+			retries[d.Verb]++
+			retries[""]++
+		}
+		lastFaulted[key] = d.Fault != ""
 		if want[d.Verb] == nil {
 			want[d.Verb] = map[faultproxy.Fault]int{}
 		}
@@ -373,8 +402,8 @@ func TestStatsPerVerb(t *testing.T) {
 			t.Errorf("non-idempotent %s got idempotent-only fault %+v", d.Verb, d)
 		}
 	}
-	if s.Requests != 90 || s.Forwarded != forwarded {
-		t.Errorf("requests %d forwarded %d, want 90 and %d", s.Requests, s.Forwarded, forwarded)
+	if s.Requests != 90 || s.Forwarded != forwarded || s.Retries != retries[""] || s.Retries == 0 {
+		t.Errorf("requests %d forwarded %d retries %d, want 90, %d and %d (> 0)", s.Requests, s.Forwarded, s.Retries, forwarded, retries[""])
 	}
 	if !reflect.DeepEqual(s.Injected, injected) {
 		t.Errorf("injected %v, want %v", s.Injected, injected)
@@ -385,8 +414,8 @@ func TestStatsPerVerb(t *testing.T) {
 	}
 	for verb, n := range wantRequests {
 		vs := s.ByVerb[verb]
-		if vs.Requests != n {
-			t.Errorf("%s: %d requests, want %d", verb, vs.Requests, n)
+		if vs.Requests != n || vs.Retries != retries[verb] {
+			t.Errorf("%s: %d requests %d retries, want %d and %d", verb, vs.Requests, vs.Retries, n, retries[verb])
 		}
 		for _, f := range faultproxy.Faults {
 			if vs.Injected[f] != want[verb][f] {
@@ -397,7 +426,7 @@ func TestStatsPerVerb(t *testing.T) {
 	if len(s.ByVerb) != len(wantRequests) {
 		t.Errorf("verbs %v", s.ByVerb)
 	}
-	if str := s.String(); !strings.Contains(str, "DELETECOLLECTION") || !strings.Contains(str, "reset-after") || !strings.Contains(str, "total") {
+	if str := s.String(); !strings.Contains(str, "DELETECOLLECTION") || !strings.Contains(str, "reset-after") || !strings.Contains(str, "retries") || !strings.Contains(str, "total") {
 		t.Errorf("String:\n%s", str)
 	}
 }
@@ -662,5 +691,388 @@ func TestUpstreamClientCertificate(t *testing.T) {
 	}
 	if got, _ := cn.Load().(string); got != "admin" {
 		t.Errorf("upstream saw client certificate %q", got)
+	}
+}
+
+// decisionKey identifies a decision independently of arrival order.
+type decisionKey struct {
+	method, path string
+	n            int
+}
+
+func byKey(t *testing.T, ds []faultproxy.Decision) map[decisionKey]faultproxy.Decision {
+	t.Helper()
+	m := make(map[decisionKey]faultproxy.Decision, len(ds))
+	for _, d := range ds {
+		k := decisionKey{d.Method, d.Path, d.N}
+		if _, dup := m[k]; dup {
+			t.Errorf("two decisions for %v", k)
+		}
+		m[k] = d
+	}
+	return m
+}
+
+// runClients sends, from one goroutine per client, rounds × the request
+// sequence on the client's own object paths; order shuffles the clients'
+// progress differently for each value.
+func runClients(t *testing.T, seed int64, clients, rounds int, order uint64) []faultproxy.Decision {
+	t.Helper()
+	up := newUpstream(t)
+	p := startProxy(t, up, faultproxy.Config{
+		Seed:          seed,
+		Idempotent:    faultproxy.Rates{TooManyRequests: 0.1, InternalError: 0.1, ServiceUnavailable: 0.1, GatewayTimeout: 0.1, ResetBefore: 0.1, ResetAfter: 0.1, Latency: 0.2},
+		NonIdempotent: faultproxy.Rates{ResetBefore: 0.2, ResetAfter: 0.2, InternalError: 0.1},
+		LatencyMin:    time.Millisecond, LatencyMax: 2 * time.Millisecond,
+	})
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hc := freshClient()
+			for i := range rounds * len(requestSequence) {
+				// Client-dependent pauses: a different interleaving per order.
+				if (uint64(c*31+i)*order)%5 == 0 {
+					time.Sleep(time.Duration((uint64(c)+order)%3) * time.Millisecond)
+				}
+				r := requestSequence[i%len(requestSequence)]
+				path := strings.Replace(r.path, "default", fmt.Sprintf("ns-%d", c), 1)
+				req, _ := http.NewRequest(r.method, p.URL()+path, strings.NewReader("{}"))
+				if r.contentType != "" {
+					req.Header.Set("Content-Type", r.contentType)
+				}
+				if resp, err := hc.Do(req); err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return p.Decisions()
+}
+
+// TestDeterministicUnderConcurrency: concurrent clients interleaving
+// differently get the same decision for every request (method, path, n), and
+// a client alone gets the same decisions as among others.
+func TestDeterministicUnderConcurrency(t *testing.T) {
+	const clients, rounds = 6, 4
+	n := clients * rounds * len(requestSequence)
+	a := runClients(t, 42, clients, rounds, 1)
+	b := runClients(t, 42, clients, rounds, 7)
+	alone := runClients(t, 42, 1, rounds, 3)
+	other := runClients(t, 43, clients, rounds, 1)
+	if len(a) != n || len(b) != n || len(alone) != rounds*len(requestSequence) {
+		t.Fatalf("%d, %d and %d decisions, want %d, %d and %d", len(a), len(b), len(alone), n, n, rounds*len(requestSequence))
+	}
+	ka, kb := byKey(t, a), byKey(t, b)
+	if !reflect.DeepEqual(ka, kb) {
+		for k, d := range ka {
+			if kb[k] != d {
+				t.Errorf("%v: %+v, then %+v", k, d, kb[k])
+			}
+		}
+	}
+	for k, d := range byKey(t, alone) {
+		if ka[k] != d {
+			t.Errorf("%v alone: %+v, among others: %+v", k, d, ka[k])
+		}
+	}
+	if reflect.DeepEqual(ka, byKey(t, other)) {
+		t.Error("seeds 42 and 43 gave the same decisions")
+	}
+	// The comparison with the client alone cannot be vacuous: alone, its
+	// requests arrive with no others between them.
+	faults := 0
+	for _, d := range a {
+		if d.Fault != "" {
+			faults++
+		}
+	}
+	if faults == 0 {
+		t.Error("no faults injected")
+	}
+}
+
+// TestRetries: a request is a retry when the previous one with the same
+// method and path got a fault.
+func TestRetries(t *testing.T) {
+	up := newUpstream(t)
+	p := startProxy(t, up, faultproxy.Config{Idempotent: faultproxy.Rates{ServiceUnavailable: 1}})
+	other := "/api/v1/namespaces/default/configmaps/y"
+	for _, r := range []struct{ method, path string }{
+		{"GET", cmPath},   // 503, first
+		{"GET", cmPath},   // 503, retry
+		{"GET", other},    // 503, first of its path
+		{"POST", cmPath},  // forwarded, other method
+		{"POST", cmPath},  // forwarded, previous was not faulted
+		{"GET", cmPath},   // 503, retry
+		{"PUT", cmPath},   // 503 (PUT is idempotent), first
+		{"PUT", cmPath},   // retry
+		{"DELETE", other}, // forwarded
+	} {
+		_, _, _ = do(t, http.DefaultClient, r.method, p.URL()+r.path, "application/json", "{}")
+	}
+	s := p.Stats()
+	if s.Retries != 3 || s.ByVerb[faultproxy.VerbGet].Retries != 2 || s.ByVerb[faultproxy.VerbUpdate].Retries != 1 || s.ByVerb[faultproxy.VerbCreate].Retries != 0 {
+		t.Errorf("retries:\n%s", s)
+	}
+	var retry []bool
+	for _, d := range p.Decisions() {
+		retry = append(retry, d.Retry)
+	}
+	if want := []bool{false, true, false, false, false, true, false, true, false}; !reflect.DeepEqual(retry, want) {
+		t.Errorf("Retry %v, want %v", retry, want)
+	}
+}
+
+func isRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
+
+// TestDownUp: during an outage new connections are refused, idle ones are
+// closed and a request in flight completes; after Up the same URL works.
+func TestDownUp(t *testing.T) {
+	for _, useTLS := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tls=%v", useTLS), func(t *testing.T) {
+			up := newUpstream(t)
+			p := startProxy(t, up, faultproxy.Config{TLS: useTLS})
+			url0 := p.URL()
+			newClient := func(keepAlive bool) *http.Client {
+				tr := &http.Transport{DisableKeepAlives: !keepAlive}
+				if useTLS {
+					pool := x509.NewCertPool()
+					pool.AppendCertsFromPEM(p.CAData())
+					tr.TLSClientConfig = &tls.Config{RootCAs: pool}
+				}
+				return &http.Client{Transport: tr, Timeout: 10 * time.Second}
+			}
+			keep := newClient(true)
+			get := func(c *http.Client, path string) (int, error) {
+				resp, _, err := do(t, c, http.MethodGet, p.URL()+path, "", "")
+				if err != nil {
+					return 0, err
+				}
+				return resp.StatusCode, nil
+			}
+			if code, err := get(keep, cmPath); err != nil || code != 200 {
+				t.Fatalf("before Down: %d %v", code, err)
+			}
+
+			// A slow request is being forwarded when the outage starts.
+			slow := make(chan error, 1)
+			go func() {
+				code, err := get(newClient(false), slowPath)
+				if err == nil && code != 200 {
+					err = fmt.Errorf("status %d", code)
+				}
+				slow <- err
+			}()
+			<-up.slowStarted
+			p.Down()
+			p.Down() // idempotent
+
+			if _, err := get(newClient(false), cmPath); !isRefused(err) {
+				t.Errorf("new connection while down: %v, want connection refused", err)
+			}
+			// The idle keep-alive connection was closed: the client has to
+			// dial, and is refused.
+			if _, err := get(keep, cmPath); !isRefused(err) {
+				t.Errorf("keep-alive client while down: %v, want connection refused", err)
+			}
+			close(up.release)
+			if err := <-slow; err != nil {
+				t.Errorf("request in flight during Down: %v", err)
+			}
+
+			if err := p.Up(); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Up(); err != nil { // idempotent
+				t.Fatal(err)
+			}
+			if p.URL() != url0 {
+				t.Errorf("URL %s after Up, was %s", p.URL(), url0)
+			}
+			if code, err := get(keep, cmPath); err != nil || code != 200 {
+				t.Errorf("after Up: %d %v", code, err)
+			}
+			// Only the requests that got through reached upstream.
+			if got, want := up.requests(), []string{"GET " + cmPath, "GET " + slowPath, "GET " + cmPath}; !reflect.DeepEqual(got, want) {
+				t.Errorf("upstream saw %v, want %v", got, want)
+			}
+			if s := p.Stats(); s.Requests != 3 || s.Forwarded != 3 {
+				t.Errorf("stats:\n%s", s)
+			}
+		})
+	}
+}
+
+// TestDownResetsRequestOnOpenConnection: a request that arrives during an
+// outage on a connection that stayed open (here pipelined behind a slow
+// request) is reset without being forwarded and counted as FaultDown.
+func TestDownResetsRequestOnOpenConnection(t *testing.T) {
+	up := newUpstream(t)
+	p := startProxy(t, up, faultproxy.Config{})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL(), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close() }()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: x\r\n\r\nGET %s HTTP/1.1\r\nHost: x\r\n\r\n", slowPath, cmPath); err != nil {
+		t.Fatal(err)
+	}
+	<-up.slowStarted
+	p.Down()
+	close(up.release)
+
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("slow request: %v", err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("slow request: status %d", resp.StatusCode)
+	}
+	if resp, err := http.ReadResponse(br, nil); err == nil {
+		t.Errorf("pipelined request during outage: status %d, want the connection cut", resp.StatusCode)
+	}
+	// The connection is closed when it goes idle, which the client may see
+	// before the proxy has read the pipelined request from its buffer.
+	s := p.Stats()
+	for deadline := time.Now().Add(5 * time.Second); s.Requests < 2 && time.Now().Before(deadline); s = p.Stats() {
+		time.Sleep(time.Millisecond)
+	}
+	if got, want := up.requests(), []string{"GET " + slowPath}; !reflect.DeepEqual(got, want) {
+		t.Errorf("upstream saw %v, want %v", got, want)
+	}
+	if s.Requests != 2 || s.Forwarded != 1 || s.Injected[faultproxy.FaultDown] != 1 || s.ByVerb[faultproxy.VerbGet].Injected[faultproxy.FaultDown] != 1 {
+		t.Errorf("stats:\n%s", s)
+	}
+	if ds := p.Decisions(); len(ds) != 2 || ds[1].Fault != faultproxy.FaultDown || ds[1].N != 0 {
+		t.Errorf("decisions %+v", ds)
+	}
+	if !strings.Contains(s.String(), "down") {
+		t.Errorf("String:\n%s", s)
+	}
+}
+
+// TestDownUpWhileRequestsFlow: outages toggled from another goroutine while
+// clients send requests; every request is either forwarded or counted, and
+// all succeed again after Up. Run with -race.
+func TestDownUpWhileRequestsFlow(t *testing.T) {
+	up := newUpstream(t)
+	p := startProxy(t, up, faultproxy.Config{Seed: 3, Idempotent: faultproxy.Uniform(0.2), Match: faultproxy.PathPrefix("/api")})
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hc := &http.Client{Timeout: 5 * time.Second}
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if resp, err := hc.Get(p.URL() + cmPath); err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}
+		}()
+	}
+	for range 10 {
+		time.Sleep(10 * time.Millisecond)
+		p.Down()
+		time.Sleep(5 * time.Millisecond)
+		if err := p.Up(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	s := p.Stats()
+	status := 0
+	for _, f := range []faultproxy.Fault{faultproxy.FaultTooManyRequests, faultproxy.FaultInternalError, faultproxy.FaultServiceUnavailable, faultproxy.FaultGatewayTimeout, faultproxy.FaultResetBefore, faultproxy.FaultDown} {
+		status += s.Injected[f]
+	}
+	if s.Requests == 0 || s.Requests != s.Forwarded+status {
+		t.Errorf("requests %d != forwarded %d + not forwarded %d:\n%s", s.Requests, s.Forwarded, status, s)
+	}
+	if code, err := func() (int, error) {
+		resp, _, err := do(t, http.DefaultClient, http.MethodGet, p.URL()+"/version", "", "")
+		if err != nil {
+			return 0, err
+		}
+		return resp.StatusCode, nil
+	}(); err != nil || code != 200 {
+		t.Errorf("after the last Up: %d %v", code, err)
+	}
+	t.Logf("\n%s", s)
+}
+
+func TestUpAfterClose(t *testing.T) {
+	up := newUpstream(t)
+	target, _ := url.Parse(up.URL)
+	p, err := faultproxy.New(target, nil, faultproxy.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Down()
+	if err := p.Close(); err != nil {
+		t.Errorf("Close while down: %v", err)
+	}
+	if err := p.Up(); err == nil {
+		t.Error("Up after Close: no error")
+	}
+}
+
+// TestCreatesKeyedByObject: creates of different objects share the
+// collection's path; each gets the decision of its own object name whatever
+// the order, and the body reaches the server intact.
+func TestCreatesKeyedByObject(t *testing.T) {
+	const coll = "/api/v1/namespaces"
+	var names []string
+	for i := range 20 {
+		names = append(names, fmt.Sprintf("team-%d", i))
+	}
+	run := func(order []string) map[string]faultproxy.Decision {
+		up := newUpstream(t)
+		p := startProxy(t, up, faultproxy.Config{Seed: 9, NonIdempotent: faultproxy.Rates{ResetBefore: 0.25, InternalError: 0.25}})
+		for _, n := range order {
+			body := fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, n)
+			resp, got, err := do(t, freshClient(), http.MethodPost, p.URL()+coll, "application/json", body)
+			if err == nil && resp.StatusCode == http.StatusCreated && !strings.Contains(string(got), strings.ReplaceAll(body, `"`, `\"`)) {
+				t.Errorf("upstream got %s, want body %s", got, body)
+			}
+		}
+		m := map[string]faultproxy.Decision{}
+		for _, d := range p.Decisions() {
+			m[d.Object] = d
+		}
+		return m
+	}
+	fwd := run(names)
+	reversed := slices.Clone(names)
+	slices.Reverse(reversed)
+	rev := run(reversed)
+	faults := 0
+	for _, n := range names {
+		if fwd[n] != rev[n] {
+			t.Errorf("%s: %+v in order, %+v reversed", n, fwd[n], rev[n])
+		}
+		if fwd[n].Object != n || fwd[n].N != 0 {
+			t.Errorf("%s: decision %+v", n, fwd[n])
+		}
+		if fwd[n].Fault != "" {
+			faults++
+		}
+	}
+	if faults == 0 || faults == len(names) {
+		t.Errorf("%d of %d creates faulted: the test shows nothing", faults, len(names))
 	}
 }
