@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"time"
 
@@ -210,7 +211,11 @@ func (c *Client) Create(ctx context.Context, gvr schema.GroupVersionResource, fi
 		if !exists && !uncertainCreate(err) {
 			return err
 		}
-		current, found, gerr := c.fetch(ctx, gvr, key.namespace, key.name)
+		var current []byte
+		found, gerr := false, error(nil)
+		if !neverSent(err) {
+			current, found, gerr = c.fetch(ctx, gvr, key.namespace, key.name)
+		}
 		switch {
 		case gerr == nil && found && createdBy(current, u):
 			c.cache.put(key, current, true)
@@ -231,6 +236,13 @@ func (c *Client) Create(ctx context.Context, gvr schema.GroupVersionResource, fi
 			return err
 		}
 	}
+}
+
+// neverSent reports whether a request failed before any byte reached the server: no connection
+// could be made, so nothing was created and the POST can simply be sent again.
+func neverSent(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // uncertainCreate reports whether a failed POST may have created its object (or was refused
@@ -272,6 +284,26 @@ func createdBy(raw []byte, obj *unstructured.Unstructured) bool {
 		}
 	}
 	return true
+}
+
+// Annotate sets (or, for a nil value, removes) annotations of the object with this UID with a
+// JSON merge patch: a plain update, which server-side apply of the same field manager does not
+// take back. It fails when the object is gone or another object now has the name.
+func (c *Client) Annotate(ctx context.Context, gvr schema.GroupVersionResource, namespace, name, uid, fieldManager string, annotations map[string]*string) (err error) {
+	dc, err := c.Dynamic(ctx)
+	if err != nil {
+		return err
+	}
+	ctx, tl := withTally(ctx)
+	defer func() { err = tl.explain(err) }()
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"uid": uid, "annotations": annotations}})
+	if err != nil {
+		return err
+	}
+	key := objectKey{gvr, namespace, name}
+	c.cache.forget(key)
+	_, err = dc.Resource(gvr).Namespace(namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
+	return err
 }
 
 // DeleteOption refines DeleteAndWait.

@@ -121,3 +121,18 @@ func TestApplyReportsLastingConflict(t *testing.T) {
 		t.Errorf("server saw %d requests, want %d", api.count(), maxApplyConflicts+1)
 	}
 }
+
+// A create that could not connect at all created nothing: it says so, without a read-back.
+func TestCreateNeverSentSaysNotCreated(t *testing.T) {
+	api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {})
+	s := api.settings(RetrySettings{MaxAttempts: 3, MinBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond})
+	api.Close() // nothing listens: every dial is refused
+	c := NewClient(s)
+	ns := corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{Name: "team-a", Annotations: map[string]string{"owner": "me"}}}
+	err := c.Create(context.Background(), Namespaces, "test", &ns)
+	if err == nil || errors.Is(err, ErrCreateOutcomeUnknown) || !strings.Contains(err.Error(), "The object was not created") ||
+		!strings.Contains(err.Error(), "tried 3 times") || !IsTransient(err) {
+		t.Fatalf("create against a closed port: %v", err)
+	}
+}

@@ -41,6 +41,15 @@ func classesOf(list types.List) []quota.PriorityClass {
 	return classes
 }
 
+// classObjects names the WorkloadPriorityClasses of classes.
+func classObjects(classes []quota.PriorityClass) []createdObject {
+	out := make([]createdObject, len(classes))
+	for i, c := range classes {
+		out[i] = createdObject{gvr: kueue.WorkloadPriorityClasses, kind: "WorkloadPriorityClass", name: quota.PriorityClassObjectName(c.Name)}
+	}
+	return out
+}
+
 func classAttr(i int) path.Path { return path.Root("priority_classes").AtListIndex(i).AtName("name") }
 
 func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -50,6 +59,7 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 		return
 	}
 	rpcCtx := ctx
+	defer r.data.finished.markIfTerraformGone(rpcCtx, r.data.kube)
 	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
 	defer cancel()
 
@@ -97,6 +107,7 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 		plan.OwnerID = types.StringValue(owner)
 		plan.Drift = noDrift()
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		r.data.finished.add(owner, classObjects(created)...)
 		return
 	}
 	plan.ID = types.StringValue(schedulerConfigID(classes))
@@ -104,6 +115,7 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 	plan.OwnerID = types.StringValue(owner)
 	plan.Drift = noDrift()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.data.finished.add(owner, classObjects(classes)...)
 }
 
 // create claims a class's WorkloadPriorityClass with a POST, so that of two resources declaring
@@ -115,6 +127,18 @@ func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c qu
 	if errors.Is(err, kube.ErrAlreadyExists) {
 		existing, d := r.get(ctx, c.Name)
 		diags.Append(d...)
+		if existing != nil && existing.DeletionTimestamp == nil && quota.Unconfirmed(existing.ObjectMeta) {
+			o := createdObject{gvr: kueue.WorkloadPriorityClasses, kind: "WorkloadPriorityClass", name: wpc.Name}
+			if !adoptUnconfirmed(ctx, r.data.kube, o, existing.ObjectMeta, diags) {
+				return claimFailed
+			}
+			if err := r.data.kube.Apply(ctx, kueue.WorkloadPriorityClasses, quota.FieldManager, &wpc, nil); err != nil {
+				diags.AddAttributeError(classAttr(i), "Cannot apply WorkloadPriorityClass", kubeErrorDetail(
+					fmt.Sprintf("Server-side apply of WorkloadPriorityClass %q", wpc.Name), "patch", "workloadpriorityclasses.kueue.x-k8s.io", err))
+				return claimFailed
+			}
+			return claimOK
+		}
 		if existing != nil {
 			diags.AddAttributeError(classAttr(i), "WorkloadPriorityClass already exists", fmt.Sprintf(
 				"WorkloadPriorityClass %q already exists and is managed by %s, so this resource will not take it over. "+
@@ -129,7 +153,8 @@ func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c qu
 	if err != nil {
 		diags.AddAttributeError(classAttr(i), "Cannot create WorkloadPriorityClass", kubeErrorDetail(
 			fmt.Sprintf("Creating WorkloadPriorityClass %q", wpc.Name), "create", "workloadpriorityclasses.kueue.x-k8s.io", err))
-		if errors.Is(err, kube.ErrCreateOutcomeUnknown) {
+		if errors.Is(err, kube.ErrCreateOutcomeUnknown) || ctx.Err() != nil {
+			// Cut off mid-request (an interrupt, the timeout): the POST may have been handled.
 			return claimMaybe
 		}
 		return claimFailed

@@ -35,6 +35,7 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	timeout, diags := plan.Timeouts.Create(ctx, defaultQuotaTimeout)
 	resp.Diagnostics.Append(diags...)
 	rpcCtx := ctx
+	defer r.data.finished.markIfTerraformGone(rpcCtx, r.data.kube)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -46,6 +47,7 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 		plan.Drift = driftList([]string{"the create stopped before it finished: the next refresh reads the ClusterQueue"})
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
+		r.data.finished.add(owner, claimed)
 	}
 	_, claim := r.claim(ctx, team, owner, &resp.Diagnostics)
 	switch {
@@ -62,10 +64,6 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	}
 	flavors, ok := r.write(ctx, config, owner, &resp.Diagnostics)
 	if !ok {
-		written := []createdObject{claimed}
-		for _, f := range flavors {
-			written = append(written, createdObject{gvr: kueue.ResourceFlavors, kind: "ResourceFlavor", name: f})
-		}
 		if terraformGone(rpcCtx) {
 			undoAbandonedCreate(rpcCtx, r.data.kube, owner, claimed)
 			cleanup, cancel := context.WithTimeout(context.WithoutCancel(rpcCtx), abandonedCleanupTimeout)
@@ -73,8 +71,13 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 			r.removeUnusedFlavors(cleanup, flavors, &resp.Diagnostics)
 			return
 		}
-		partlyCreated(&resp.Diagnostics, quotaResourceKind, written, []string{
-			fmt.Sprintf("the quotas of ClusterQueue %q (it holds only the provider's labels and owner annotation)", claimed.name)})
+		notWritten := []string{fmt.Sprintf("the quotas of ClusterQueue %q (it holds only the provider's labels and owner annotation)", claimed.name)}
+		if len(flavors) > 0 {
+			// Flavors are shared by every quota of their type, not this resource's: named, not saved.
+			notWritten[0] += fmt.Sprintf(". The ResourceFlavors %s were created for it (or may have been); they are "+
+				"shared by every quota of their instance type and deleted with the last one that uses them", strings.Join(flavors, ", "))
+		}
+		partlyCreated(&resp.Diagnostics, quotaResourceKind, []createdObject{claimed}, notWritten)
 		saveTainted()
 		return
 	}
@@ -82,6 +85,7 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	plan.Drift = noDrift()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	setTeamIdentity(ctx, resp.Identity, plan.Team.ValueString(), &resp.Diagnostics)
+	r.data.finished.add(owner, claimed)
 }
 
 // claimResult is how a claim ended: the object is this resource's, it is not, or nobody knows.
@@ -101,7 +105,8 @@ func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, di
 	var existing kueue.ClusterQueue
 	found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &existing)
 	if err != nil {
-		diags.AddError("Cannot read the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Reading ClusterQueue %q", name), "get", "clusterqueues.kueue.x-k8s.io", err))
+		diags.AddError("Cannot read the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Reading ClusterQueue %q", name), "get", "clusterqueues.kueue.x-k8s.io", err)+
+			fmt.Sprintf(" ClusterQueue %q was not created.", name))
 		return "", claimFailed
 	}
 	if found && existing.DeletionTimestamp != nil {
@@ -112,6 +117,13 @@ func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, di
 			return "", claimFailed
 		}
 		found = false
+	}
+	if found && quota.Unconfirmed(existing.ObjectMeta) {
+		o := createdObject{gvr: kueue.ClusterQueues, kind: "ClusterQueue", name: name}
+		if !adoptUnconfirmed(ctx, r.data.kube, o, existing.ObjectMeta, diags) {
+			return "", claimFailed
+		}
+		return string(existing.UID), claimOK
 	}
 	if found {
 		summary, detail := existingObjectError(quotaResourceKind, "ClusterQueue", name, existing.ObjectMeta, team)
@@ -137,7 +149,8 @@ func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, di
 	}
 	if err != nil {
 		diags.AddError("Cannot create the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Creating ClusterQueue %q", name), "create", "clusterqueues.kueue.x-k8s.io", err))
-		if errors.Is(err, kube.ErrCreateOutcomeUnknown) {
+		if errors.Is(err, kube.ErrCreateOutcomeUnknown) || ctx.Err() != nil {
+			// Cut off mid-request (an interrupt, the timeout): the POST may have been handled.
 			return "", claimMaybe
 		}
 		return "", claimFailed
@@ -309,11 +322,22 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		resp.Diagnostics.AddError("Cannot read the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Reading ClusterQueue %q", name), "get", "clusterqueues.kueue.x-k8s.io", err))
 		return
 	}
+	if found && cq.DeletionTimestamp != nil && quota.Owns(cq.ObjectMeta, prior.OwnerID.ValueString()) {
+		// Still this resource's, held by finalizers (Kueue's while workloads are admitted). Keep
+		// it in state, so a destroy deletes it (waiting, and naming what holds it) and cleans up
+		// the flavors; a plan that keeps the quota replaces it (see ModifyPlan).
+		tflog.Info(ctx, "ClusterQueue is being deleted; keeping the quota in state", map[string]any{"name": name, "finalizers": cq.Finalizers})
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateTerminating, []byte(`true`))...)
+		prior.Drift = driftList([]string{fmt.Sprintf("ClusterQueue %q is being deleted, held by finalizers %v", name, cq.Finalizers)})
+		resp.Diagnostics.Append(resp.State.Set(ctx, &prior)...)
+		return
+	}
 	if !found || cq.DeletionTimestamp != nil {
 		tflog.Info(ctx, "ClusterQueue is gone; removing the quota from state", map[string]any{"name": name})
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateTerminating, nil)...)
 	_, rc, err := quota.FromClusterQueue(r.data.catalog, cq)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the ClusterQueue", err.Error()+". Fix or delete the queue in the cluster, or remove the quota from state.")

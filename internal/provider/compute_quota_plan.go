@@ -75,6 +75,13 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 	// is what this plan repairs.
 	planned.Drift = types.ListValueMust(types.StringType, nil)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &planned)...)
+	if !req.State.Raw.IsNull() {
+		// A queue being deleted cannot be updated back: delete it (waiting for what holds it)
+		// and create it again. Terraform replaces only for a path that changes: drift does.
+		if terminating, d := req.Private.GetKey(ctx, privateTerminating); len(terminating) > 0 && !d.HasError() {
+			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("drift"))
+		}
+	}
 }
 
 // storedUsage is what a refresh saw the team's workloads hold, kept in private state.

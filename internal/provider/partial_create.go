@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/rpcctx"
 )
 
 // A create writes several objects one after the other. When it stops halfway, two things must
@@ -44,11 +46,12 @@ func (o createdObject) String() string {
 	return fmt.Sprintf("%s %q", o.kind, o.name)
 }
 
-// terraformGone reports whether the RPC's own context was cancelled: Terraform (or its
-// connection to the provider) went away while the create ran, as opposed to the create's
-// timeout ending.
+// terraformGone reports whether the RPC's own context was cancelled without Terraform asking the
+// provider to stop: Terraform (or its connection to the provider) went away while the create
+// ran, as opposed to the create's timeout ending or an interrupt, after which Terraform still
+// saves the state the create returns.
 func terraformGone(rpcCtx context.Context) bool {
-	return errors.Is(rpcCtx.Err(), context.Canceled)
+	return errors.Is(rpcCtx.Err(), context.Canceled) && !rpcctx.StopRequested()
 }
 
 // undoAbandonedCreate deletes the objects a create wrote after Terraform went away, each only
@@ -99,4 +102,88 @@ func createOutcomeUnknown(diags *diag.Diagnostics, resourceKind string, o create
 			"failed too (see the error above). The resource is saved in the state, marked tainted, so that the object is "+
 			"never left without state: the next plan reads the cluster, drops the resource from the state if the object "+
 			"does not exist, and replaces it if it does. Running apply again is safe.", o))
+}
+
+// finishedCreates remembers the objects this provider process's creates claimed (a ClusterQueue,
+// a Namespace, WorkloadPriorityClasses) and handed to Terraform in a state. If Terraform goes away
+// before it saved that state (it is killed, and OpenTofu or a remote backend saves only every 20
+// seconds or more), the objects exist with no state: the next apply's create would refuse them as
+// another resource's. So when the provider sees Terraform go away it marks them
+// (quota.AnnotationUnconfirmed), and a later create of the same object adopts a marked one.
+type finishedCreates struct {
+	mu     sync.Mutex
+	claims []finishedClaim
+	marked bool
+}
+
+type finishedClaim struct {
+	createdObject
+	owner string
+}
+
+// add records a claimed object whose create returned a state.
+func (f *finishedCreates) add(owner string, objs ...createdObject) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, o := range objs {
+		f.claims = append(f.claims, finishedClaim{o, owner})
+	}
+}
+
+// markIfTerraformGone marks every recorded object, once, when rpcCtx says Terraform went away.
+// Failures are logged: there is nobody to tell.
+func (f *finishedCreates) markIfTerraformGone(rpcCtx context.Context, k *kube.Client) {
+	if !terraformGone(rpcCtx) {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.marked {
+		return
+	}
+	f.marked = true
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(rpcCtx), abandonedCleanupTimeout)
+	defer cancel()
+	value := "Terraform went away at " + time.Now().UTC().Format(time.RFC3339) + " before it could have saved this object's state"
+	for _, c := range f.claims {
+		var meta metav1.PartialObjectMetadata
+		found, err := k.Get(ctx, c.gvr, c.namespace, c.name, &meta)
+		if err != nil || !found || !quota.Owns(meta.ObjectMeta, c.owner) || meta.DeletionTimestamp != nil {
+			continue
+		}
+		if err := k.Annotate(ctx, c.gvr, c.namespace, c.name, string(meta.UID), quota.FieldManager,
+			map[string]*string{quota.AnnotationUnconfirmed: &value}); err != nil {
+			tflog.Warn(ctx, "Terraform went away; cannot mark a created object as unconfirmed", map[string]any{
+				"object": c.String(), "error": err.Error()})
+			continue
+		}
+		tflog.Info(ctx, "Terraform went away; marked a created object as unconfirmed", map[string]any{"object": c.String()})
+	}
+}
+
+// adoptUnconfirmed takes over an object an interrupted run created and marked: it removes the
+// mark (the caller's server-side apply then records the new owner) and warns.
+func adoptUnconfirmed(ctx context.Context, k *kube.Client, o createdObject, meta metav1.ObjectMeta, diags *diag.Diagnostics) bool {
+	if err := k.Annotate(ctx, o.gvr, o.namespace, o.name, string(meta.UID), quota.FieldManager,
+		map[string]*string{quota.AnnotationUnconfirmed: nil}); err != nil {
+		diags.AddError("Cannot adopt "+o.kind, kubeErrorDetail(fmt.Sprintf("Removing the %s annotation of %s", quota.AnnotationUnconfirmed, o), "patch", o.gvr.GroupResource().String(), err))
+		return false
+	}
+	diags.AddWarning(o.kind+" adopted from an interrupted run", fmt.Sprintf(
+		"%s was created by an earlier run that was killed before it could save its state (%s). This resource has "+
+			"taken it over and records its own owner identity on it.", o, meta.Annotations[quota.AnnotationUnconfirmed]))
+	return true
+}
+
+// notCreated adds to each error of diags that the create wrote nothing: the errors of a read
+// the create made before writing, which alone would not say so.
+func notCreated(diags diag.Diagnostics, o createdObject) diag.Diagnostics {
+	out := make(diag.Diagnostics, 0, len(diags))
+	for _, d := range diags {
+		if d.Severity() == diag.SeverityError {
+			d = diag.NewErrorDiagnostic(d.Summary(), fmt.Sprintf("%s %s was not created.", d.Detail(), o))
+		}
+		out = append(out, d)
+	}
+	return out
 }

@@ -51,6 +51,8 @@ type providerData struct {
 	// allTypesPending means the whole instance_types attribute is unknown.
 	pendingTypes    map[string]bool
 	allTypesPending bool
+	// finished remembers what this process's creates claimed, for a Terraform that goes away.
+	finished finishedCreates
 }
 
 // client returns the Kubernetes client, or adds an error naming the provider attributes that

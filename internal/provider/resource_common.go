@@ -42,6 +42,9 @@ const (
 	// privateUnnamed marks a quota whose ClusterQueue records no name (one this provider did not
 	// write): its name in state is the team, and naming it differently is an update.
 	privateUnnamed = "unnamed"
+	// privateTerminating marks a quota whose ClusterQueue the last refresh found being deleted
+	// (held by finalizers): a plan that keeps the quota replaces it.
+	privateTerminating = "terminating"
 )
 
 // privateGetter and privateSetter are the parts of the framework's private state used here.

@@ -70,6 +70,7 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 		return
 	}
 	rpcCtx := ctx
+	defer r.data.finished.markIfTerraformGone(rpcCtx, r.data.kube)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -84,8 +85,9 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 		plan.Drift = driftList([]string{"the create stopped before it finished: the next refresh reads the Namespace and LocalQueue"})
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
+		r.data.finished.add(owner, ns)
 	}
-	claim := r.claim(ctx, team, owner, &resp.Diagnostics)
+	claim, existing := r.claim(ctx, team, owner, &resp.Diagnostics)
 	switch {
 	case claim != claimOK && terraformGone(rpcCtx):
 		// The POST may have reached the server before the context ended.
@@ -99,7 +101,7 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 		return
 	}
 	tflog.Debug(ctx, "creating team namespace", map[string]any{"namespace": nsName})
-	d, stage := r.apply(ctx, &plan, teamNamespaceObjects{}, owner)
+	d, stage := r.apply(ctx, &plan, existing, owner)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		if terraformGone(rpcCtx) {
@@ -118,25 +120,33 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 	plan.Drift = noDrift()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	setTeamIdentity(ctx, resp.Identity, plan.Team.ValueString(), &resp.Diagnostics)
+	r.data.finished.add(owner, ns)
 }
 
 // claim creates the team's Namespace with only its identity (the provider's labels and the
 // owner annotation) with a POST, so that of two resources creating the same team only one
 // succeeds. An existing Namespace is refused with its owner named; one being deleted is waited
 // for.
-func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, diags *diag.Diagnostics) claimResult {
+func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, diags *diag.Diagnostics) (claimResult, teamNamespaceObjects) {
 	nsName := quota.NamespaceName(team)
-	refuse := func(ns *corev1.Namespace) claimResult {
+	refuse := func(ns *corev1.Namespace) (claimResult, teamNamespaceObjects) {
 		summary, detail := existingObjectError(teamNamespaceResourceKind, "Namespace", nsName, ns.ObjectMeta, team)
 		diags.AddAttributeError(path.Root("team"), summary, detail)
-		return claimFailed
+		return claimFailed, teamNamespaceObjects{}
 	}
 	objs, d := r.get(ctx, team)
-	diags.Append(d...)
+	diags.Append(notCreated(d, createdObject{kind: "Namespace", name: nsName})...)
 	if diags.HasError() {
-		return claimFailed
+		return claimFailed, teamNamespaceObjects{}
 	}
 	if ns := objs.namespace; ns != nil {
+		if ns.DeletionTimestamp == nil && quota.Unconfirmed(ns.ObjectMeta) {
+			o := createdObject{gvr: kube.Namespaces, kind: "Namespace", name: nsName}
+			if !adoptUnconfirmed(ctx, r.data.kube, o, ns.ObjectMeta, diags) {
+				return claimFailed, teamNamespaceObjects{}
+			}
+			return claimOK, objs
+		}
 		if ns.DeletionTimestamp == nil {
 			return refuse(ns)
 		}
@@ -154,12 +164,13 @@ func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, d
 	}
 	if err != nil {
 		diags.AddError("Cannot create Namespace", kubeErrorDetail(fmt.Sprintf("Creating Namespace %q", nsName), "create", "namespaces", err))
-		if errors.Is(err, kube.ErrCreateOutcomeUnknown) {
-			return claimMaybe
+		if errors.Is(err, kube.ErrCreateOutcomeUnknown) || ctx.Err() != nil {
+			// Cut off mid-request (an interrupt, the timeout): the POST may have been handled.
+			return claimMaybe, teamNamespaceObjects{}
 		}
-		return claimFailed
+		return claimFailed, teamNamespaceObjects{}
 	}
-	return claimOK
+	return claimOK, teamNamespaceObjects{}
 }
 
 func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

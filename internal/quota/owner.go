@@ -43,3 +43,14 @@ func DescribeOwner(meta metav1.ObjectMeta) string {
 	}
 	return fmt.Sprintf("another Terraform resource (owner_id %q%s)", recorded, what)
 }
+
+// AnnotationUnconfirmed marks an object whose create finished while the Terraform run that
+// asked for it was killed before it could have saved its state (OpenTofu and remote backends
+// save every 20 seconds or more). The provider, still running, writes it; a later create of
+// the same object adopts a marked object instead of refusing it as another resource's.
+const AnnotationUnconfirmed = AnnotationPrefix + "unconfirmed-create"
+
+// Unconfirmed reports whether an object is this provider's and marked AnnotationUnconfirmed.
+func Unconfirmed(meta metav1.ObjectMeta) bool {
+	return meta.Labels[LabelManagedBy] == ManagedByValue && meta.Annotations[AnnotationUnconfirmed] != ""
+}

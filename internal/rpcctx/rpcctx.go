@@ -106,3 +106,16 @@ func (s server) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourc
 func (s server) CallFunction(ctx context.Context, req *tfprotov6.CallFunctionRequest) (*tfprotov6.CallFunctionResponse, error) {
 	return call(ctx, s.ProviderServer.CallFunction, req)
 }
+
+// stopRequested is set once Terraform sent StopProvider in this process.
+var stopRequested atomic.Bool
+
+// StopRequested reports whether Terraform asked the provider to stop: it was interrupted (Ctrl-C,
+// SIGTERM), cancels the operations in flight and will still save the state they return. A
+// cancelled context without it means Terraform (or its connection) went away.
+func StopRequested() bool { return stopRequested.Load() }
+
+func (s server) StopProvider(ctx context.Context, req *tfprotov6.StopProviderRequest) (*tfprotov6.StopProviderResponse, error) {
+	stopRequested.Store(true)
+	return s.ProviderServer.StopProvider(ctx, req)
+}
