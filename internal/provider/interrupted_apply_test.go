@@ -738,3 +738,214 @@ func TestAccInterruptedApply_apiServerGone(t *testing.T) {
 	t.Logf("proxy:\n%s", proxy.Stats())
 	iaDestroy(t, cli, prefix)
 }
+
+// iaInterrupt sends SIGINT to the CLI, as Ctrl-C does: terraform asks the provider to stop
+// (StopProvider), waits for the operations in flight, saves the state they return and exits.
+func iaInterrupt(p *tfProcess) error {
+	return p.cmd.Process.Signal(os.Interrupt)
+}
+
+// TestAccInterruptedApply_interruptedTerraform interrupts terraform (SIGINT) while it creates
+// twenty teams. The provider is asked to stop, which cancels the creates in flight: what a
+// cut-off create wrote comes back "partly created" or "may have been created", which Terraform
+// saves tainted before it exits by itself. Right after, the state must hold exactly what exists,
+// with no object left without state and nothing tainted that the provider did not report; a
+// second apply must converge with an empty plan after it.
+func TestAccInterruptedApply_interruptedTerraform(t *testing.T) {
+	requireCluster(t)
+	prefix := iaPrefix("ii")
+	iaCleanup(t, prefix)
+	// Latency only: it widens the window in which some ClusterQueues exist and others do not.
+	proxy, kubeconfig := iaProxy(t, faultproxy.Config{
+		Seed:          1,
+		Idempotent:    faultproxy.Rates{Latency: 1},
+		NonIdempotent: faultproxy.Rates{Latency: 1},
+		LatencyMin:    50 * time.Millisecond,
+		LatencyMax:    150 * time.Millisecond,
+	})
+	cli := newTFCLI(t)
+	cli.writeConfig(iaConfig(prefix, fmt.Sprintf("  config_path = %q", kubeconfig)))
+	cli.init()
+
+	apply := cli.start(10*time.Minute, "apply", "-auto-approve", "-input=false", "-no-color", "-json")
+	const interruptAt = 5
+	var atInterrupt int
+	var interruptedAt time.Time
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		if !apply.running() {
+			t.Fatalf("apply ended before %d ClusterQueues existed, so it could not be interrupted halfway:\n%s", interruptAt, apply.wait())
+		}
+		if n := iaCountQueues(t, prefix); n >= interruptAt {
+			atInterrupt = n
+			interruptedAt = time.Now()
+			if err := iaInterrupt(apply); err != nil {
+				t.Fatalf("interrupting terraform: %v", err)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = apply.kill()
+			t.Fatalf("no %d ClusterQueues after 5 minutes:\n%s", interruptAt, apply.wait())
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	// The provider's applies have ended when wait returns (see tfProcess.wait).
+	interrupted := apply.wait()
+	exitedAfter := apply.started.Add(interrupted.took).Sub(interruptedAt)
+	t.Logf("interrupted terraform with %d ClusterQueues of %d; it exited %d %s later (%s in all)",
+		atInterrupt, iaTeams, interrupted.exitCode, exitedAfter.Round(time.Millisecond), interrupted.took.Round(time.Millisecond))
+	if interrupted.killed || interrupted.timedOut || interrupted.exitCode == -1 {
+		t.Fatalf("terraform did not exit by itself after the interrupt:\n%s", interrupted)
+	}
+	if atInterrupt >= iaTeams {
+		t.Fatalf("all %d ClusterQueues existed when terraform was interrupted: the interrupt was not halfway", atInterrupt)
+	}
+	if interrupted.exitCode == 0 {
+		t.Fatalf("apply succeeded although it was interrupted halfway:\n%s", interrupted)
+	}
+	// Nothing in the provider should outlast the cancellation for long: each create returns as
+	// soon as its request is cut off.
+	if exitedAfter > time.Minute {
+		t.Errorf("terraform took %s to exit after the interrupt, want under a minute", exitedAfter.Round(time.Millisecond))
+	}
+
+	// What the apply said, by address.
+	diags, completed := parseTFJSONLines(interrupted.stdout)
+	outcome := map[string]*iaOutage{}
+	at := func(addr string) *iaOutage {
+		if outcome[addr] == nil {
+			outcome[addr] = &iaOutage{}
+		}
+		return outcome[addr]
+	}
+	own := map[string]int{} // terraform's own errors, without an address ("execution halted")
+	for _, d := range diags {
+		if d.Severity != "error" {
+			continue
+		}
+		if d.Address == "" {
+			own[strings.TrimSpace(d.Summary+": "+d.Detail)]++
+			continue
+		}
+		at(d.Address).errs = append(at(d.Address).errs, d)
+	}
+	for addr := range completed {
+		at(addr).complete = true
+	}
+	for _, e := range sortedKeys(own) {
+		t.Logf("terraform's own error, %d times: %s", own[e], e)
+	}
+
+	state := cli.show()
+	cl := iaList(t, prefix)
+	var uncertain []string
+	for addr, o := range outcome {
+		if slices.ContainsFunc(o.errs, func(d tfDiagnostic) bool { return strings.Contains(d.Summary, "may have been created") }) {
+			uncertain = append(uncertain, addr)
+		}
+	}
+	for _, p := range iaCompare(state, cl, uncertain...) {
+		t.Errorf("after the interrupt: %s", p)
+	}
+
+	var summary []string
+	var created, partial, maybe, notCreated int
+	examples := map[string]string{} // one full text per outcome, for the log
+	for _, addr := range sortedKeys(outcome) {
+		o := outcome[addr]
+		kind, team, ok := iaAddrTeam(prefix, addr)
+		if !ok {
+			t.Errorf("unexpected address %s", addr)
+			continue
+		}
+		res, inState := state[addr]
+		if o.complete {
+			created++
+			summary = append(summary, addr+": created")
+			if len(o.errs) > 0 || !inState || res.Tainted {
+				t.Errorf("%s completed, but has %d errors, in state %v, tainted %v", addr, len(o.errs), inState, res.Tainted)
+			}
+			continue
+		}
+		text := o.text()
+		firstKind, firstName := "Namespace", quota.NamespaceName(team)
+		if kind == iaQuotaType {
+			firstKind, firstName = "ClusterQueue", quota.ClusterQueueName(team)
+		}
+		switch {
+		case slices.Contains(uncertain, addr):
+			// The create was cut off with its POST in flight: saved tainted, so that the object,
+			// if the server made it, has a state.
+			examples[kind+" may have been created"] = addr + ":\n" + text
+			maybe++
+			summary = append(summary, addr+": may have been created (tainted)")
+			if !strings.Contains(text, fmt.Sprintf("%s %q", firstKind, firstName)) {
+				t.Errorf("%s: diagnostics do not name %s %q:\n%s", addr, firstKind, firstName, text)
+			}
+			if !inState || !res.Tainted {
+				t.Errorf("%s may have been created, but in state: %v, tainted: %v", addr, inState, res.Tainted)
+			}
+		case slices.ContainsFunc(o.errs, func(d tfDiagnostic) bool { return d.Summary == kind+" partly created" }):
+			examples[kind+" partly created"] = addr + ":\n" + text
+			partial++
+			summary = append(summary, addr+": partly created (tainted)")
+			if want := fmt.Sprintf("Written: %s %q", firstKind, firstName); !strings.Contains(iaUnwrap(text), want) {
+				t.Errorf("%s: diagnostics do not say %s:\n%s", addr, want, text)
+			}
+			if !strings.Contains(iaUnwrap(text), "Not written: ") {
+				t.Errorf("%s: diagnostics do not name what was not written:\n%s", addr, text)
+			}
+			if !inState || !res.Tainted {
+				t.Errorf("%s was partly created, but in state: %v, tainted: %v", addr, inState, res.Tainted)
+			}
+		case len(o.errs) > 0:
+			examples[kind+" not created"] = addr + ":\n" + text
+			notCreated++
+			summary = append(summary, addr+": not created")
+			if !strings.Contains(iaUnwrap(text), "was not created") {
+				t.Errorf("%s: its error does not say the object was not created:\n%s", addr, text)
+			}
+			if inState {
+				t.Errorf("%s wrote nothing, but is in state (tainted: %v)", addr, res.Tainted)
+			}
+		}
+	}
+	// Tainted only what the provider reported partly created or maybe created; untainted only
+	// what completed.
+	for addr, r := range state {
+		o := outcome[addr]
+		switch {
+		case r.Tainted && (o == nil || (!slices.Contains(uncertain, addr) &&
+			!slices.ContainsFunc(o.errs, func(d tfDiagnostic) bool { return strings.HasSuffix(d.Summary, " partly created") }))):
+			t.Errorf("%s is tainted in state, but the apply reported it neither partly created nor maybe created", addr)
+		case !r.Tainted && (o == nil || !o.complete):
+			t.Errorf("%s is in state, not tainted, but the apply did not complete it", addr)
+		}
+	}
+	t.Logf("after the interrupt: %d created, %d partly created, %d may have been created, %d not created, "+
+		"the rest not attempted; the cluster held %s and the state %d resources:\n  %s",
+		created, partial, maybe, notCreated, cl, len(state), strings.Join(summary, "\n  "))
+	for _, k := range sortedKeys(examples) {
+		t.Logf("example, %s: %s", k, examples[k])
+	}
+	// Terraform waits for the creates in flight; had the provider not cancelled them on
+	// StopProvider, they would all have completed and none would have been cut off.
+	if created == 0 || partial+maybe+notCreated == 0 {
+		t.Errorf("the interrupt cut off no create: %d created, %d cut off", created, partial+maybe+notCreated)
+	}
+	if t.Failed() {
+		iaLogDiagnostics(t, interrupted)
+		t.FailNow()
+	}
+
+	second := cli.apply(10 * time.Minute)
+	t.Logf("apply after the interrupt: exit %d in %s", second.exitCode, second.took.Round(time.Millisecond))
+	if second.exitCode != 0 {
+		iaLogDiagnostics(t, second)
+		t.Fatalf("apply after the interrupt did not converge (exit %d); its diagnostics are above", second.exitCode)
+	}
+	iaRequireConverged(t, cli, prefix)
+	t.Logf("proxy:\n%s", proxy.Stats())
+	iaDestroy(t, cli, prefix)
+}

@@ -51,7 +51,7 @@ func (o createdObject) String() string {
 // ran, as opposed to the create's timeout ending or an interrupt, after which Terraform still
 // saves the state the create returns.
 func terraformGone(rpcCtx context.Context) bool {
-	return errors.Is(rpcCtx.Err(), context.Canceled) && !rpcctx.StopRequested()
+	return errors.Is(rpcCtx.Err(), context.Canceled) && !rpcctx.StopRequested(rpcCtx)
 }
 
 // undoAbandonedCreate deletes the objects a create wrote after Terraform went away, each only

@@ -20,9 +20,15 @@ import (
 // Wrap returns s with the per-resource RPCs (the ones Terraform calls once per resource
 // instance) served through a released context. The other RPCs run a few times per process
 // and pass through unchanged.
-func Wrap(s tfprotov6.ProviderServer) tfprotov6.ProviderServer { return server{s} }
+func Wrap(s tfprotov6.ProviderServer) tfprotov6.ProviderServer {
+	return server{ProviderServer: s, stopped: new(atomic.Bool)}
+}
 
-type server struct{ tfprotov6.ProviderServer }
+type server struct {
+	tfprotov6.ProviderServer
+	// stopped is set once Terraform sent StopProvider to this server.
+	stopped *atomic.Bool
+}
 
 // detached forwards to a request context until released. Done and Deadline are captured at
 // creation, so cancellation still reaches whatever the framework derived from it.
@@ -65,57 +71,60 @@ func (d *detached) Value(key any) any {
 }
 
 // call runs one RPC with a detached context.
-func call[Req, Resp any](ctx context.Context, rpc func(context.Context, Req) (Resp, error), req Req) (Resp, error) {
-	ctx, release := detach(ctx)
+func call[Req, Resp any](stopped *atomic.Bool, ctx context.Context, rpc func(context.Context, Req) (Resp, error), req Req) (Resp, error) {
+	ctx, release := detach(context.WithValue(ctx, stopKey{}, stopped))
 	defer release()
 	return rpc(ctx, req)
 }
 
 func (s server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
-	return call(ctx, s.ProviderServer.ValidateResourceConfig, req)
+	return call(s.stopped, ctx, s.ProviderServer.ValidateResourceConfig, req)
 }
 
 func (s server) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
-	return call(ctx, s.ProviderServer.UpgradeResourceState, req)
+	return call(s.stopped, ctx, s.ProviderServer.UpgradeResourceState, req)
 }
 
 func (s server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	return call(ctx, s.ProviderServer.ReadResource, req)
+	return call(s.stopped, ctx, s.ProviderServer.ReadResource, req)
 }
 
 func (s server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	return call(ctx, s.ProviderServer.PlanResourceChange, req)
+	return call(s.stopped, ctx, s.ProviderServer.PlanResourceChange, req)
 }
 
 func (s server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
-	return call(ctx, s.ProviderServer.ApplyResourceChange, req)
+	return call(s.stopped, ctx, s.ProviderServer.ApplyResourceChange, req)
 }
 
 func (s server) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
-	return call(ctx, s.ProviderServer.ImportResourceState, req)
+	return call(s.stopped, ctx, s.ProviderServer.ImportResourceState, req)
 }
 
 func (s server) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
-	return call(ctx, s.ProviderServer.ValidateDataResourceConfig, req)
+	return call(s.stopped, ctx, s.ProviderServer.ValidateDataResourceConfig, req)
 }
 
 func (s server) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
-	return call(ctx, s.ProviderServer.ReadDataSource, req)
+	return call(s.stopped, ctx, s.ProviderServer.ReadDataSource, req)
 }
 
 func (s server) CallFunction(ctx context.Context, req *tfprotov6.CallFunctionRequest) (*tfprotov6.CallFunctionResponse, error) {
-	return call(ctx, s.ProviderServer.CallFunction, req)
+	return call(s.stopped, ctx, s.ProviderServer.CallFunction, req)
 }
 
-// stopRequested is set once Terraform sent StopProvider in this process.
-var stopRequested atomic.Bool
+type stopKey struct{}
 
-// StopRequested reports whether Terraform asked the provider to stop: it was interrupted (Ctrl-C,
-// SIGTERM), cancels the operations in flight and will still save the state they return. A
-// cancelled context without it means Terraform (or its connection) went away.
-func StopRequested() bool { return stopRequested.Load() }
+// StopRequested reports whether Terraform asked the provider serving the RPC of ctx to stop: it was
+// interrupted (Ctrl-C, SIGTERM), cancels the operations in flight and will still save the state
+// they return. A cancelled context without it means Terraform (or its connection) went away. Only
+// the per-resource RPCs Wrap serves carry the answer; for others it is false.
+func StopRequested(ctx context.Context) bool {
+	stopped, _ := ctx.Value(stopKey{}).(*atomic.Bool)
+	return stopped != nil && stopped.Load()
+}
 
 func (s server) StopProvider(ctx context.Context, req *tfprotov6.StopProviderRequest) (*tfprotov6.StopProviderResponse, error) {
-	stopRequested.Store(true)
+	s.stopped.Store(true)
 	return s.ProviderServer.StopProvider(ctx, req)
 }

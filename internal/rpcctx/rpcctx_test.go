@@ -79,3 +79,35 @@ func (s *stopCounter) StopProvider(context.Context, *tfprotov6.StopProviderReque
 	s.n++
 	return &tfprotov6.StopProviderResponse{}, nil
 }
+
+// stopSeer records what StopRequested says inside an RPC.
+type stopSeer struct {
+	stopCounter
+	saw bool
+}
+
+func (s *stopSeer) ApplyResourceChange(ctx context.Context, _ *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	s.saw = StopRequested(ctx)
+	return &tfprotov6.ApplyResourceChangeResponse{}, nil
+}
+
+// StopRequested answers for the server that got StopProvider, not for others in the process.
+func TestStopRequestedIsPerServer(t *testing.T) {
+	stopped, running := &stopSeer{}, &stopSeer{}
+	a, b := Wrap(stopped), Wrap(running)
+	ctx := context.Background()
+	if _, err := a.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{}); err != nil || stopped.saw {
+		t.Fatalf("before StopProvider: %v, saw %v", err, stopped.saw)
+	}
+	if _, err := a.StopProvider(ctx, &tfprotov6.StopProviderRequest{}); err != nil || stopped.n != 1 {
+		t.Fatalf("StopProvider: %v, %d calls", err, stopped.n)
+	}
+	_, _ = a.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{})
+	_, _ = b.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{})
+	if !stopped.saw || running.saw {
+		t.Errorf("StopRequested: stopped server %v, other server %v; want true, false", stopped.saw, running.saw)
+	}
+	if StopRequested(ctx) {
+		t.Error("a context no RPC served says stop was requested")
+	}
+}
