@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -208,7 +207,8 @@ func (c *Client) Create(ctx context.Context, gvr schema.GroupVersionResource, fi
 			return c.notFound(ctx, gvr, err, raw)
 		}
 		exists := apierrors.IsAlreadyExists(err)
-		if !exists && !uncertainCreate(err) {
+		// A transient failure (lost response, 429, 5xx) may or may not have created the object.
+		if !exists && !transientKind(err) {
 			return err
 		}
 		var current []byte
@@ -243,23 +243,6 @@ func (c *Client) Create(ctx context.Context, gvr schema.GroupVersionResource, fi
 func neverSent(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
-}
-
-// uncertainCreate reports whether a failed POST may have created its object (or was refused
-// before the server looked at it, which a second POST can fix): the response was lost, or the
-// server answered 429 or 5xx.
-func uncertainCreate(err error) bool {
-	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		switch status.Status().Code {
-		case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
-			http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-			return true
-		}
-		// client-go turns a reset or EOF into a StatusError without a code.
-		return status.Status().Code == 0 && retryableError(err)
-	}
-	return retryableError(err)
 }
 
 // createdBy reports whether raw, an existing object, is the one obj's create wrote: it carries

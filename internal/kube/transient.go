@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -46,19 +45,10 @@ func transientKind(err error) bool {
 	}
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {
-		switch code := status.Status().Code; {
-		case code == http.StatusTooManyRequests:
-			return true
-		case code == http.StatusNotImplemented:
-			return false
-		case code >= 500 && code <= 599:
-			return true
-		case code == 0:
-			// client-go turns a reset or EOF into a StatusError without a code.
-			return retryableError(err)
-		default:
-			return false
+		if code := int(status.Status().Code); code != 0 {
+			return retryableStatus(code)
 		}
+		// client-go turns a reset or EOF into a StatusError without a code.
 	}
 	return retryableError(err)
 }

@@ -293,19 +293,12 @@ func shouldRetry(ctx context.Context, resp *http.Response, err error) bool {
 	if err != nil {
 		return retryableError(err)
 	}
-	if resp == nil {
-		return false
-	}
-	switch code := resp.StatusCode; {
-	case code == http.StatusTooManyRequests:
-		return true
-	case code == http.StatusNotImplemented:
-		return false
-	case code >= 500 && code <= 599:
-		return true
-	default:
-		return false
-	}
+	return resp != nil && retryableStatus(resp.StatusCode)
+}
+
+// retryableStatus reports whether a response status is transient: 429, and 5xx except 501.
+func retryableStatus(code int) bool {
+	return code == http.StatusTooManyRequests || (code >= 500 && code <= 599 && code != http.StatusNotImplemented)
 }
 
 // retryableError separates transient transport failures (refused, reset,

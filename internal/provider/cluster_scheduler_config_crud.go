@@ -65,12 +65,17 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 
 	owner := newOwnerID()
 	classes := classesOf(plan.PriorityClasses)
+	save := func(written []quota.PriorityClass) {
+		plan.ID = types.StringValue(schedulerConfigID(written))
+		plan.PriorityClasses = priorityClassList(written)
+		plan.OwnerID = types.StringValue(owner)
+		plan.Drift = noDrift()
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		r.data.finished.add(owner, classObjects(written)...)
+	}
 	var created []quota.PriorityClass
 	for i, c := range classes {
 		result := r.create(ctx, i, c, owner, &resp.Diagnostics)
-		if result == claimMaybe {
-			created = append(created, c)
-		}
 		if result == claimOK {
 			created = append(created, c)
 			continue
@@ -78,44 +83,29 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 		if terraformGone(rpcCtx) {
 			// Nobody will store a state: delete what this create made. The last POST may have
 			// reached the server before the context ended.
-			objs := make([]createdObject, 0, len(created)+1)
-			for _, done := range append(created, c) {
-				objs = append(objs, createdObject{gvr: kueue.WorkloadPriorityClasses, kind: "WorkloadPriorityClass", name: quota.PriorityClassObjectName(done.Name)})
-			}
-			undoAbandonedCreate(rpcCtx, r.data.kube, owner, objs...)
+			undoAbandonedCreate(rpcCtx, r.data.kube, owner, classObjects(append(created, c))...)
 			return
+		}
+		if result == claimMaybe {
+			created = append(created, c)
 		}
 		if len(created) == 0 {
 			return
 		}
 		// Save the classes written (and the one that may have been), tainted, so none is left
 		// without state; the next refresh drops those that do not exist.
-		written := make([]createdObject, len(created))
-		for j, done := range created {
-			written[j] = createdObject{kind: "WorkloadPriorityClass", name: quota.PriorityClassObjectName(done.Name)}
+		notWritten := []string{"nothing else"}
+		if rest := classObjects(classes[len(created):]); len(rest) > 0 {
+			notWritten = make([]string, len(rest))
+			for j, o := range rest {
+				notWritten[j] = o.String()
+			}
 		}
-		var notWritten []string
-		for _, rest := range classes[len(created):] {
-			notWritten = append(notWritten, fmt.Sprintf("WorkloadPriorityClass %q", quota.PriorityClassObjectName(rest.Name)))
-		}
-		if len(notWritten) == 0 {
-			notWritten = []string{"nothing else"}
-		}
-		partlyCreated(&resp.Diagnostics, schedulerConfigResourceKind, written, notWritten)
-		plan.ID = types.StringValue(schedulerConfigID(created))
-		plan.PriorityClasses = priorityClassList(created)
-		plan.OwnerID = types.StringValue(owner)
-		plan.Drift = noDrift()
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		r.data.finished.add(owner, classObjects(created)...)
+		partlyCreated(&resp.Diagnostics, schedulerConfigResourceKind, classObjects(created), notWritten)
+		save(created)
 		return
 	}
-	plan.ID = types.StringValue(schedulerConfigID(classes))
-	plan.PriorityClasses = priorityClassList(classes)
-	plan.OwnerID = types.StringValue(owner)
-	plan.Drift = noDrift()
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	r.data.finished.add(owner, classObjects(classes)...)
+	save(classes)
 }
 
 // create claims a class's WorkloadPriorityClass with a POST, so that of two resources declaring

@@ -50,16 +50,7 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 		r.data.finished.add(owner, claimed)
 	}
 	_, claim := r.claim(ctx, team, owner, &resp.Diagnostics)
-	switch {
-	case claim != claimOK && terraformGone(rpcCtx):
-		// The POST may have reached the server before the context ended.
-		undoAbandonedCreate(rpcCtx, r.data.kube, owner, claimed)
-		return
-	case claim == claimMaybe:
-		createOutcomeUnknown(&resp.Diagnostics, quotaResourceKind, claimed)
-		saveTainted()
-		return
-	case claim == claimFailed:
+	if claimStopped(rpcCtx, r.data.kube, claim, quotaResourceKind, owner, claimed, &resp.Diagnostics, saveTainted) {
 		return
 	}
 	flavors, ok := r.write(ctx, config, owner, &resp.Diagnostics)

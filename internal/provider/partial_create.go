@@ -78,6 +78,23 @@ func undoAbandonedCreate(rpcCtx context.Context, k *kube.Client, owner string, o
 	}
 }
 
+// claimStopped finishes a create whose claim did not succeed and reports whether it must stop:
+// after Terraform went away it deletes what the POST may have made; an unknown outcome is
+// reported and saved tainted (save); a refusal has said why already.
+func claimStopped(rpcCtx context.Context, k *kube.Client, result claimResult, resourceKind, owner string, claimed createdObject, diags *diag.Diagnostics, save func()) bool {
+	switch {
+	case result == claimOK:
+		return false
+	case terraformGone(rpcCtx):
+		// The POST may have reached the server before the context ended.
+		undoAbandonedCreate(rpcCtx, k, owner, claimed)
+	case result == claimMaybe:
+		createOutcomeUnknown(diags, resourceKind, claimed)
+		save()
+	}
+	return true
+}
+
 // partlyCreated is the error of a create that stopped after writing some objects; the state
 // it saves holds them, and Terraform marks the resource tainted.
 func partlyCreated(diags *diag.Diagnostics, resourceKind string, written []createdObject, notWritten []string) {

@@ -88,16 +88,7 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 		r.data.finished.add(owner, ns)
 	}
 	claim, existing := r.claim(ctx, team, owner, &resp.Diagnostics)
-	switch {
-	case claim != claimOK && terraformGone(rpcCtx):
-		// The POST may have reached the server before the context ended.
-		undoAbandonedCreate(rpcCtx, r.data.kube, owner, ns)
-		return
-	case claim == claimMaybe:
-		createOutcomeUnknown(&resp.Diagnostics, teamNamespaceResourceKind, ns)
-		saveTainted()
-		return
-	case claim == claimFailed:
+	if claimStopped(rpcCtx, r.data.kube, claim, teamNamespaceResourceKind, owner, ns, &resp.Diagnostics, saveTainted) {
 		return
 	}
 	tflog.Debug(ctx, "creating team namespace", map[string]any{"namespace": nsName})
