@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,7 +17,6 @@ import (
 	k8sresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/rest"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/faultproxy"
@@ -360,32 +356,6 @@ func frCheckDestroyed(*terraform.State) error {
 	return nil
 }
 
-// frProxy starts the fault-injecting proxy in front of the test cluster and writes a kubeconfig
-// for it. TLS, because clientcmd drops the credentials of an http:// server; the proxy itself
-// presents the harness's client certificate upstream.
-func frProxy(t *testing.T, cfg faultproxy.Config) (*faultproxy.Proxy, string) {
-	t.Helper()
-	target, err := url.Parse(acc.config.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	upstream, err := rest.TLSConfigFor(acc.config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.TLS = true
-	p, err := faultproxy.New(target, upstream, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close() })
-	path := filepath.Join(t.TempDir(), "faultproxy-kubeconfig")
-	if err := os.WriteFile(path, p.Kubeconfig(acc.config.BearerToken), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p, path
-}
-
 // TestAccFaultRun_twentyTeams applies, updates and destroys twenty teams through the fault
 // proxy with the provider's default retry settings (no retry block). Every step must succeed on
 // the first try (no ExpectError), each apply must leave the cluster equal to the state (checked
@@ -403,7 +373,7 @@ func TestAccFaultRun_twentyTeams(t *testing.T) {
 		cleanupQueue(t, team)
 		tnsCleanupNamespace(t, quota.NamespaceName(team))
 	}
-	p, kubeconfig := frProxy(t, faultproxy.Config{
+	p, kubeconfig := faultProxy(t, faultproxy.Config{
 		Seed: frSeed,
 		// 30 % of GET, LIST, PUT and apply PATCH: 5 % each of 429, 500, 503, 504, reset
 		// before and reset after forwarding.

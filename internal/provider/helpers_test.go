@@ -6,6 +6,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -21,8 +24,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	ktypes "k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/faultproxy"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
@@ -385,4 +390,30 @@ func (b *queueBuilder) create(t *testing.T) {
 			t.Errorf("deleting ClusterQueue %s: %v", name, err)
 		}
 	})
+}
+
+// faultProxy starts a faultproxy (TLS: clientcmd drops credentials for http:// servers; the proxy
+// presents the harness's client certificate upstream) in front of the test cluster and writes a
+// kubeconfig for it.
+func faultProxy(t *testing.T, cfg faultproxy.Config) (*faultproxy.Proxy, string) {
+	t.Helper()
+	target, err := url.Parse(acc.config.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream, err := rest.TLSConfigFor(acc.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.TLS = true // clientcmd drops credentials for http:// servers; the proxy holds the client certificate
+	p, err := faultproxy.New(target, upstream, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	path := filepath.Join(t.TempDir(), "proxy-kubeconfig")
+	if err := os.WriteFile(path, p.Kubeconfig(acc.config.BearerToken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p, path
 }

@@ -9,9 +9,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -23,7 +21,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/rest"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/faultproxy"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
@@ -69,30 +66,6 @@ resource "hyperpod_compute_quota" "team" {
   resources = slice(local.resources, 0, 2 + count.index %% 2)
 }
 `, providerBody, iaTeams, prefix, iaInstanceTypes[0], iaInstanceTypes[1], iaInstanceTypes[2])
-}
-
-// iaProxy starts a faultproxy in front of the test cluster and writes a kubeconfig for it.
-func iaProxy(t *testing.T, cfg faultproxy.Config) (*faultproxy.Proxy, string) {
-	t.Helper()
-	target, err := url.Parse(acc.config.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	upstream, err := rest.TLSConfigFor(acc.config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.TLS = true // clientcmd drops credentials for http:// servers; the proxy holds the client certificate
-	p, err := faultproxy.New(target, upstream, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close() })
-	path := filepath.Join(t.TempDir(), "proxy-kubeconfig")
-	if err := os.WriteFile(path, p.Kubeconfig(acc.config.BearerToken), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p, path
 }
 
 // iaCluster is what exists in the cluster for a prefix, read directly (never through a proxy).
@@ -392,6 +365,43 @@ func iaDestroy(t *testing.T, cli *tfCLI, prefix string) {
 	}
 }
 
+// iaLatencyProxy is the fault proxy with latency only (50-150 ms per request), which widens the
+// window in which some ClusterQueues exist and others do not.
+func iaLatencyProxy(t *testing.T) (*faultproxy.Proxy, string) {
+	return faultProxy(t, faultproxy.Config{
+		Seed:          1,
+		Idempotent:    faultproxy.Rates{Latency: 1},
+		NonIdempotent: faultproxy.Rates{Latency: 1},
+		LatencyMin:    50 * time.Millisecond,
+		LatencyMax:    150 * time.Millisecond,
+	})
+}
+
+// iaApplyUntil starts applying the twenty teams and, once at least n of their ClusterQueues
+// exist, calls stop (what names it in messages): how many existed then, and when.
+func iaApplyUntil(t *testing.T, cli *tfCLI, prefix string, n int, what string, stop func(*tfProcess) error) (*tfProcess, int, time.Time) {
+	t.Helper()
+	apply := cli.start(10*time.Minute, "apply", "-auto-approve", "-input=false", "-no-color", "-json")
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		if !apply.running() {
+			t.Fatalf("apply ended before %d ClusterQueues existed, so it could not be %s halfway:\n%s", n, what, apply.wait())
+		}
+		if got := iaCountQueues(t, prefix); got >= n {
+			at := time.Now()
+			if err := stop(apply); err != nil {
+				t.Fatalf("terraform could not be %s: %v", what, err)
+			}
+			return apply, got, at
+		}
+		if time.Now().After(deadline) {
+			_ = apply.kill()
+			t.Fatalf("no %d ClusterQueues after 5 minutes:\n%s", n, apply.wait())
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
 // iaLogDiagnostics logs the diagnostics of an apply -json.
 func iaLogDiagnostics(t *testing.T, r tfResult) {
 	t.Helper()
@@ -408,39 +418,12 @@ func TestAccInterruptedApply_killedTerraform(t *testing.T) {
 	requireCluster(t)
 	prefix := iaPrefix("ik")
 	iaCleanup(t, prefix)
-	// Latency only: it widens the window in which some ClusterQueues exist and others do not.
-	proxy, kubeconfig := iaProxy(t, faultproxy.Config{
-		Seed:          1,
-		Idempotent:    faultproxy.Rates{Latency: 1},
-		NonIdempotent: faultproxy.Rates{Latency: 1},
-		LatencyMin:    50 * time.Millisecond,
-		LatencyMax:    150 * time.Millisecond,
-	})
+	proxy, kubeconfig := iaLatencyProxy(t)
 	cli := newTFCLI(t)
 	cli.writeConfig(iaConfig(prefix, fmt.Sprintf("  config_path = %q", kubeconfig)))
 	cli.init()
 
-	apply := cli.start(10*time.Minute, "apply", "-auto-approve", "-input=false", "-no-color", "-json")
-	const killAt = 5
-	var atKill int
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		if !apply.running() {
-			t.Fatalf("apply ended before %d ClusterQueues existed, so it could not be killed halfway:\n%s", killAt, apply.wait())
-		}
-		if n := iaCountQueues(t, prefix); n >= killAt {
-			atKill = n
-			if err := apply.kill(); err != nil {
-				t.Fatalf("killing terraform: %v", err)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = apply.kill()
-			t.Fatalf("no %d ClusterQueues after 5 minutes:\n%s", killAt, apply.wait())
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	apply, atKill, _ := iaApplyUntil(t, cli, prefix, 5, "killed", (*tfProcess).kill)
 	killed := apply.wait()
 	if killed.exitCode != -1 {
 		t.Fatalf("terraform exited by itself before SIGKILL reached it:\n%s", killed)
@@ -553,7 +536,7 @@ func TestAccInterruptedApply_apiServerGone(t *testing.T) {
 	requireCluster(t)
 	prefix := iaPrefix("ig")
 	iaCleanup(t, prefix)
-	proxy, kubeconfig := iaProxy(t, faultproxy.Config{Seed: 1})
+	proxy, kubeconfig := faultProxy(t, faultproxy.Config{Seed: 1})
 	cli := newTFCLI(t)
 	// A short retry budget keeps the outage's failures quick.
 	cli.writeConfig(iaConfig(prefix, fmt.Sprintf(`  config_path = %q
@@ -563,26 +546,8 @@ func TestAccInterruptedApply_apiServerGone(t *testing.T) {
   }`, kubeconfig)))
 	cli.init()
 
-	apply := cli.start(10*time.Minute, "apply", "-auto-approve", "-input=false", "-no-color", "-json")
-	const downAt = iaTeams / 2
-	var atDown int
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		if !apply.running() {
-			t.Fatalf("apply ended before %d ClusterQueues existed, so the outage could not start halfway:\n%s", downAt, apply.wait())
-		}
-		if n := iaCountQueues(t, prefix); n >= downAt {
-			atDown = n
-			proxy.Down()
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = apply.kill()
-			t.Fatalf("no %d ClusterQueues after 5 minutes:\n%s", downAt, apply.wait())
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	wentDown := time.Now()
+	apply, atDown, wentDown := iaApplyUntil(t, cli, prefix, iaTeams/2, "cut off from the API server",
+		func(*tfProcess) error { proxy.Down(); return nil })
 	failed := apply.wait()
 	t.Logf("API server gone with %d ClusterQueues of %d; apply exited %d %s later (%s in all)",
 		atDown, iaTeams, failed.exitCode, time.Since(wentDown).Round(time.Millisecond), failed.took.Round(time.Millisecond))
@@ -755,41 +720,12 @@ func TestAccInterruptedApply_interruptedTerraform(t *testing.T) {
 	requireCluster(t)
 	prefix := iaPrefix("ii")
 	iaCleanup(t, prefix)
-	// Latency only: it widens the window in which some ClusterQueues exist and others do not.
-	proxy, kubeconfig := iaProxy(t, faultproxy.Config{
-		Seed:          1,
-		Idempotent:    faultproxy.Rates{Latency: 1},
-		NonIdempotent: faultproxy.Rates{Latency: 1},
-		LatencyMin:    50 * time.Millisecond,
-		LatencyMax:    150 * time.Millisecond,
-	})
+	proxy, kubeconfig := iaLatencyProxy(t)
 	cli := newTFCLI(t)
 	cli.writeConfig(iaConfig(prefix, fmt.Sprintf("  config_path = %q", kubeconfig)))
 	cli.init()
 
-	apply := cli.start(10*time.Minute, "apply", "-auto-approve", "-input=false", "-no-color", "-json")
-	const interruptAt = 5
-	var atInterrupt int
-	var interruptedAt time.Time
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		if !apply.running() {
-			t.Fatalf("apply ended before %d ClusterQueues existed, so it could not be interrupted halfway:\n%s", interruptAt, apply.wait())
-		}
-		if n := iaCountQueues(t, prefix); n >= interruptAt {
-			atInterrupt = n
-			interruptedAt = time.Now()
-			if err := iaInterrupt(apply); err != nil {
-				t.Fatalf("interrupting terraform: %v", err)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = apply.kill()
-			t.Fatalf("no %d ClusterQueues after 5 minutes:\n%s", interruptAt, apply.wait())
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	apply, atInterrupt, interruptedAt := iaApplyUntil(t, cli, prefix, 5, "interrupted", iaInterrupt)
 	// The provider's applies have ended when wait returns (see tfProcess.wait).
 	interrupted := apply.wait()
 	exitedAfter := apply.started.Add(interrupted.took).Sub(interruptedAt)

@@ -30,7 +30,7 @@ func TestAccPartialCreate_savedTainted(t *testing.T) {
 		return r.Method == http.MethodPatch &&
 			(strings.Contains(r.URL.Path, "/localqueues/") || strings.Contains(r.URL.Path, "/clusterqueues/"))
 	}
-	_, kubeconfig := iaProxy(t, faultproxy.Config{Seed: 1, Idempotent: faultproxy.Rates{InternalError: 1}, Match: failSecondWrite})
+	_, kubeconfig := faultProxy(t, faultproxy.Config{Seed: 1, Idempotent: faultproxy.Rates{InternalError: 1}, Match: failSecondWrite})
 	resources := tnsConfig(team, "") + quotaConfig(team, `  resources = [{ instance_type = "ml.c5.4xlarge", vcpu = 2 }]`)
 	flaky := fmt.Sprintf(`
 provider "hyperpod" {
@@ -104,7 +104,7 @@ func TestAccPartialCreate_quotaSavedTainted(t *testing.T) {
 	failSpec := func(r *http.Request) bool {
 		return r.Method == http.MethodPatch && strings.Contains(r.URL.Path, "/"+kueue.ClusterQueues.Resource+"/")
 	}
-	_, kubeconfig := iaProxy(t, faultproxy.Config{Seed: 1, Idempotent: faultproxy.Rates{ServiceUnavailable: 1}, Match: failSpec})
+	_, kubeconfig := faultProxy(t, faultproxy.Config{Seed: 1, Idempotent: faultproxy.Rates{ServiceUnavailable: 1}, Match: failSpec})
 	res := quotaConfig(team, `  resources = [{ instance_type = "ml.c5.4xlarge", vcpu = 2 }]`)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
