@@ -175,12 +175,9 @@ func TestPlannedQuotaModel_unknownAndNull(t *testing.T) {
 					cfg.MarkUnknown("resources", fmt.Sprint(i), "capacity")
 				}
 			}
-			if problems := quota.Validate(catalog.Builtin(), cfg); len(problems) > 0 {
-				t.Fatalf("validation: %v", problems)
-			}
-			rc, problems := quota.Defaults(catalog.Builtin(), cfg)
+			rc, problems := quota.Plan(catalog.Builtin(), cfg)
 			if len(problems) > 0 {
-				t.Fatalf("defaults: %v", problems)
+				t.Fatalf("plan: %v", problems)
 			}
 			planned, diags := plannedQuotaModel(config, rc)
 			if diags.HasError() {

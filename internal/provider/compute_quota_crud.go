@@ -193,14 +193,14 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 }
 
 // write ensures the flavors and server-side applies the ClusterQueue with the owner identity.
-// It resolves from the configuration (all known at apply time), not the plan, so the annotation
-// records which attributes the user set and import can reproduce them; the values equal the
-// plan's.
+// It runs the plan's pipeline once on the configuration (all known at apply time), not the
+// plan, so the annotation records which attributes the user set and import can reproduce them;
+// the values equal the plan's.
 //
 // createdFlavors are the ResourceFlavors it created, even when it fails.
 func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaModel, owner string, diags *diag.Diagnostics) (createdFlavors []string, ok bool) {
 	cfg := quotaConfigFromModel(config)
-	rc, problems := quota.Defaults(r.data.catalog, cfg)
+	rc, problems := quota.Plan(r.data.catalog, cfg)
 	if len(problems) > 0 {
 		addProblems(diags, problems)
 		return nil, false

@@ -44,17 +44,9 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 			cfg.MarkUnknown(append(k, "capacity")...)
 		}
 	}
-	if problems := quota.Validate(r.data.catalog, cfg); len(problems) > 0 {
-		addProblems(&resp.Diagnostics, problems)
-		return
-	}
-	rc, problems := quota.Defaults(r.data.catalog, cfg)
+	rc, problems := quota.Plan(r.data.catalog, cfg)
 	if len(problems) > 0 {
 		addProblems(&resp.Diagnostics, problems)
-		return
-	}
-	addProblems(&resp.Diagnostics, quota.CheckRanges(rc))
-	if resp.Diagnostics.HasError() {
 		return
 	}
 	if !req.State.Raw.IsNull() {

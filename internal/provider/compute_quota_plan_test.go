@@ -25,7 +25,7 @@ func (p fakePrivate) GetKey(_ context.Context, key string) ([]byte, diag.Diagnos
 func TestWarnImpact(t *testing.T) {
 	ptrTo := func(s string) *string { return &s }
 	one := int64(1)
-	rc, problems := quota.Defaults(catalog.Builtin(), quota.Config{Name: "q", Team: "a",
+	rc, problems := quota.Plan(catalog.Builtin(), quota.Config{Name: "q", Team: "a",
 		Sharing:   quota.Sharing{Strategy: ptrTo(quota.StrategyDontLend)},
 		Resources: []quota.Entry{{InstanceType: "ml.g5.12xlarge", Count: &one}}}) // 4 GPUs, no borrowing
 	if len(problems) > 0 {

@@ -40,8 +40,7 @@ const (
 
 var (
 	quotaNameValidators = []validator.String{
-		stringvalidator.RegexMatches(quota.NamePattern,
-			"must be 1-63 letters, digits and '-', starting and ending with a letter or digit (the AWS Name pattern)"),
+		stringvalidator.RegexMatches(quota.NamePattern, quota.NameRule),
 	}
 )
 

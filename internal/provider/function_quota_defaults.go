@@ -110,7 +110,7 @@ func quotaDefaults(ctx context.Context, cat *catalog.Catalog, instanceType strin
 		// this guards against a partly unknown object all the same.
 		return types.ObjectUnknown(quotaDefaultsReturnAttrTypes), nil
 	}
-	r, problems := quota.ResolveEntry(cat, a.entry)
+	r, problems := quota.PlanEntry(cat, a.entry)
 	if len(problems) > 0 {
 		return types.Object{}, problemsFuncError(problems)
 	}

@@ -162,25 +162,20 @@ func existingObjectError(resourceType, kind, name string, meta metav1.ObjectMeta
 		kind, name, quota.DescribeOwner(meta), resourceType, team, resourceType, team)
 }
 
-// teamRule explains the team rule in diagnostics.
-var teamRule = fmt.Sprintf("must be 1-%d lower-case letters, digits and hyphens, starting and ending "+
-	"with a letter or digit (the AWS TeamName pattern), e.g. \"ml-research\"; it names the namespace hyperpod-ns-<team>",
-	quota.MaxTeamLength)
-
 // teamValidators check the team attribute of both resources.
 var teamValidators = []validator.String{
 	stringvalidator.LengthBetween(1, quota.MaxTeamLength),
-	stringvalidator.RegexMatches(quota.TeamPattern, teamRule),
+	stringvalidator.RegexMatches(quota.TeamPattern, quota.TeamRule),
 }
 
 // validImportTeam checks that an import ID is a team name.
 func validImportTeam(team, example string, diags *diag.Diagnostics) bool {
-	if len(team) <= quota.MaxTeamLength && quota.TeamPattern.MatchString(team) {
+	if quota.ValidTeam(team) {
 		return true
 	}
 	diags.AddError("Invalid import ID", fmt.Sprintf(
 		"The import ID is the team, which %s; got %q. Import by team, e.g. `terraform import %s ml-research`.",
-		teamRule, team, example))
+		quota.TeamRule, team, example))
 	return false
 }
 

@@ -1,9 +1,7 @@
 package quota
 
 import (
-	"math"
 	"math/big"
-	"strconv"
 	"strings"
 )
 
@@ -112,76 +110,7 @@ func (c Config) hasUnknownWithin(steps ...string) bool {
 	return false
 }
 
-// DecimalFromFloat returns the shortest decimal that converts back to f, as an exact rational:
-// 2.9 (whose binary value is 2.899999999999999911...) becomes exactly 29/10. Terraform hands the
-// provider float64 values; this recovers the decimal the user wrote. It returns nil for NaN and
-// infinities, which no attribute accepts.
-func DecimalFromFloat(f float64) *big.Rat {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil
-	}
-	r, ok := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
-	if !ok { // cannot happen: FormatFloat output always parses
-		return new(big.Rat).SetFloat64(f)
-	}
-	return r
-}
-
-// FloatFromRat returns the float64 nearest to r (0 for nil), for handing values to Terraform.
-func FloatFromRat(r *big.Rat) float64 {
-	if r == nil {
-		return 0
-	}
-	f, _ := r.Float64()
-	return f
-}
-
-// RatString formats r exactly: as a decimal ("2.9", "41.142578125", "48") when it has a finite
-// decimal expansion, otherwise as a fraction ("1/3").
-func RatString(r *big.Rat) string {
-	if r.IsInt() {
-		return r.Num().String()
-	}
-	if n, ok := decimalPlaces(r); ok {
-		return strings.TrimRight(strings.TrimRight(r.FloatString(n), "0"), ".")
-	}
-	return r.RatString()
-}
-
-// decimalPlaces returns how many decimal places r needs, when its expansion is finite.
-func decimalPlaces(r *big.Rat) (int, bool) {
-	d := new(big.Int).Set(r.Denom())
-	two, five := big.NewInt(2), big.NewInt(5)
-	m := new(big.Int)
-	var twos, fives int
-	for {
-		q, rem := new(big.Int).QuoRem(d, two, m)
-		if rem.Sign() != 0 {
-			break
-		}
-		d, twos = q, twos+1
-	}
-	for {
-		q, rem := new(big.Int).QuoRem(d, five, m)
-		if rem.Sign() != 0 {
-			break
-		}
-		d, fives = q, fives+1
-	}
-	if d.Cmp(big.NewInt(1)) != 0 {
-		return 0, false
-	}
-	return max(twos, fives), true
-}
-
-// parseRat parses RatString output (and any decimal or fraction big.Rat accepts).
-func parseRat(s string) (*big.Rat, bool) {
-	return new(big.Rat).SetString(s)
-}
-
 func ptr[T any](v T) *T { return &v }
-
-func ratInt(n int64) *big.Rat { return new(big.Rat).SetInt64(n) }
 
 func cloneRat(r *big.Rat) *big.Rat {
 	if r == nil {

@@ -1,7 +1,6 @@
 package quota
 
 import (
-	"math"
 	"math/big"
 	"strconv"
 
@@ -54,7 +53,7 @@ const (
 	sourceMemory       = "memory_in_gib"
 )
 
-// Resolve fills every unset one of accelerators, vcpu, memory_in_gib and efa of e.
+// resolve fills every unset one of accelerators, vcpu, memory_in_gib and efa of e.
 //
 // The ratio r comes from the first of count, accelerators, accelerator_partition, vcpu,
 // memory_in_gib that is set, against the capacity C of one instance of the type:
@@ -66,19 +65,11 @@ const (
 // only accepts as 0) is not a ratio source; the next rule applies, so `accelerators = 0,
 // vcpu = 4` on ml.c5.xlarge still gives memory 8.
 //
-// Problems (unknown instance type, no ratio source, unusable partition) carry Entry 0;
-// Defaults numbers them. The result is filled even then, with 0 where nothing is known.
-func Resolve(cat *catalog.Catalog, e Entry) (Resolved, []Problem) {
-	return resolve(cat, e, 0)
-}
-
-func resolve(cat *catalog.Catalog, e Entry, idx int) (Resolved, []Problem) {
+// Validate has already rejected an entry that nothing sizes (unknown instance type, no ratio
+// source, unusable partition); such an entry still resolves, with 0 where nothing is known.
+func resolve(cat *catalog.Catalog, e Entry) Resolved {
 	out := Resolved{Configured: e.clone()}
-	var problems []Problem
 	it, known := cat.Lookup(e.InstanceType)
-	if !known {
-		problems = append(problems, unknownTypeProblem(cat, idx, e.InstanceType))
-	}
 	out.AcceleratorResource = it.AcceleratorResource
 
 	capVCPU, capMem := DecimalFromFloat(it.VCPU), DecimalFromFloat(it.MemoryGiB)
@@ -98,13 +89,7 @@ func resolve(cat *catalog.Catalog, e Entry, idx int) (Resolved, []Problem) {
 		case e.Accelerators != nil && it.Accelerators > 0:
 			r, source = new(big.Rat).SetFrac64(*e.Accelerators, it.Accelerators), sourceAccelerators
 		case e.Partition != nil:
-			slices, err := catalog.MIGSlices(e.Partition.Type)
-			switch {
-			case it.Accelerators <= 0:
-				problems = append(problems, partitionNoAcceleratorsProblem(idx, it))
-			case err != nil:
-				problems = append(problems, badProfileProblem(idx, e.Partition.Type, it))
-			default:
+			if slices, err := catalog.MIGSlices(e.Partition.Type); err == nil && it.Accelerators > 0 {
 				// r = count x N / (C.accelerators x 7)
 				r = new(big.Rat).SetFrac(
 					new(big.Int).Mul(big.NewInt(e.Partition.Count), big.NewInt(slices)),
@@ -115,10 +100,6 @@ func resolve(cat *catalog.Catalog, e Entry, idx int) (Resolved, []Problem) {
 			r, source = new(big.Rat).Quo(e.VCPU, capVCPU), sourceVCPU
 		case e.MemoryGiB != nil:
 			r, source = new(big.Rat).Quo(e.MemoryGiB, capMem), sourceMemory
-		case e.Accelerators != nil:
-			problems = append(problems, acceleratorsCannotSizeProblem(idx, it))
-		default:
-			problems = append(problems, noSizeProblem(idx))
 		}
 	}
 	if r == nil {
@@ -146,17 +127,17 @@ func resolve(cat *catalog.Catalog, e Entry, idx int) (Resolved, []Problem) {
 	} else {
 		out.EFA = satInt64(new(big.Rat).Mul(new(big.Rat).SetInt(ceilInt(r)), ratInt(it.EFA)))
 	}
-	return out, problems
+	return out
 }
 
-// Defaults resolves every entry (Resolve) and applies the configuration-level defaults:
+// Defaults resolves every entry (resolve) and applies the configuration-level defaults:
 // activation_state Enabled, preempt_team_tasks LowerPriority, cohort hyperpod-cohort, strategy
 // LendAndBorrow, and borrow_limit 50 when the strategy is LendAndBorrow (nil for Lend and
 // DontLend, which do not borrow). Unknown attributes (Config.Unknown) resolve to "" (strings),
 // the configured value (borrow_limit when the strategy is unknown) or Resolved.Unknown.
 //
-// Call Validate first: Defaults reports only the problems that prevent computing a value.
-func Defaults(cat *catalog.Catalog, cfg Config) (ResolvedConfig, []Problem) {
+// Defaults checks nothing: Plan runs Validate before it.
+func Defaults(cat *catalog.Catalog, cfg Config) ResolvedConfig {
 	rc := ResolvedConfig{Config: cfg.Clone(), FairShareWeight: cfg.FairShareWeight}
 	str := func(v *string, def string, path ...string) string {
 		switch {
@@ -183,47 +164,13 @@ func Defaults(cat *catalog.Catalog, cfg Config) (ResolvedConfig, []Problem) {
 	}
 	rc.AbsoluteBorrowLimits = rc.Config.Sharing.AbsoluteBorrowLimits
 
-	var problems []Problem
 	rc.Resources = make([]Resolved, len(cfg.Resources))
 	for i, e := range cfg.Resources {
 		if cfg.hasUnknownWithin("resources", strconv.Itoa(i)) {
 			rc.Resources[i] = Resolved{Configured: e.clone(), Unknown: true}
 			continue
 		}
-		r, p := resolve(cat, e, i)
-		rc.Resources[i] = r
-		problems = append(problems, p...)
+		rc.Resources[i] = resolve(cat, e)
 	}
-	return rc, problems
-}
-
-// floorTo rounds x down to a multiple of 1/denom.
-func floorTo(x *big.Rat, denom int64) *big.Rat {
-	n := new(big.Int).Mul(x.Num(), big.NewInt(denom))
-	n.Div(n, x.Denom()) // Euclidean division by a positive number is floor
-	return new(big.Rat).SetFrac(n, big.NewInt(denom))
-}
-
-// floorInt is floor(x).
-func floorInt(x *big.Rat) *big.Int {
-	return new(big.Int).Div(x.Num(), x.Denom())
-}
-
-// ceilInt is ceil(x).
-func ceilInt(x *big.Rat) *big.Int {
-	n := floorInt(new(big.Rat).Neg(x))
-	return n.Neg(n)
-}
-
-// satInt64 is floor(x), saturated to the int64 range so absurd inputs cannot wrap around.
-func satInt64(x *big.Rat) int64 {
-	n := floorInt(x)
-	switch {
-	case n.IsInt64():
-		return n.Int64()
-	case n.Sign() > 0:
-		return math.MaxInt64
-	default:
-		return math.MinInt64
-	}
+	return rc
 }

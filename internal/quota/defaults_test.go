@@ -48,10 +48,7 @@ func TestResolveWorkedExamples(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, ps := Resolve(cat, tt.entry)
-			if len(ps) > 0 {
-				t.Fatalf("problems: %v", ps)
-			}
+			r := resolve(cat, tt.entry)
 			if r.Accelerators != tt.acc || r.VCPU.Cmp(dec(tt.vcpu)) != 0 || r.MemoryGiB.Cmp(dec(tt.mem)) != 0 || r.EFA != tt.efa {
 				t.Fatalf("got acc=%d vcpu=%s mem=%s efa=%d, want acc=%d vcpu=%s mem=%s efa=%d",
 					r.Accelerators, RatString(r.VCPU), RatString(r.MemoryGiB), r.EFA, tt.acc, tt.vcpu, tt.mem, tt.efa)
@@ -65,7 +62,7 @@ func TestResolveWorkedExamples(t *testing.T) {
 
 // Binary floats give 1.449 for the c5.9xlarge example; the decimal path must give 1.45.
 func TestResolveExactDecimal(t *testing.T) {
-	r, _ := Resolve(catalog.Builtin(), Entry{InstanceType: "ml.c5.9xlarge", MemoryGiB: DecimalFromFloat(2.9)})
+	r := resolve(catalog.Builtin(), Entry{InstanceType: "ml.c5.9xlarge", MemoryGiB: DecimalFromFloat(2.9)})
 	if RatString(r.VCPU) != "1.45" || FloatFromRat(r.VCPU) != 1.45 {
 		t.Fatalf("vcpu = %s", RatString(r.VCPU))
 	}
@@ -75,6 +72,7 @@ func TestResolveExactDecimal(t *testing.T) {
 	}
 }
 
+// An entry that nothing sizes is rejected by the pipeline, and still resolves without nil values.
 func TestResolveProblems(t *testing.T) {
 	cat := catalog.Builtin()
 	tests := []struct {
@@ -89,11 +87,11 @@ func TestResolveProblems(t *testing.T) {
 		{Entry{InstanceType: "ml.p4d.24xlarge", Partition: &Partition{Type: "1g.5gb", Count: 1}}, []string{"accelerator_partition", "type"}, "Invalid MIG profile"},
 	}
 	for _, tt := range tests {
-		r, ps := Resolve(cat, tt.entry)
+		_, ps := PlanEntry(cat, tt.entry)
 		if len(ps) != 1 || ps[0].Summary != tt.sum || !equalPath(ps[0].Path, tt.path) || ps[0].Entry != 0 {
 			t.Errorf("%s: problems %v", dumpEntry(tt.entry), ps)
 		}
-		if r.VCPU == nil || r.MemoryGiB == nil {
+		if r := resolve(cat, tt.entry); r.VCPU == nil || r.MemoryGiB == nil {
 			t.Errorf("%s: nil values after a problem", dumpEntry(tt.entry))
 		}
 	}
@@ -102,7 +100,7 @@ func TestResolveProblems(t *testing.T) {
 func TestDefaultsConfigLevel(t *testing.T) {
 	cat := catalog.Builtin()
 	e := Entry{InstanceType: "ml.g5.12xlarge", Count: i64(1)}
-	rc, ps := Defaults(cat, base(e))
+	rc, ps := Plan(cat, base(e))
 	if len(ps) > 0 {
 		t.Fatal(ps)
 	}
@@ -113,7 +111,7 @@ func TestDefaultsConfigLevel(t *testing.T) {
 	for _, s := range []string{StrategyLend, StrategyDontLend} {
 		c := base(e)
 		c.Sharing.Strategy = str(s)
-		rc, _ := Defaults(cat, c)
+		rc := Defaults(cat, c)
 		if rc.Strategy != s || rc.BorrowLimit != nil {
 			t.Fatalf("%s: borrow limit %v", s, rc.BorrowLimit)
 		}
@@ -121,7 +119,7 @@ func TestDefaultsConfigLevel(t *testing.T) {
 	c := base(e)
 	c.ActivationState, c.PreemptTeamTasks, c.Cohort, c.FairShareWeight = str(ActivationDisabled), str(PreemptNever), str("shared"), 7
 	c.Sharing.BorrowLimit = i64(250)
-	rc, _ = Defaults(cat, c)
+	rc = Defaults(cat, c)
 	if rc.ActivationState != ActivationDisabled || rc.PreemptTeamTasks != PreemptNever || rc.Cohort != "shared" ||
 		*rc.BorrowLimit != 250 || rc.FairShareWeight != 7 {
 		t.Fatalf("configured: %s", dumpResolved(rc))
@@ -139,10 +137,10 @@ func TestDefaultsUnknown(t *testing.T) {
 	c.MarkUnknown("resources", "1", "vcpu")
 	c.MarkUnknown("resource_sharing", "strategy")
 	c.MarkUnknown("cohort")
-	rc, ps := Defaults(cat, c)
-	if len(ps) > 0 {
+	if ps := Validate(cat, c); len(ps) > 0 {
 		t.Fatal(ps)
 	}
+	rc := Defaults(cat, c)
 	if rc.Resources[0].Unknown || !rc.Resources[1].Unknown || rc.Resources[0].VCPU.Cmp(dec("48")) != 0 {
 		t.Fatalf("resources: %s", dumpResolved(rc))
 	}

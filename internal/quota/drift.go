@@ -2,17 +2,26 @@ package quota
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 )
 
-// SpecDrift lists, in words a plan reviewer can act on, each managed field of got (read from
-// the cluster) that differs from want (rendered), with the comparison rules of SpecEqual. It is
-// empty exactly when SpecEqual holds.
+// Comparison of what the provider writes with what the cluster holds. Each function lists the
+// differences in words a plan reviewer can act on; no difference means equal.
+
+// SpecDrift lists each field of got (read from the cluster) that differs from want (rendered)
+// in a field the provider manages (everything RenderClusterQueue sets). Quantities compare by
+// value (48 == 48000m, 192Gi == 196608Mi), a nil stopPolicy is None, nil preemption policies
+// are Never, a nil fairSharing or weight is Kueue's default weight 1, nil and empty label maps
+// are equal. The order of resourceGroups, coveredResources, flavors and their resources is
+// significant, as Kueue requires. Fields the provider does not manage are not part of
+// kueue.ClusterQueueSpec at all.
 func SpecDrift(want, got kueue.ClusterQueueSpec) []string {
 	var out []string
 	if want.CohortName != got.CohortName {
@@ -68,7 +77,9 @@ func SpecDrift(want, got kueue.ClusterQueueSpec) []string {
 }
 
 // MetadataDrift lists each label and annotation of want that got lacks or holds with another
-// value; other keys are not the provider's and are ignored (see ManagedMetadataEqual).
+// value. Other labels and annotations (other managers', Kueue's) are ignored; the provider
+// always writes each key it owns (the description annotation too, empty when there is none),
+// so a key it stops writing is removed by server-side apply rather than left behind.
 func MetadataDrift(want, got metav1.ObjectMeta) []string {
 	var out []string
 	diff := func(kind string, want, got map[string]string) {
@@ -97,4 +108,60 @@ func selectorText(s *metav1.LabelSelector) string {
 		return "unset"
 	}
 	return metav1.FormatLabelSelector(s)
+}
+
+func quantityPtrEqual(a, b *resource.Quantity) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.Cmp(*b) == 0
+}
+
+func effectiveStopPolicy(p *string) string {
+	if p == nil || *p == "" {
+		return kueue.StopPolicyNone
+	}
+	return *p
+}
+
+func orNever(s string) string {
+	if s == "" {
+		return kueue.PreemptionNever
+	}
+	return s
+}
+
+func effectivePreemption(p *kueue.ClusterQueuePreemption) [3]string {
+	if p == nil {
+		return [3]string{kueue.PreemptionNever, kueue.PreemptionNever, kueue.PreemptionNever}
+	}
+	borrow := ""
+	if p.BorrowWithinCohort != nil {
+		borrow = p.BorrowWithinCohort.Policy
+	}
+	return [3]string{orNever(p.ReclaimWithinCohort), orNever(borrow), orNever(p.WithinClusterQueue)}
+}
+
+func effectiveWeight(f *kueue.FairSharing) resource.Quantity {
+	if f == nil || f.Weight == nil {
+		return *resource.NewQuantity(1, resource.DecimalSI)
+	}
+	return *f.Weight
+}
+
+// selectorEqual compares label selectors; nil (no namespace) differs from {} (every namespace).
+func selectorEqual(a, b *metav1.LabelSelector) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if !maps.Equal(a.MatchLabels, b.MatchLabels) || len(a.MatchExpressions) != len(b.MatchExpressions) {
+		return false
+	}
+	for i, ea := range a.MatchExpressions {
+		eb := b.MatchExpressions[i]
+		if ea.Key != eb.Key || ea.Operator != eb.Operator || !slices.Equal(ea.Values, eb.Values) {
+			return false
+		}
+	}
+	return true
 }

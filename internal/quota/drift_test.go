@@ -2,7 +2,6 @@ package quota
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -14,7 +13,7 @@ import (
 
 func renderedQueue(t *testing.T) kueue.ClusterQueue {
 	t.Helper()
-	rc, problems := Defaults(catalog.Builtin(), Config{Name: "q", Team: "a", Resources: []Entry{{InstanceType: "ml.g5.12xlarge", Count: ptr(int64(1))}}})
+	rc, problems := Plan(catalog.Builtin(), Config{Name: "q", Team: "a", Resources: []Entry{{InstanceType: "ml.g5.12xlarge", Count: ptr(int64(1))}}})
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
@@ -54,9 +53,6 @@ func TestSpecDrift(t *testing.T) {
 		if !reflect.DeepEqual(d, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.name, d, tc.want)
 		}
-		if (len(d) == 0) != SpecEqual(want.Spec, got.Spec) {
-			t.Errorf("%s: SpecDrift and SpecEqual disagree", tc.name)
-		}
 	}
 }
 
@@ -71,28 +67,126 @@ func TestMetadataDrift(t *testing.T) {
 	}
 }
 
-func TestCheckRanges(t *testing.T) {
+func TestSpecDriftCanonicalQuantities(t *testing.T) {
 	cat := catalog.Builtin()
-	for _, tc := range []struct {
-		name  string
-		entry Entry
-		want  string
-	}{
-		{"within", Entry{InstanceType: "ml.p5.48xlarge", Count: ptr(int64(1000))}, ""},
-		{"accelerators from a large count", Entry{InstanceType: "ml.p5.48xlarge", Count: ptr(int64(MaxAmount))}, "accelerators would be 80000000"},
-		{"vcpu from a large count", Entry{InstanceType: "ml.c5.4xlarge", Count: ptr(int64(MaxAmount))}, "vcpu would be 160000000"},
-		{"configured values are Validate's", Entry{InstanceType: "ml.c5.4xlarge", Count: ptr(int64(MaxAmount)), VCPU: ratInt(1), MemoryGiB: ratInt(1), EFA: ptr(int64(0))}, ""},
-	} {
-		rc, problems := Defaults(cat, Config{Name: "q", Team: "a", Resources: []Entry{tc.entry}})
-		if len(problems) > 0 {
-			t.Fatalf("%s: %v", tc.name, problems)
+	c := base(g512(1))
+	c.Sharing.Strategy = str(StrategyDontLend)
+	_, cq := mustRender(t, cat, c)
+	want := cq.Spec
+
+	got := throughAPIServer(t, cq).Spec
+	res := got.ResourceGroups[0].Flavors[0].Resources
+	res[0].NominalQuota = mustQ("48000m")
+	res[1].NominalQuota = mustQ("196608Mi")
+	res[2].NominalQuota = mustQ("4000m")
+	res[1].BorrowingLimit = ptr(mustQ("0Gi"))
+	res[1].LendingLimit = ptr(mustQ("0m"))
+	got.FairSharing.Weight = ptr(mustQ("0.0"))
+	if !specEqual(want, got) {
+		t.Fatal("canonical spellings compare unequal")
+	}
+
+	// API-server defaults are not drift.
+	d := throughAPIServer(t, cq).Spec
+	d.StopPolicy = nil
+	if !specEqual(want, d) {
+		t.Fatal("nil stopPolicy != None")
+	}
+	never := kueue.ClusterQueueSpec{}
+	explicit := kueue.ClusterQueueSpec{StopPolicy: ptr("None"), FairSharing: &kueue.FairSharing{Weight: ptr(mustQ("1"))},
+		Preemption: &kueue.ClusterQueuePreemption{ReclaimWithinCohort: "Never", BorrowWithinCohort: &kueue.BorrowWithinCohort{Policy: "Never"}, WithinClusterQueue: "Never"}}
+	if !specEqual(explicit, never) || !specEqual(never, explicit) {
+		t.Fatal("Kueue defaults compare unequal")
+	}
+	if !specEqual(kueue.ClusterQueueSpec{NamespaceSelector: &metav1.LabelSelector{}},
+		kueue.ClusterQueueSpec{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{}}}) {
+		t.Fatal("nil and empty matchLabels differ")
+	}
+}
+
+func TestSpecDriftDetectsChanges(t *testing.T) {
+	cat := catalog.Builtin()
+	c := base(g512(1), Entry{InstanceType: "ml.c5.xlarge", Count: i64(1)})
+	_, cq := mustRender(t, cat, c)
+	want := cq.Spec
+	tests := map[string]func(s *kueue.ClusterQueueSpec){
+		"nominal": func(s *kueue.ClusterQueueSpec) { s.ResourceGroups[0].Flavors[0].Resources[2].NominalQuota = mustQ("5") },
+		"borrowingLimit": func(s *kueue.ClusterQueueSpec) {
+			s.ResourceGroups[0].Flavors[0].Resources[0].BorrowingLimit = ptr(mustQ("25"))
+		},
+		"borrowingLimit unset": func(s *kueue.ClusterQueueSpec) { s.ResourceGroups[0].Flavors[0].Resources[0].BorrowingLimit = nil },
+		"lendingLimit set": func(s *kueue.ClusterQueueSpec) {
+			s.ResourceGroups[0].Flavors[0].Resources[0].LendingLimit = ptr(mustQ("0"))
+		},
+		"cohort":              func(s *kueue.ClusterQueueSpec) { s.CohortName = "other" },
+		"no cohort":           func(s *kueue.ClusterQueueSpec) { s.CohortName = "" },
+		"stopPolicy":          func(s *kueue.ClusterQueueSpec) { s.StopPolicy = ptr("Hold") },
+		"stopPolicy drain":    func(s *kueue.ClusterQueueSpec) { s.StopPolicy = ptr("HoldAndDrain") },
+		"weight":              func(s *kueue.ClusterQueueSpec) { s.FairSharing.Weight = ptr(mustQ("1")) },
+		"weight removed":      func(s *kueue.ClusterQueueSpec) { s.FairSharing = nil },
+		"within":              func(s *kueue.ClusterQueueSpec) { s.Preemption.WithinClusterQueue = "Never" },
+		"reclaim":             func(s *kueue.ClusterQueueSpec) { s.Preemption.ReclaimWithinCohort = "LowerPriority" },
+		"borrowWithinCohort":  func(s *kueue.ClusterQueueSpec) { s.Preemption.BorrowWithinCohort.Policy = "LowerPriority" },
+		"preemption removed":  func(s *kueue.ClusterQueueSpec) { s.Preemption = nil },
+		"selector":            func(s *kueue.ClusterQueueSpec) { s.NamespaceSelector.MatchLabels["x"] = "y" },
+		"selector everything": func(s *kueue.ClusterQueueSpec) { s.NamespaceSelector = &metav1.LabelSelector{} },
+		"selector nothing":    func(s *kueue.ClusterQueueSpec) { s.NamespaceSelector = nil },
+		"selector expression": func(s *kueue.ClusterQueueSpec) {
+			s.NamespaceSelector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "a", Operator: "Exists"}}
+		},
+		"flavor order": func(s *kueue.ClusterQueueSpec) {
+			f := s.ResourceGroups[0].Flavors
+			f[0], f[1] = f[1], f[0]
+		},
+		"covered order": func(s *kueue.ClusterQueueSpec) {
+			r := s.ResourceGroups[0].CoveredResources
+			r[0], r[1] = r[1], r[0]
+		},
+		"resource order": func(s *kueue.ClusterQueueSpec) {
+			r := s.ResourceGroups[0].Flavors[0].Resources
+			r[0], r[1] = r[1], r[0]
+		},
+		"flavor renamed": func(s *kueue.ClusterQueueSpec) { s.ResourceGroups[0].Flavors[0].Name = "x" },
+		"flavor removed": func(s *kueue.ClusterQueueSpec) { s.ResourceGroups[0].Flavors = s.ResourceGroups[0].Flavors[:1] },
+		"resource gone": func(s *kueue.ClusterQueueSpec) {
+			s.ResourceGroups[0].Flavors[0].Resources = s.ResourceGroups[0].Flavors[0].Resources[:4]
+		},
+		"group added": func(s *kueue.ClusterQueueSpec) { s.ResourceGroups = append(s.ResourceGroups, kueue.ResourceGroup{}) },
+		"resource rename": func(s *kueue.ClusterQueueSpec) {
+			s.ResourceGroups[0].Flavors[0].Resources[3].Name = "aws.amazon.com/neuron"
+		},
+	}
+	for name, mut := range tests {
+		got := throughAPIServer(t, cq).Spec
+		mut(&got)
+		if specEqual(want, got) || specEqual(got, want) {
+			t.Errorf("%s: change not detected", name)
 		}
-		got := CheckRanges(rc)
-		switch {
-		case tc.want == "" && len(got) > 0:
-			t.Errorf("%s: unexpected %v", tc.name, got)
-		case tc.want != "" && (len(got) == 0 || !strings.Contains(got[0].Detail, tc.want) || got[0].Entry != 0):
-			t.Errorf("%s: %v, want a problem of entry 0 containing %q", tc.name, got, tc.want)
+	}
+}
+
+func TestMetadataDriftManagedKeys(t *testing.T) {
+	_, cq := mustRender(t, catalog.Builtin(), base(g512(1)))
+	want := cq.ObjectMeta
+	got := throughAPIServer(t, cq).ObjectMeta
+	got.Labels["team.example.com/owner"] = "someone"
+	got.Annotations["kubectl.kubernetes.io/last-applied-configuration"] = "{}"
+	got.Finalizers = []string{"kueue.x-k8s.io/resource-in-use"}
+	got.ResourceVersion, got.UID = "12", "abc"
+	if !managedMetadataEqual(want, got) {
+		t.Fatal("other managers' metadata counted as drift")
+	}
+	for name, mut := range map[string]func(m *metav1.ObjectMeta){
+		"managed-by removed":  func(m *metav1.ObjectMeta) { delete(m.Labels, LabelManagedBy) },
+		"team label changed":  func(m *metav1.ObjectMeta) { m.Labels[LabelQuotaAllocationID] = "other" },
+		"name annotation":     func(m *metav1.ObjectMeta) { m.Annotations[AnnotationName] = "other" },
+		"description removed": func(m *metav1.ObjectMeta) { delete(m.Annotations, AnnotationDescription) },
+		"config changed":      func(m *metav1.ObjectMeta) { m.Annotations[AnnotationConfiguration] = "{}" },
+	} {
+		g := throughAPIServer(t, cq).ObjectMeta
+		mut(&g)
+		if managedMetadataEqual(want, g) {
+			t.Errorf("%s: not detected", name)
 		}
 	}
 }

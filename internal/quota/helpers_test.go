@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
@@ -113,10 +114,7 @@ func mustRender(t testing.TB, cat *catalog.Catalog, c Config) (ResolvedConfig, k
 	if ps := Validate(cat, c); len(ps) > 0 {
 		t.Fatalf("Validate: %v", ps)
 	}
-	rc, ps := Defaults(cat, c)
-	if len(ps) > 0 {
-		t.Fatalf("Defaults: %v", ps)
-	}
+	rc := Defaults(cat, c)
 	cq, err := RenderClusterQueue(cat, rc)
 	if err != nil {
 		t.Fatalf("Render: %v", err)
@@ -147,10 +145,17 @@ func checkRoundTrip(t testing.TB, cat *catalog.Catalog, c Config) {
 	if err != nil {
 		t.Fatalf("Render after read: %v", err)
 	}
-	if !SpecEqual(cq.Spec, cq2.Spec) || !SpecEqual(cq.Spec, read.Spec) {
+	if !specEqual(cq.Spec, cq2.Spec) || !specEqual(cq.Spec, read.Spec) {
 		t.Fatalf("spec after round trip differs:\n%+v\n%+v", cq.Spec, cq2.Spec)
 	}
-	if !ManagedMetadataEqual(cq.ObjectMeta, cq2.ObjectMeta) || !ManagedMetadataEqual(cq2.ObjectMeta, cq.ObjectMeta) {
+	if !managedMetadataEqual(cq.ObjectMeta, cq2.ObjectMeta) || !managedMetadataEqual(cq2.ObjectMeta, cq.ObjectMeta) {
 		t.Fatalf("metadata after round trip differs:\n%v\n%v", cq.ObjectMeta, cq2.ObjectMeta)
 	}
+}
+
+// specEqual and managedMetadataEqual hold when the drift functions find no difference.
+func specEqual(want, got kueue.ClusterQueueSpec) bool { return len(SpecDrift(want, got)) == 0 }
+
+func managedMetadataEqual(want, got metav1.ObjectMeta) bool {
+	return len(MetadataDrift(want, got)) == 0
 }

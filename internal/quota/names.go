@@ -1,14 +1,18 @@
 // Package quota turns a hyperpod_compute_quota configuration into Kueue objects and back.
 //
-// It is the pure heart of the provider: plan-time defaults computed
-// with exact rational arithmetic (Resolve, Defaults), plan-time validation (Validate), rendering
-// of the ClusterQueue and ResourceFlavors (RenderClusterQueue, RenderResourceFlavor), and the
-// reverse mapping used by read, drift detection and import (FromClusterQueue, SpecEqual,
-// ManagedMetadataEqual). It imports neither Terraform nor client-go; the Terraform resource is a
-// thin layer that converts its attribute values to Config and calls these functions.
+// It is the pure heart of the provider: the plan-time pipeline (Plan: Validate, then Defaults
+// with exact rational arithmetic, then CheckRanges), rendering of the ClusterQueue and
+// ResourceFlavors (RenderClusterQueue, RenderResourceFlavor), and the reverse mapping used by
+// read, drift detection and import (FromClusterQueue, SpecDrift, MetadataDrift). It imports
+// neither Terraform nor client-go; the Terraform resource is a thin layer that converts its
+// attribute values to Config and calls these functions.
 package quota
 
-import "strings"
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
 
 // Identity of the provider on the objects it writes.
 const (
@@ -29,8 +33,8 @@ const (
 // Annotations the provider writes on a ClusterQueue to keep what the spec cannot express, so
 // that read and import reproduce the exact Terraform state (see RenderClusterQueue).
 const (
-	// AnnotationPrefix is owned by the provider: ManagedMetadataEqual treats every annotation
-	// with this prefix as managed.
+	// AnnotationPrefix is owned by the provider: a team namespace refuses user labels and
+	// annotations with this prefix.
 	AnnotationPrefix = "hyperpod.quotaworks.io/"
 	// AnnotationName holds the quota's name attribute.
 	AnnotationName = AnnotationPrefix + "name"
@@ -117,4 +121,63 @@ func migProfileOf(resource string) (string, bool) {
 		return "", false
 	}
 	return p, true
+}
+
+var (
+	// NamePattern is the AWS compute quota Name pattern.
+	NamePattern = regexp.MustCompile(`^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$`)
+	// TeamPattern is the AWS TeamName pattern; teams are also at most MaxTeamLength characters.
+	TeamPattern   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	cohortPattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+)
+
+// NameRule explains the quota name rule in diagnostics.
+const NameRule = "must be 1-63 letters, digits and hyphens, starting and ending with a letter or digit " +
+	"(the AWS compute quota Name pattern)"
+
+// TeamRule explains the team rule in diagnostics.
+var TeamRule = fmt.Sprintf("must be 1-%d lower-case letters, digits and hyphens, starting and ending "+
+	"with a letter or digit (the AWS TeamName pattern), e.g. \"ml-research\"; it names the namespace hyperpod-ns-<team>",
+	MaxTeamLength)
+
+// ValidTeam reports whether team follows TeamRule.
+func ValidTeam(team string) bool {
+	return len(team) <= MaxTeamLength && TeamPattern.MatchString(team)
+}
+
+var (
+	nonNameChars = regexp.MustCompile(`[^a-zA-Z0-9-]+`)
+	nonTeamChars = regexp.MustCompile(`[^a-z0-9-]+`)
+)
+
+func suggestName(s string) string {
+	s = strings.Trim(nonNameChars.ReplaceAllString(s, "-"), "-")
+	if len(s) > MaxNameLength {
+		s = strings.TrimRight(s[:MaxNameLength], "-")
+	}
+	if s == "" {
+		return "my-quota"
+	}
+	return s
+}
+
+func suggestTeam(s string) string {
+	s = strings.Trim(nonTeamChars.ReplaceAllString(strings.ToLower(s), "-"), "-")
+	if len(s) > MaxTeamLength {
+		s = strings.TrimRight(s[:MaxTeamLength], "-")
+	}
+	if s == "" {
+		return "my-team"
+	}
+	return s
+}
+
+// PriorityClassRule explains the name rule in diagnostics.
+var PriorityClassRule = fmt.Sprintf("must be 1-%d lower-case letters, digits and hyphens, starting and ending with a "+
+	"letter or digit (the AWS priority class name pattern), e.g. \"training\"; it names the Kueue "+
+	"WorkloadPriorityClass <name>-priority", MaxPriorityClassNameLength)
+
+// validPriorityClassName reports whether name follows PriorityClassRule.
+func validPriorityClassName(name string) bool {
+	return len(name) <= MaxPriorityClassNameLength && TeamPattern.MatchString(name)
 }

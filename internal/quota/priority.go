@@ -2,7 +2,6 @@ package quota
 
 import (
 	"fmt"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -32,23 +31,6 @@ type PriorityClass struct {
 // name in the label kueue.x-k8s.io/priority-class.
 func PriorityClassObjectName(name string) string { return name + priorityClassSuffix }
 
-// PriorityClassFromObjectName is the class name of a WorkloadPriorityClass named by
-// PriorityClassObjectName.
-func PriorityClassFromObjectName(object string) (string, bool) {
-	name, ok := strings.CutSuffix(object, priorityClassSuffix)
-	return name, ok && name != ""
-}
-
-// PriorityClassRule explains the name rule in diagnostics.
-var PriorityClassRule = fmt.Sprintf("must be 1-%d lower-case letters, digits and hyphens, starting and ending with a "+
-	"letter or digit (the AWS priority class name pattern), e.g. \"training\"; it names the Kueue "+
-	"WorkloadPriorityClass <name>-priority", MaxPriorityClassNameLength)
-
-// ValidPriorityClassName reports whether name follows PriorityClassRule.
-func ValidPriorityClassName(name string) bool {
-	return len(name) <= MaxPriorityClassNameLength && TeamPattern.MatchString(name)
-}
-
 // ValidatePriorityClasses checks a list of classes as a whole: at most MaxPriorityClasses,
 // names valid and unique, weights in range. Classes with an unknown name (Name "") are skipped
 // by the name checks. Problems carry Entry -1 and the path {"priority_classes", i, attribute}.
@@ -72,7 +54,7 @@ func ValidatePriorityClasses(classes []PriorityClass) []Problem {
 		if c.Name == "" {
 			continue
 		}
-		if !ValidPriorityClassName(c.Name) {
+		if !validPriorityClassName(c.Name) {
 			out = append(out, Problem{Entry: -1, Path: at(i, "name"), Summary: "Invalid priority class name",
 				Detail: fmt.Sprintf("The name %s; got %q.", PriorityClassRule, c.Name)})
 			continue

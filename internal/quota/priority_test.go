@@ -11,16 +11,6 @@ func TestPriorityClassObjectName(t *testing.T) {
 	if got := PriorityClassObjectName("training"); got != "training-priority" {
 		t.Errorf("object name %q, want training-priority", got)
 	}
-	for object, want := range map[string]string{"training-priority": "training", "a-priority-priority": "a-priority"} {
-		if got, ok := PriorityClassFromObjectName(object); !ok || got != want {
-			t.Errorf("class of %q = %q, %v; want %q", object, got, ok, want)
-		}
-	}
-	for _, object := range []string{"training", "-priority", ""} {
-		if got, ok := PriorityClassFromObjectName(object); ok {
-			t.Errorf("class of %q = %q, want none", object, got)
-		}
-	}
 }
 
 func TestValidatePriorityClasses(t *testing.T) {

@@ -1,134 +1,15 @@
 package quota
 
 import (
-	"encoding/json"
 	"fmt"
-	"maps"
 	"math/big"
-	"slices"
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 )
-
-// SpecEqual reports whether got (read from the cluster) matches want (rendered) in every field
-// the provider manages (everything RenderClusterQueue sets): quantities compare by value (48 == 48000m, 192Gi ==
-// 196608Mi), a nil stopPolicy is None, nil preemption policies are Never, a nil fairSharing or
-// weight is Kueue's default weight 1, nil and empty label maps are equal. The order of
-// resourceGroups, coveredResources, flavors and their resources is significant, as Kueue
-// requires. Fields the provider does not manage are not part of kueue.ClusterQueueSpec at all.
-func SpecEqual(want, got kueue.ClusterQueueSpec) bool {
-	if want.CohortName != got.CohortName ||
-		!selectorEqual(want.NamespaceSelector, got.NamespaceSelector) ||
-		effectiveStopPolicy(want.StopPolicy) != effectiveStopPolicy(got.StopPolicy) ||
-		effectivePreemption(want.Preemption) != effectivePreemption(got.Preemption) {
-		return false
-	}
-	if ww, gw := effectiveWeight(want.FairSharing), effectiveWeight(got.FairSharing); ww.Cmp(gw) != 0 {
-		return false
-	}
-	if len(want.ResourceGroups) != len(got.ResourceGroups) {
-		return false
-	}
-	for i, wg := range want.ResourceGroups {
-		gg := got.ResourceGroups[i]
-		if !slices.Equal(wg.CoveredResources, gg.CoveredResources) || len(wg.Flavors) != len(gg.Flavors) {
-			return false
-		}
-		for j, wf := range wg.Flavors {
-			gf := gg.Flavors[j]
-			if wf.Name != gf.Name || len(wf.Resources) != len(gf.Resources) {
-				return false
-			}
-			for k, wr := range wf.Resources {
-				gr := gf.Resources[k]
-				if wr.Name != gr.Name || wr.NominalQuota.Cmp(gr.NominalQuota) != 0 ||
-					!quantityPtrEqual(wr.BorrowingLimit, gr.BorrowingLimit) ||
-					!quantityPtrEqual(wr.LendingLimit, gr.LendingLimit) {
-					return false
-				}
-			}
-		}
-	}
-	return true
-}
-
-func quantityPtrEqual(a, b *resource.Quantity) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return a.Cmp(*b) == 0
-}
-
-func effectiveStopPolicy(p *string) string {
-	if p == nil || *p == "" {
-		return kueue.StopPolicyNone
-	}
-	return *p
-}
-
-func orNever(s string) string {
-	if s == "" {
-		return kueue.PreemptionNever
-	}
-	return s
-}
-
-func effectivePreemption(p *kueue.ClusterQueuePreemption) [3]string {
-	if p == nil {
-		return [3]string{kueue.PreemptionNever, kueue.PreemptionNever, kueue.PreemptionNever}
-	}
-	borrow := ""
-	if p.BorrowWithinCohort != nil {
-		borrow = p.BorrowWithinCohort.Policy
-	}
-	return [3]string{orNever(p.ReclaimWithinCohort), orNever(borrow), orNever(p.WithinClusterQueue)}
-}
-
-func effectiveWeight(f *kueue.FairSharing) resource.Quantity {
-	if f == nil || f.Weight == nil {
-		return *resource.NewQuantity(1, resource.DecimalSI)
-	}
-	return *f.Weight
-}
-
-// selectorEqual compares label selectors; nil (no namespace) differs from {} (every namespace).
-func selectorEqual(a, b *metav1.LabelSelector) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	if !maps.Equal(a.MatchLabels, b.MatchLabels) || len(a.MatchExpressions) != len(b.MatchExpressions) {
-		return false
-	}
-	for i, ea := range a.MatchExpressions {
-		eb := b.MatchExpressions[i]
-		if ea.Key != eb.Key || ea.Operator != eb.Operator || !slices.Equal(ea.Values, eb.Values) {
-			return false
-		}
-	}
-	return true
-}
-
-// ManagedMetadataEqual reports whether got carries every label and annotation of want with the
-// same value. Other labels and annotations (other managers', Kueue's) are ignored; the provider
-// always writes each key it owns (the description annotation too, empty when there is none), so
-// a key it stops writing is removed by server-side apply rather than left behind.
-func ManagedMetadataEqual(want, got metav1.ObjectMeta) bool {
-	return subsetOf(want.Labels, got.Labels) && subsetOf(want.Annotations, got.Annotations)
-}
-
-func subsetOf(want, got map[string]string) bool {
-	for k, v := range want {
-		if g, ok := got[k]; !ok || g != v {
-			return false
-		}
-	}
-	return true
-}
 
 // cellValues is one resource of one flavor, as exact numbers (cores, bytes or devices).
 type cellValues struct {
@@ -192,15 +73,6 @@ func isAcceleratorColumn(res string) bool {
 	return !mig
 }
 
-// toInt64 is floor(r), or an error when it does not fit an attribute.
-func toInt64(r *big.Rat, what string) (int64, error) {
-	n := floorInt(r)
-	if !n.IsInt64() {
-		return 0, fmt.Errorf("%s %s does not fit a 64-bit integer", what, RatString(r))
-	}
-	return n.Int64(), nil
-}
-
 // FromClusterQueue maps a ClusterQueue back to the resource's attributes: Config says what the
 // user configured (nil = computed), ResolvedConfig holds every value as the cluster has it.
 //
@@ -219,7 +91,7 @@ func toInt64(r *big.Rat, what string) (int64, error) {
 // It is best effort: a spec the attributes cannot express (a second resource group, an unknown
 // resource, a non-zero quota in another accelerator column, a fractional device count, ...)
 // still maps to the nearest configuration. Callers detect that case with
-// SpecEqual(RenderClusterQueue(cat, rc).Spec, cq.Spec) and plan an update that restores the
+// SpecDrift(RenderClusterQueue(cat, rc).Spec, cq.Spec) and plan an update that restores the
 // rendered spec. The error is for annotations written by a newer provider and numbers that do
 // not fit the attribute types.
 //
@@ -405,75 +277,6 @@ func entryFromFlavor(cat *catalog.Catalog, f flavorTable, annEntries map[string]
 	return e, r, nil
 }
 
-func parseIntPtr(s *string) (*int64, error) {
-	if s == nil {
-		return nil, nil
-	}
-	n, err := strconv.ParseInt(*s, 10, 64)
-	if err != nil {
-		return nil, err
-	}
-	return &n, nil
-}
-
-func parseRatPtr(s *string) (*big.Rat, bool) {
-	if s == nil {
-		return nil, true
-	}
-	return parseRat(*s)
-}
-
-// annotatedSharing returns the configured resource_sharing recorded in the annotation.
-func annotatedSharing(a *configAnnotation) (Sharing, bool) {
-	var s Sharing
-	if a.Sharing == nil {
-		return s, true
-	}
-	s.Strategy = cloneStr(a.Sharing.Strategy)
-	var err error
-	if s.BorrowLimit, err = parseIntPtr(a.Sharing.BorrowLimit); err != nil {
-		return Sharing{}, false
-	}
-	if a.Sharing.AbsoluteBorrowLimits == nil {
-		return s, true
-	}
-	s.AbsoluteBorrowLimits = []AbsoluteBorrowLimit{}
-	for _, l := range *a.Sharing.AbsoluteBorrowLimits {
-		out := AbsoluteBorrowLimit{InstanceType: l.InstanceType}
-		if out.Accelerators, err = parseIntPtr(l.Accelerators); err != nil {
-			return Sharing{}, false
-		}
-		var ok1, ok2 bool
-		out.VCPU, ok1 = parseRatPtr(l.VCPU)
-		out.MemoryGiB, ok2 = parseRatPtr(l.MemoryGiB)
-		if !ok1 || !ok2 {
-			return Sharing{}, false
-		}
-		s.AbsoluteBorrowLimits = append(s.AbsoluteBorrowLimits, out)
-	}
-	return s, true
-}
-
-// decodeConfigAnnotation parses AnnotationConfiguration; nil when absent or unreadable (the
-// queue is then read as one the provider did not annotate).
-func decodeConfigAnnotation(s string) (*configAnnotation, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var a configAnnotation
-	if err := json.Unmarshal([]byte(s), &a); err != nil {
-		return nil, nil
-	}
-	if a.Version > configAnnotationVersion {
-		return nil, fmt.Errorf("annotation %s has format version %d, written by a newer terraform-provider-hyperpod; upgrade the provider",
-			AnnotationConfiguration, a.Version)
-	}
-	if a.Version < 1 {
-		return nil, nil
-	}
-	return &a, nil
-}
-
 // annotatedLimitsHold reports whether the annotated sharing explains the spec's limits, computed
 // either from the spec's nominal quotas or from the nominal quotas the configuration asks for.
 // The second case is a hand-edited nominal quota with the limits left alone: the sharing is
@@ -484,11 +287,10 @@ func annotatedLimitsHold(cat *catalog.Catalog, cfg Config, s Sharing, cand Resol
 	}
 	want := cfg.Clone()
 	want.Sharing = s
-	desired, problems := Defaults(cat, want)
-	if len(problems) > 0 {
+	if len(validateEntries(cat, want)) > 0 {
 		return false
 	}
-	_, flavors, err := renderFlavors(cat, desired)
+	_, flavors, err := renderFlavors(cat, Defaults(cat, want))
 	return err == nil && limitsMatch(flavors, table)
 }
 
@@ -515,13 +317,6 @@ func limitsMatch(rendered []kueue.FlavorQuotas, table []flavorTable) bool {
 		}
 	}
 	return true
-}
-
-func ratPtrEqual(a, b *big.Rat) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return a.Cmp(b) == 0
 }
 
 // percentRange is the set of integer percentages [lo, hi]; empty when lo > hi.

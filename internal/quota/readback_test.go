@@ -156,7 +156,7 @@ func TestFromClusterQueueWithoutAnnotations(t *testing.T) {
 				t.Fatalf("inferred config invalid: %v\n%s", ps, dumpConfig(c2))
 			}
 			rc3, cq3 := mustRender(t, cat, c2)
-			if !SpecEqual(cq.Spec, cq3.Spec) {
+			if !specEqual(cq.Spec, cq3.Spec) {
 				t.Fatalf("inferred config renders another spec:\n%s", dumpConfig(c2))
 			}
 			// The resolved values are the same as the original's (the strategy may be spelled differently).
@@ -254,7 +254,7 @@ func TestFromClusterQueueForeign(t *testing.T) {
 			}
 			// The provider would rewrite these queues: their shape is not the rendered one.
 			rc.Config.Name = "x"
-			if rendered, err := RenderClusterQueue(cat, rc); err == nil && SpecEqual(rendered.Spec, tt.cq.Spec) {
+			if rendered, err := RenderClusterQueue(cat, rc); err == nil && specEqual(rendered.Spec, tt.cq.Spec) {
 				t.Fatal("a foreign shape compares equal to the rendered one")
 			}
 		})
@@ -306,7 +306,7 @@ func TestFromClusterQueueDrift(t *testing.T) {
 		rc2.AbsoluteBorrowLimits[0].VCPU.Cmp(dec("7")) != 0 || len(c2.Sharing.AbsoluteBorrowLimits) != 1 {
 		t.Fatalf("borrowing limit drift: %s", dumpResolved(rc2))
 	}
-	if r, err := RenderClusterQueue(cat, rc2); err != nil || !SpecEqual(r.Spec, x.Spec) {
+	if r, err := RenderClusterQueue(cat, rc2); err != nil || !specEqual(r.Spec, x.Spec) {
 		t.Fatalf("inferred limits do not reproduce the drifted spec: %v", err)
 	}
 
@@ -332,14 +332,14 @@ func TestFromClusterQueueDrift(t *testing.T) {
 		t.Fatalf("config-level drift: %s %s", dumpConfig(c2), dumpResolved(rc2))
 	}
 
-	// Something the attributes cannot express: the caller sees it with SpecEqual.
+	// Something the attributes cannot express: the caller sees it with SpecDrift.
 	_, rc2, x = read(func(x *kueue.ClusterQueue) {
 		x.Spec.ResourceGroups = append(x.Spec.ResourceGroups, kueue.ResourceGroup{
 			CoveredResources: []corev1.ResourceName{"example.com/fpga"},
 			Flavors:          []kueue.FlavorQuotas{{Name: "fpga", Resources: []kueue.ResourceQuota{{Name: "example.com/fpga", NominalQuota: mustQ("1")}}}},
 		})
 	})
-	if r, err := RenderClusterQueue(cat, rc2); err != nil || SpecEqual(r.Spec, x.Spec) {
+	if r, err := RenderClusterQueue(cat, rc2); err != nil || specEqual(r.Spec, x.Spec) {
 		t.Fatalf("an extra resource group went unnoticed: %v", err)
 	}
 
@@ -383,129 +383,5 @@ func TestFromClusterQueueAnnotations(t *testing.T) {
 	x.Spec.NamespaceSelector = nil
 	if c, _, _ := FromClusterQueue(cat, x); c.Team != "team-a" {
 		t.Fatal(c.Team)
-	}
-}
-
-func TestSpecEqualCanonicalQuantities(t *testing.T) {
-	cat := catalog.Builtin()
-	c := base(g512(1))
-	c.Sharing.Strategy = str(StrategyDontLend)
-	_, cq := mustRender(t, cat, c)
-	want := cq.Spec
-
-	got := throughAPIServer(t, cq).Spec
-	res := got.ResourceGroups[0].Flavors[0].Resources
-	res[0].NominalQuota = mustQ("48000m")
-	res[1].NominalQuota = mustQ("196608Mi")
-	res[2].NominalQuota = mustQ("4000m")
-	res[1].BorrowingLimit = ptr(mustQ("0Gi"))
-	res[1].LendingLimit = ptr(mustQ("0m"))
-	got.FairSharing.Weight = ptr(mustQ("0.0"))
-	if !SpecEqual(want, got) {
-		t.Fatal("canonical spellings compare unequal")
-	}
-
-	// API-server defaults are not drift.
-	d := throughAPIServer(t, cq).Spec
-	d.StopPolicy = nil
-	if !SpecEqual(want, d) {
-		t.Fatal("nil stopPolicy != None")
-	}
-	never := kueue.ClusterQueueSpec{}
-	explicit := kueue.ClusterQueueSpec{StopPolicy: ptr("None"), FairSharing: &kueue.FairSharing{Weight: ptr(mustQ("1"))},
-		Preemption: &kueue.ClusterQueuePreemption{ReclaimWithinCohort: "Never", BorrowWithinCohort: &kueue.BorrowWithinCohort{Policy: "Never"}, WithinClusterQueue: "Never"}}
-	if !SpecEqual(explicit, never) || !SpecEqual(never, explicit) {
-		t.Fatal("Kueue defaults compare unequal")
-	}
-	if !SpecEqual(kueue.ClusterQueueSpec{NamespaceSelector: &metav1.LabelSelector{}},
-		kueue.ClusterQueueSpec{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{}}}) {
-		t.Fatal("nil and empty matchLabels differ")
-	}
-}
-
-func TestSpecEqualDetectsChanges(t *testing.T) {
-	cat := catalog.Builtin()
-	c := base(g512(1), Entry{InstanceType: "ml.c5.xlarge", Count: i64(1)})
-	_, cq := mustRender(t, cat, c)
-	want := cq.Spec
-	tests := map[string]func(s *kueue.ClusterQueueSpec){
-		"nominal": func(s *kueue.ClusterQueueSpec) { s.ResourceGroups[0].Flavors[0].Resources[2].NominalQuota = mustQ("5") },
-		"borrowingLimit": func(s *kueue.ClusterQueueSpec) {
-			s.ResourceGroups[0].Flavors[0].Resources[0].BorrowingLimit = ptr(mustQ("25"))
-		},
-		"borrowingLimit unset": func(s *kueue.ClusterQueueSpec) { s.ResourceGroups[0].Flavors[0].Resources[0].BorrowingLimit = nil },
-		"lendingLimit set": func(s *kueue.ClusterQueueSpec) {
-			s.ResourceGroups[0].Flavors[0].Resources[0].LendingLimit = ptr(mustQ("0"))
-		},
-		"cohort":              func(s *kueue.ClusterQueueSpec) { s.CohortName = "other" },
-		"no cohort":           func(s *kueue.ClusterQueueSpec) { s.CohortName = "" },
-		"stopPolicy":          func(s *kueue.ClusterQueueSpec) { s.StopPolicy = ptr("Hold") },
-		"stopPolicy drain":    func(s *kueue.ClusterQueueSpec) { s.StopPolicy = ptr("HoldAndDrain") },
-		"weight":              func(s *kueue.ClusterQueueSpec) { s.FairSharing.Weight = ptr(mustQ("1")) },
-		"weight removed":      func(s *kueue.ClusterQueueSpec) { s.FairSharing = nil },
-		"within":              func(s *kueue.ClusterQueueSpec) { s.Preemption.WithinClusterQueue = "Never" },
-		"reclaim":             func(s *kueue.ClusterQueueSpec) { s.Preemption.ReclaimWithinCohort = "LowerPriority" },
-		"borrowWithinCohort":  func(s *kueue.ClusterQueueSpec) { s.Preemption.BorrowWithinCohort.Policy = "LowerPriority" },
-		"preemption removed":  func(s *kueue.ClusterQueueSpec) { s.Preemption = nil },
-		"selector":            func(s *kueue.ClusterQueueSpec) { s.NamespaceSelector.MatchLabels["x"] = "y" },
-		"selector everything": func(s *kueue.ClusterQueueSpec) { s.NamespaceSelector = &metav1.LabelSelector{} },
-		"selector nothing":    func(s *kueue.ClusterQueueSpec) { s.NamespaceSelector = nil },
-		"selector expression": func(s *kueue.ClusterQueueSpec) {
-			s.NamespaceSelector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "a", Operator: "Exists"}}
-		},
-		"flavor order": func(s *kueue.ClusterQueueSpec) {
-			f := s.ResourceGroups[0].Flavors
-			f[0], f[1] = f[1], f[0]
-		},
-		"covered order": func(s *kueue.ClusterQueueSpec) {
-			r := s.ResourceGroups[0].CoveredResources
-			r[0], r[1] = r[1], r[0]
-		},
-		"resource order": func(s *kueue.ClusterQueueSpec) {
-			r := s.ResourceGroups[0].Flavors[0].Resources
-			r[0], r[1] = r[1], r[0]
-		},
-		"flavor renamed": func(s *kueue.ClusterQueueSpec) { s.ResourceGroups[0].Flavors[0].Name = "x" },
-		"flavor removed": func(s *kueue.ClusterQueueSpec) { s.ResourceGroups[0].Flavors = s.ResourceGroups[0].Flavors[:1] },
-		"resource gone": func(s *kueue.ClusterQueueSpec) {
-			s.ResourceGroups[0].Flavors[0].Resources = s.ResourceGroups[0].Flavors[0].Resources[:4]
-		},
-		"group added": func(s *kueue.ClusterQueueSpec) { s.ResourceGroups = append(s.ResourceGroups, kueue.ResourceGroup{}) },
-		"resource rename": func(s *kueue.ClusterQueueSpec) {
-			s.ResourceGroups[0].Flavors[0].Resources[3].Name = "aws.amazon.com/neuron"
-		},
-	}
-	for name, mut := range tests {
-		got := throughAPIServer(t, cq).Spec
-		mut(&got)
-		if SpecEqual(want, got) || SpecEqual(got, want) {
-			t.Errorf("%s: change not detected", name)
-		}
-	}
-}
-
-func TestManagedMetadataEqual(t *testing.T) {
-	_, cq := mustRender(t, catalog.Builtin(), base(g512(1)))
-	want := cq.ObjectMeta
-	got := throughAPIServer(t, cq).ObjectMeta
-	got.Labels["team.example.com/owner"] = "someone"
-	got.Annotations["kubectl.kubernetes.io/last-applied-configuration"] = "{}"
-	got.Finalizers = []string{"kueue.x-k8s.io/resource-in-use"}
-	got.ResourceVersion, got.UID = "12", "abc"
-	if !ManagedMetadataEqual(want, got) {
-		t.Fatal("other managers' metadata counted as drift")
-	}
-	for name, mut := range map[string]func(m *metav1.ObjectMeta){
-		"managed-by removed":  func(m *metav1.ObjectMeta) { delete(m.Labels, LabelManagedBy) },
-		"team label changed":  func(m *metav1.ObjectMeta) { m.Labels[LabelQuotaAllocationID] = "other" },
-		"name annotation":     func(m *metav1.ObjectMeta) { m.Annotations[AnnotationName] = "other" },
-		"description removed": func(m *metav1.ObjectMeta) { delete(m.Annotations, AnnotationDescription) },
-		"config changed":      func(m *metav1.ObjectMeta) { m.Annotations[AnnotationConfiguration] = "{}" },
-	} {
-		g := throughAPIServer(t, cq).ObjectMeta
-		mut(&g)
-		if ManagedMetadataEqual(want, g) {
-			t.Errorf("%s: not detected", name)
-		}
 	}
 }

@@ -268,7 +268,7 @@ func TestRenderOverrideAcceleratorResource(t *testing.T) {
 func TestRenderErrors(t *testing.T) {
 	cat := catalog.Builtin()
 	good := func() ResolvedConfig {
-		rc, ps := Defaults(cat, base(g512(1)))
+		rc, ps := Plan(cat, base(g512(1)))
 		if len(ps) > 0 {
 			t.Fatal(ps)
 		}

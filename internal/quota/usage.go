@@ -76,15 +76,6 @@ func UsageOf(cq kueue.ClusterQueue) Usage {
 	return u
 }
 
-// inUnits converts a quantity to the attribute units: GiB for memory, the plain number otherwise.
-func inUnits(res string, q resource.Quantity) *big.Rat {
-	v := ratFromQuantity(q)
-	if res == ResourceMemory {
-		return bytesToGiB(v)
-	}
-	return v
-}
-
 // Impact is a resource whose planned limit is below what the team holds now.
 type Impact struct {
 	InstanceType, Resource string

@@ -2,58 +2,12 @@ package quota
 
 import (
 	"fmt"
-	"math"
 	"math/big"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
-)
-
-// Problem is a plan-time error in a Config.
-type Problem struct {
-	// Entry is the index into Config.Resources the problem belongs to, or -1 for attributes
-	// outside resources (including resource_sharing).
-	Entry int
-	// Path is the attribute path below the entry (e.g. {"accelerator_partition", "type"}), or
-	// below the root when Entry is -1 (e.g. {"resource_sharing", "borrow_limit"} or
-	// {"resource_sharing", "absolute_borrow_limits", "0", "vcpu"}). Empty means the entry itself.
-	Path []string
-	// Summary is short; Detail says what is wrong and how to fix it.
-	Summary string
-	Detail  string
-}
-
-// Error renders the problem with a Terraform-style attribute path.
-func (p Problem) Error() string {
-	var b strings.Builder
-	if p.Entry >= 0 {
-		fmt.Fprintf(&b, "resources[%d]", p.Entry)
-	}
-	for _, s := range p.Path {
-		if _, err := strconv.Atoi(s); err == nil {
-			fmt.Fprintf(&b, "[%s]", s)
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(s)
-	}
-	if b.Len() > 0 {
-		b.WriteString(": ")
-	}
-	return b.String() + p.Summary + ": " + p.Detail
-}
-
-var (
-	// NamePattern is the AWS compute quota Name pattern.
-	NamePattern = regexp.MustCompile(`^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$`)
-	// TeamPattern is the AWS TeamName pattern; teams are also at most MaxTeamLength characters.
-	TeamPattern   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	cohortPattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 )
 
 // Validate returns every plan-time error of cfg; none needs the cluster.
@@ -74,13 +28,9 @@ func Validate(cat *catalog.Catalog, cfg Config) []Problem {
 }
 
 type validator struct {
-	cat      *catalog.Catalog
-	cfg      Config
-	problems []Problem
-}
-
-func (v *validator) add(entry int, path []string, summary, format string, args ...any) {
-	v.problems = append(v.problems, Problem{Entry: entry, Path: path, Summary: summary, Detail: fmt.Sprintf(format, args...)})
+	cat *catalog.Catalog
+	cfg Config
+	problemList
 }
 
 func (v *validator) root() {
@@ -92,8 +42,7 @@ func (v *validator) root() {
 				"name is empty. Set name to 1-63 letters, digits and hyphens, starting and ending with a letter or digit, e.g. name = \"ml-team-a\".")
 		case len(c.Name) > MaxNameLength || !NamePattern.MatchString(c.Name):
 			v.add(-1, []string{"name"}, "Invalid quota name",
-				"name %q must be 1-63 letters, digits and hyphens, starting and ending with a letter or digit (the AWS compute quota Name pattern). Remove other characters, e.g. name = %q.",
-				c.Name, suggestName(c.Name))
+				"name %q %s. Remove other characters, e.g. name = %q.", c.Name, NameRule, suggestName(c.Name))
 		}
 	}
 	if !c.IsUnknown("description") && len(c.Description) > MaxDescriptionLength {
@@ -105,10 +54,9 @@ func (v *validator) root() {
 		case c.Team == "":
 			v.add(-1, []string{"team"}, "Missing team",
 				"team is empty. Set it to the team name: lower-case letters, digits and hyphens, at most %d characters, e.g. team = \"research\".", MaxTeamLength)
-		case len(c.Team) > MaxTeamLength || !TeamPattern.MatchString(c.Team):
+		case !ValidTeam(c.Team):
 			v.add(-1, []string{"team"}, "Invalid team name",
-				"team %q must be at most %d lower-case letters, digits and hyphens, starting and ending with a letter or digit (it becomes the namespace %q). Change it to match, e.g. team = %q.",
-				c.Team, MaxTeamLength, NamespaceName(c.Team), suggestTeam(c.Team))
+				"team %q %s. Change it to match (at most %d characters), e.g. team = %q.", c.Team, TeamRule, MaxTeamLength, suggestTeam(c.Team))
 		}
 	}
 	v.enum(c.ActivationState, "activation_state", ActivationEnabled, ActivationDisabled)
@@ -357,6 +305,16 @@ func (v *validator) entry(i int, e Entry, seen map[string]int) {
 	}
 }
 
+// validateEntries runs the checks of each resources entry, and none outside resources.
+func validateEntries(cat *catalog.Catalog, cfg Config) []Problem {
+	v := validator{cat: cat, cfg: cfg}
+	seen := map[string]int{}
+	for i, e := range cfg.Resources {
+		v.entry(i, e, seen)
+	}
+	return v.problems
+}
+
 func validProfile(p string) bool {
 	_, err := catalog.MIGSlices(p)
 	return err == nil
@@ -405,11 +363,6 @@ func (v *validator) checkMemory(entry int, path []string, r *big.Rat) {
 			"%s = %s GiB is not a whole number of nanobytes, the finest amount a Kubernetes quantity holds, so it could not be stored exactly. Use at most 9 decimal places, e.g. %s.",
 			path[len(path)-1], RatString(r), RatString(floorTo(r, 1000)))
 	}
-}
-
-// memoryRepresentable reports whether gib GiB is a whole number of nanobytes.
-func memoryRepresentable(gib *big.Rat) bool {
-	return new(big.Rat).Mul(gibToBytes(gib), ratInt(1_000_000_000)).IsInt()
 }
 
 func unknownTypeProblem(cat *catalog.Catalog, i int, name string) Problem {
@@ -471,90 +424,18 @@ func describeAccelerator(it catalog.InstanceType) string {
 	return it.AcceleratorResource
 }
 
-// quoteList renders ["a","b","c"] as `"a", "b" or "c"`.
-func quoteList(items []string, conj string) string {
-	q := make([]string, len(items))
-	for i, s := range items {
-		q[i] = strconv.Quote(s)
+// UnknownBuiltinTypeDetail explains that name is not in cat, for callers that see only the
+// built-in catalog (provider functions get no provider configuration): it names the closest
+// known types, lists every known one by family, and says where types of the provider's
+// instance_types can be looked up instead.
+func UnknownBuiltinTypeDetail(cat *catalog.Catalog, name string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "instance type %q is not in the provider's built-in catalog.", name)
+	if c := cat.Closest(name, 3); len(c) > 0 {
+		b.WriteString(" Did you mean " + quoteList(c, "or") + "?")
 	}
-	if len(q) <= 1 {
-		return strings.Join(q, "")
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " " + conj + " " + q[len(q)-1]
-}
-
-var (
-	nonNameChars = regexp.MustCompile(`[^a-zA-Z0-9-]+`)
-	nonTeamChars = regexp.MustCompile(`[^a-z0-9-]+`)
-)
-
-func suggestName(s string) string {
-	s = strings.Trim(nonNameChars.ReplaceAllString(s, "-"), "-")
-	if len(s) > MaxNameLength {
-		s = strings.TrimRight(s[:MaxNameLength], "-")
-	}
-	if s == "" {
-		return "my-quota"
-	}
-	return s
-}
-
-func suggestTeam(s string) string {
-	s = strings.Trim(nonTeamChars.ReplaceAllString(strings.ToLower(s), "-"), "-")
-	if len(s) > MaxTeamLength {
-		s = strings.TrimRight(s[:MaxTeamLength], "-")
-	}
-	if s == "" {
-		return "my-team"
-	}
-	return s
-}
-
-// CheckRanges checks the values Defaults computed (the configured ones were checked by
-// Validate) against the limits of the AWS compute quota API (0 to MaxAmount for accelerators,
-// vCPU, memory and EFA) and against what a Kubernetes quantity holds: memory in bytes must fit
-// an int64. A large count on a large instance type can exceed them, e.g. count = 10000000 of a
-// type with 8 GPUs.
-func CheckRanges(rc ResolvedConfig) []Problem {
-	v := validator{}
-	maxBytes := new(big.Rat).SetInt64(math.MaxInt64)
-	for i, r := range rc.Resources {
-		if r.Unknown {
-			continue
-		}
-		c := r.Configured
-		if c.Accelerators == nil {
-			v.checkComputedInt(i, "accelerators", r.Accelerators, c)
-		}
-		if c.EFA == nil {
-			v.checkComputedInt(i, "efa", r.EFA, c)
-		}
-		if c.VCPU == nil && r.VCPU != nil && r.VCPU.Cmp(ratInt(MaxAmount)) > 0 {
-			v.add(i, []string{"vcpu"}, "Computed value too large",
-				"vcpu would be %s, but a compute quota allows at most %d vCPU per instance type. %s", RatString(r.VCPU), MaxAmount, shrinkHint(c))
-		}
-		if c.MemoryGiB == nil && r.MemoryGiB != nil && r.MemoryGiB.Cmp(ratInt(MaxAmount)) > 0 {
-			v.add(i, []string{"memory_in_gib"}, "Computed value too large",
-				"memory_in_gib would be %s, but a compute quota allows at most %d GiB per instance type. %s", RatString(r.MemoryGiB), MaxAmount, shrinkHint(c))
-		}
-		if r.MemoryGiB != nil && gibToBytes(r.MemoryGiB).Cmp(maxBytes) > 0 {
-			v.add(i, []string{"memory_in_gib"}, "Memory too large",
-				"memory_in_gib = %s GiB is more bytes than a Kubernetes quantity holds (an int64). Set a smaller amount.", RatString(r.MemoryGiB))
-		}
-	}
-	return v.problems
-}
-
-func (v *validator) checkComputedInt(entry int, attr string, n int64, c Entry) {
-	if n < 0 || n > MaxAmount {
-		v.add(entry, []string{attr}, "Computed value too large",
-			"%s would be %d, but a compute quota allows 0 to %d per instance type. %s", attr, n, MaxAmount, shrinkHint(c))
-	}
-}
-
-func shrinkHint(c Entry) string {
-	if c.Count != nil {
-		return fmt.Sprintf("count = %d makes it exceed that limit: lower count, or set this amount explicitly within the limit.", *c.Count)
-	}
-	return "Lower the amount the entry is sized by, or set this amount explicitly."
+	b.WriteString(" Known types, by family: " + cat.NamesByFamily() + ".")
+	b.WriteString(" Provider functions cannot see the provider's instance_types setting; for a type defined there, " +
+		"read its figures with the hyperpod_instance_type_capacity data source instead.")
+	return b.String()
 }

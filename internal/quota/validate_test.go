@@ -262,3 +262,39 @@ func TestValidateUnknownValues(t *testing.T) {
 		}
 	}
 }
+
+func TestUnknownBuiltinTypeDetail(t *testing.T) {
+	got := UnknownBuiltinTypeDetail(catalog.Builtin(), "ml.g5.13xlarge")
+	for _, want := range []string{
+		`instance type "ml.g5.13xlarge" is not in the provider's built-in catalog`,
+		`Did you mean "ml.g5.12xlarge"`,
+		// Families in name order, sizes smallest first (the c5 and t3 lines of the catalog).
+		"ml.c5.{large, xlarge, 2xlarge, 4xlarge, 9xlarge, 12xlarge, 18xlarge, 24xlarge}; ml.c5n.{",
+		"ml.t3.{medium, large, xlarge, 2xlarge}; ml.trn1.{32xlarge}",
+		"ml.p6-b200.{48xlarge}",
+		"hyperpod_instance_type_capacity",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("detail lacks %q:\n%s", want, got)
+		}
+	}
+	// Every known name can be read back from the list.
+	for _, n := range catalog.Builtin().Names() {
+		i := strings.LastIndexByte(n, '.')
+		family, size := n[:i], n[i+1:]
+		at := strings.Index(got, family+".{")
+		if at < 0 {
+			t.Errorf("family %s missing", family)
+			continue
+		}
+		group := got[at+len(family)+2:]
+		group = group[:strings.IndexByte(group, '}')]
+		found := false
+		for _, s := range strings.Split(group, ", ") {
+			found = found || s == size
+		}
+		if !found {
+			t.Errorf("%s missing from %s.{%s}", n, family, group)
+		}
+	}
+}
