@@ -417,7 +417,7 @@ func teamNamespacePlural(n int, noun string) string {
 
 // ImportState imports by team: it validates the team, reads the objects and builds the whole
 // state (force_destroy false, no timeouts; labels and annotations per
-// teamNamespaceImportedMetadata).
+// quota.ImportedNamespaceMetadata).
 func (r *teamNamespaceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	team := importedTeam(ctx, req, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || !validImportTeam(team, "hyperpod_team_namespace.example", &resp.Diagnostics) {

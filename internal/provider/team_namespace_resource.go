@@ -3,8 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -17,8 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	corev1 "k8s.io/api/core/v1"
-	k8svalidation "k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
@@ -38,18 +34,6 @@ const (
 	teamNamespaceCreateTimeout = 5 * time.Minute
 	teamNamespaceDeleteTimeout = 10 * time.Minute
 	teamNamespacePollInterval  = 500 * time.Millisecond
-)
-
-// Keys the provider sets itself, and system keys that are never taken over on import.
-var (
-	teamNamespaceReservedKeys = map[string]string{
-		quota.LabelManagedBy:             "the provider sets this label itself to mark the objects it created",
-		quota.LabelQuotaAllocationID:     "the provider sets this label itself to the team, so that the team's ClusterQueue admits workloads from the namespace",
-		quota.LabelSageMakerManagedQueue: "the provider sets this label itself to \"true\", like on the namespaces HyperPod task governance creates",
-		corev1.LabelMetadataName:         "the Kubernetes API server sets this label itself to the namespace's name",
-	}
-	// teamNamespaceSystemPrefixes are annotation and label prefixes written by Kubernetes tools.
-	teamNamespaceSystemPrefixes = []string{"kubectl.kubernetes.io/"}
 )
 
 // NewTeamNamespaceResource returns the hyperpod_team_namespace resource.
@@ -161,56 +145,21 @@ func (r *teamNamespaceResource) ValidateConfig(ctx context.Context, req resource
 		if m.IsNull() || m.IsUnknown() {
 			continue
 		}
-		total := 0
-		elems := m.Elements()
-		for _, key := range slices.Sorted(maps.Keys(elems)) { // a stable order of diagnostics
-			v, p := elems[key], path.Root(attr).AtMapKey(key)
-			if problem := teamNamespaceReservedKey(key); problem != "" {
-				resp.Diagnostics.AddAttributeError(p, "Reserved "+strings.TrimSuffix(attr, "s")+" key",
-					fmt.Sprintf("%q is reserved: %s. Remove it from %s; to tag the namespace, use a key of your own, "+
-						"e.g. \"example.com/owner\".", key, problem, attr))
-				continue
-			}
-			if errs := k8svalidation.IsQualifiedName(key); len(errs) > 0 {
-				resp.Diagnostics.AddAttributeError(p, "Invalid "+strings.TrimSuffix(attr, "s")+" key",
-					fmt.Sprintf("%q is not a valid Kubernetes %s key: %s. Use an optional DNS prefix and a name of at most "+
-						"63 letters, digits, '-', '_' and '.', e.g. \"example.com/cost-center\".",
-						key, strings.TrimSuffix(attr, "s"), strings.Join(errs, "; ")))
-			}
-			s, ok := v.(types.String)
-			if !ok || s.IsNull() || s.IsUnknown() {
-				continue
-			}
-			total += len(key) + len(s.ValueString())
-			if attr == "labels" {
-				if errs := k8svalidation.IsValidLabelValue(s.ValueString()); len(errs) > 0 {
-					resp.Diagnostics.AddAttributeError(p, "Invalid label value",
-						fmt.Sprintf("The value %q of label %q is not a valid Kubernetes label value: %s. Shorten it or "+
-							"replace other characters with '-', or store it in annotations instead.",
-							s.ValueString(), key, strings.Join(errs, "; ")))
-				}
+		values := map[string]*string{}
+		for key, v := range m.Elements() {
+			values[key] = nil
+			if s, ok := v.(types.String); ok && !s.IsNull() && !s.IsUnknown() {
+				values[key] = s.ValueStringPointer()
 			}
 		}
-		if attr == "annotations" && total > teamNamespaceMaxAnnotationBytes {
-			resp.Diagnostics.AddAttributeError(path.Root(attr), "Annotations too large",
-				fmt.Sprintf("The annotations add up to %d bytes; Kubernetes accepts at most %d. Remove or shorten some.",
-					total, teamNamespaceMaxAnnotationBytes))
+		for _, p := range quota.NamespaceMetadataProblems(attr, values) {
+			at := path.Root(attr)
+			if len(p.Path) > 1 {
+				at = at.AtMapKey(p.Path[1])
+			}
+			resp.Diagnostics.AddAttributeError(at, p.Summary, p.Detail)
 		}
 	}
-}
-
-// teamNamespaceMaxAnnotationBytes is Kubernetes' limit on the total size of an object's annotations.
-const teamNamespaceMaxAnnotationBytes = 256 * 1024
-
-// teamNamespaceReservedKey says why key is reserved, or returns "".
-func teamNamespaceReservedKey(key string) string {
-	if why, ok := teamNamespaceReservedKeys[key]; ok {
-		return why
-	}
-	if strings.HasPrefix(key, quota.AnnotationPrefix) {
-		return fmt.Sprintf("keys under %q are kept for the provider's own bookkeeping", quota.AnnotationPrefix)
-	}
-	return ""
 }
 
 func (r *teamNamespaceResource) configured(diags *diag.Diagnostics) bool {

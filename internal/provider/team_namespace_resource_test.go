@@ -586,37 +586,6 @@ func TestTeamNamespaceResource_validateConfigPaths(t *testing.T) {
 	}
 }
 
-// Import takes the keys the provider's field manager owns when it wrote the Namespace, and
-// everything but reserved and system keys otherwise.
-func TestTeamNamespaceImportedMetadata(t *testing.T) {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name: "hyperpod-ns-ml",
-		Labels: map[string]string{
-			corev1.LabelMetadataName: "hyperpod-ns-ml", quota.LabelManagedBy: quota.ManagedByValue,
-			quota.LabelQuotaAllocationID: "ml", "mine": "1", "theirs": "2",
-		},
-		Annotations: map[string]string{
-			"kubectl.kubernetes.io/last-applied-configuration": "{}", "note": "mine", "other": "theirs",
-		},
-	}}
-	labels, annotations := teamNamespaceImportedMetadata(ns)
-	if fmt.Sprint(labels) != "map[mine:1 theirs:2]" || fmt.Sprint(annotations) != "map[note:mine other:theirs]" {
-		t.Errorf("foreign namespace: labels %v annotations %v", labels, annotations)
-	}
-
-	ns.ManagedFields = []metav1.ManagedFieldsEntry{{
-		Manager: quota.FieldManager, Operation: metav1.ManagedFieldsOperationApply,
-		FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{".":{},"f:app.kubernetes.io/managed-by":{},"f:mine":{}},"f:annotations":{"f:note":{}}}}`),
-	}, {
-		Manager: "another-tool", Operation: metav1.ManagedFieldsOperationApply,
-		FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:theirs":{}},"f:annotations":{"f:other":{}}}}`),
-	}}
-	labels, annotations = teamNamespaceImportedMetadata(ns)
-	if fmt.Sprint(labels) != "map[mine:1]" || fmt.Sprint(annotations) != "map[note:mine]" {
-		t.Errorf("provider-written namespace: labels %v annotations %v", labels, annotations)
-	}
-}
-
 // Pods that have finished (Succeeded, Failed) are not work in progress: they do not block destroy.
 func TestAccTeamNamespace_finishedPodsDoNotBlockDestroy(t *testing.T) {
 	const team = "nsacc-finished"

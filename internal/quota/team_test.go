@@ -1,9 +1,11 @@
 package quota
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
@@ -68,5 +70,36 @@ func TestTeamNamespaceDrift(t *testing.T) {
 	legacyQ := RenderLocalQueue("a", "")
 	if got := TeamNamespaceDrift("a", "", legacy, &legacyQ); got != nil {
 		t.Errorf("legacy: %q", got)
+	}
+}
+
+// Import takes the keys the provider's field manager owns when it wrote the Namespace, and
+// everything but reserved and system keys otherwise.
+func TestImportedNamespaceMetadata(t *testing.T) {
+	ns := metav1.ObjectMeta{
+		Name: "hyperpod-ns-ml",
+		Labels: map[string]string{
+			corev1.LabelMetadataName: "hyperpod-ns-ml", LabelManagedBy: ManagedByValue,
+			LabelQuotaAllocationID: "ml", "mine": "1", "theirs": "2",
+		},
+		Annotations: map[string]string{
+			"kubectl.kubernetes.io/last-applied-configuration": "{}", "note": "mine", "other": "theirs",
+		},
+	}
+	labels, annotations := ImportedNamespaceMetadata(ns)
+	if fmt.Sprint(labels) != "map[mine:1 theirs:2]" || fmt.Sprint(annotations) != "map[note:mine other:theirs]" {
+		t.Errorf("foreign namespace: labels %v annotations %v", labels, annotations)
+	}
+
+	ns.ManagedFields = []metav1.ManagedFieldsEntry{{
+		Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply,
+		FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{".":{},"f:app.kubernetes.io/managed-by":{},"f:mine":{}},"f:annotations":{"f:note":{}}}}`),
+	}, {
+		Manager: "another-tool", Operation: metav1.ManagedFieldsOperationApply,
+		FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:theirs":{}},"f:annotations":{"f:other":{}}}}`),
+	}}
+	labels, annotations = ImportedNamespaceMetadata(ns)
+	if fmt.Sprint(labels) != "map[mine:1]" || fmt.Sprint(annotations) != "map[note:mine]" {
+		t.Errorf("provider-written namespace: labels %v annotations %v", labels, annotations)
 	}
 }
