@@ -181,3 +181,12 @@ var PriorityClassRule = fmt.Sprintf("must be 1-%d lower-case letters, digits and
 func validPriorityClassName(name string) bool {
 	return len(name) <= MaxPriorityClassNameLength && TeamPattern.MatchString(name)
 }
+
+// Limits of the AWS cluster scheduler config (SchedulerConfig.PriorityClasses).
+const (
+	MaxPriorityClasses = 10
+	MaxPriorityWeight  = 100
+	// MaxPriorityClassNameLength bounds a class name; the AWS pattern is the TeamName one.
+	MaxPriorityClassNameLength = MaxTeamLength
+	priorityClassSuffix        = "-priority"
+)

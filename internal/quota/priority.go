@@ -12,15 +12,6 @@ import (
 // classes {Name, Weight 0-100}, and each is a Kueue WorkloadPriorityClass "<name>-priority"
 // whose value is the weight. Jobs take a class with the label kueue.x-k8s.io/priority-class.
 
-// Limits of the AWS cluster scheduler config (SchedulerConfig.PriorityClasses).
-const (
-	MaxPriorityClasses = 10
-	MaxPriorityWeight  = 100
-	// MaxPriorityClassNameLength bounds a class name; the AWS pattern is the TeamName one.
-	MaxPriorityClassNameLength = MaxTeamLength
-	priorityClassSuffix        = "-priority"
-)
-
 // PriorityClass is one configured class. Name is "" when not yet known (plan time).
 type PriorityClass struct {
 	Name   string
