@@ -37,8 +37,7 @@ func (r *clusterSchedulerConfigResource) get(ctx context.Context, class string) 
 
 // classesOf reads the classes of a plan or state, which are known at apply and refresh.
 func classesOf(list types.List) []quota.PriorityClass {
-	classes, _ := priorityClassElements(list)
-	return classes
+	return priorityClassesOf(list)
 }
 
 // classObjects names the WorkloadPriorityClasses of classes.

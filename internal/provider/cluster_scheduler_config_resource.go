@@ -38,11 +38,7 @@ const (
 )
 
 // priorityClassAttrTypes is the object type of one priority_classes element.
-var priorityClassAttrTypes = map[string]attr.Type{
-	"name":                types.StringType,
-	"weight":              types.Int64Type,
-	"priority_class_name": types.StringType,
-}
+var priorityClassAttrTypes = attrTypesOf[priorityClassModel]()
 
 // NewClusterSchedulerConfigResource returns the hyperpod_cluster_scheduler_config resource.
 func NewClusterSchedulerConfigResource() resource.Resource {
@@ -133,44 +129,28 @@ func (r *clusterSchedulerConfigResource) configured(diags *diag.Diagnostics) boo
 	return true
 }
 
-// priorityClassElements reads a priority_classes value element by element. An unknown name is
-// "" and an unknown weight 0; known reports, per element, whether both are known.
-func priorityClassElements(list types.List) (classes []quota.PriorityClass, known []bool) {
-	if list.IsNull() || list.IsUnknown() {
-		return nil, nil
+// priorityClassesOf reads a priority_classes value element by element. An unknown or null
+// name is "" and an unknown or null weight 0.
+func priorityClassesOf(list types.List) []quota.PriorityClass {
+	var classes []quota.PriorityClass
+	for _, m := range elementsOf[priorityClassModel](list) {
+		classes = append(classes, quota.PriorityClass{Name: m.Name.ValueString(), Weight: m.Weight.ValueInt64()})
 	}
-	for _, e := range list.Elements() {
-		var c quota.PriorityClass
-		ok := false
-		if o, isObj := e.(types.Object); isObj && !o.IsNull() && !o.IsUnknown() {
-			attrs := o.Attributes()
-			name, _ := attrs["name"].(types.String)
-			weight, _ := attrs["weight"].(types.Int64)
-			if !name.IsUnknown() && !name.IsNull() {
-				c.Name = name.ValueString()
-			}
-			if !weight.IsUnknown() && !weight.IsNull() {
-				c.Weight = weight.ValueInt64()
-			}
-			ok = c.Name != "" && !weight.IsUnknown() && !weight.IsNull()
-		}
-		classes = append(classes, c)
-		known = append(known, ok)
-	}
-	return classes, known
+	return classes
 }
 
 // priorityClassList is the priority_classes value of known classes.
 func priorityClassList(classes []quota.PriorityClass) types.List {
-	elems := make([]attr.Value, 0, len(classes))
+	models := make([]priorityClassModel, 0, len(classes))
 	for _, c := range classes {
-		elems = append(elems, types.ObjectValueMust(priorityClassAttrTypes, map[string]attr.Value{
-			"name":                types.StringValue(c.Name),
-			"weight":              types.Int64Value(c.Weight),
-			"priority_class_name": types.StringValue(quota.PriorityClassObjectName(c.Name)),
-		}))
+		models = append(models, priorityClassModel{Name: types.StringValue(c.Name), Weight: types.Int64Value(c.Weight),
+			PriorityClassName: types.StringValue(quota.PriorityClassObjectName(c.Name))})
 	}
-	return types.ListValueMust(types.ObjectType{AttrTypes: priorityClassAttrTypes}, elems)
+	list, d := types.ListValueFrom(context.Background(), types.ObjectType{AttrTypes: priorityClassAttrTypes}, models)
+	if d.HasError() {
+		panic(fmt.Sprintf("priority_classes value: %v", d)) // the models are the element type by construction
+	}
+	return list
 }
 
 // schedulerConfigID is the id of a set of classes: their names joined by commas.
@@ -187,7 +167,7 @@ func schedulerConfigID(classes []quota.PriorityClass) string {
 func (r *clusterSchedulerConfigResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var list types.List
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("priority_classes"), &list)...)
-	classes, _ := priorityClassElements(list)
+	classes := priorityClassesOf(list)
 	var duplicates []quota.Problem
 	for _, p := range quota.ValidatePriorityClasses(classes) {
 		if p.Summary == "Duplicate priority class" { // the rest is the attribute validators' job
@@ -221,26 +201,23 @@ func (r *clusterSchedulerConfigResource) ModifyPlan(ctx context.Context, req res
 	if resp.Diagnostics.HasError() || list.IsNull() || list.IsUnknown() {
 		return
 	}
-	classes, _ := priorityClassElements(list)
+	classes := priorityClassesOf(list)
 	allKnown := true
 	elems := make([]attr.Value, len(classes))
 	for i, e := range list.Elements() {
-		o, ok := e.(types.Object)
-		if !ok || o.IsNull() || o.IsUnknown() {
+		o, _ := e.(types.Object)
+		m, ok := modelOf[priorityClassModel](o)
+		if !ok {
 			elems[i], allKnown = e, false
 			continue
 		}
-		attrs := make(map[string]attr.Value, len(priorityClassAttrTypes))
-		for k, v := range o.Attributes() {
-			attrs[k] = v
-		}
-		attrs["priority_class_name"] = types.StringUnknown()
-		if name, _ := attrs["name"].(types.String); !name.IsUnknown() && !name.IsNull() {
-			attrs["priority_class_name"] = types.StringValue(quota.PriorityClassObjectName(name.ValueString()))
+		m.PriorityClassName = types.StringUnknown()
+		if name := knownString(m.Name); name != nil {
+			m.PriorityClassName = types.StringValue(quota.PriorityClassObjectName(*name))
 		} else {
 			allKnown = false
 		}
-		obj, d := types.ObjectValue(priorityClassAttrTypes, attrs)
+		obj, d := objectFrom(m)
 		resp.Diagnostics.Append(d...)
 		elems[i] = obj
 	}

@@ -1,207 +1,78 @@
 package provider
 
 import (
+	"context"
 	"math/big"
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
 // Conversion between hyperpod_compute_quota's Terraform values (computeQuotaModel) and the pure
-// domain (quota.Config, quota.ResolvedConfig). Attribute names and types are defined once, here.
+// domain (quota.Config, quota.ResolvedConfig), through the models of models.go.
 
-var partitionAttrTypes = map[string]attr.Type{"type": types.StringType, "count": types.Int64Type}
-
-var absoluteLimitAttrTypes = map[string]attr.Type{
-	"instance_type": types.StringType, "accelerators": types.Int64Type, "vcpu": types.Float64Type, "memory_in_gib": types.Float64Type,
-}
-
-var resourceEntryAttrTypes = map[string]attr.Type{
-	"instance_type": types.StringType, "count": types.Int64Type, "accelerators": types.Int64Type, "vcpu": types.Float64Type,
-	"memory_in_gib": types.Float64Type, "efa": types.Int64Type,
-	"accelerator_partition": types.ObjectType{AttrTypes: partitionAttrTypes},
-}
-
-var resourceSharingAttrTypes = map[string]attr.Type{
-	"strategy": types.StringType, "borrow_limit": types.Int64Type,
-	"absolute_borrow_limits": types.ListType{ElemType: types.ObjectType{AttrTypes: absoluteLimitAttrTypes}},
-}
-
-var timeoutsAttrTypes = map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType}
-
-// The computed amounts of a resources entry.
-const (
-	attrAccelerators = "accelerators"
-	attrVCPU         = "vcpu"
-	attrMemory       = "memory_in_gib"
-	attrEFA          = "efa"
+// Attribute types of the nested objects, from their models.
+var (
+	partitionAttrTypes       = attrTypesOf[partitionModel]()
+	absoluteLimitAttrTypes   = attrTypesOf[limitModel]()
+	resourceEntryAttrTypes   = attrTypesOf[resourceEntryModel]()
+	resourceSharingAttrTypes = attrTypesOf[sharingModel]()
+	timeoutsAttrTypes        = attrTypesOf[timeoutsModel]()
 )
 
-// valueReader reads the values of one object (the resource, or a nested object) into a
-// quota.Config, marking each unknown one at its path. Nothing here fails on an unknown or null
-// value, at any depth.
-type valueReader struct {
-	cfg   *quota.Config
-	at    []string
-	attrs map[string]attr.Value
-}
-
-func (r valueReader) path(name string) []string {
-	return append(append([]string(nil), r.at...), name)
-}
-
-func (r valueReader) str(name string) *string {
-	v, ok := r.attrs[name].(types.String)
-	if !ok || v.IsNull() {
-		return nil
-	}
-	if v.IsUnknown() {
-		r.cfg.MarkUnknown(r.path(name)...)
-		return nil
-	}
-	return v.ValueStringPointer()
-}
-
-func (r valueReader) int64(name string) *int64 {
-	v, ok := r.attrs[name].(types.Int64)
-	if !ok || v.IsNull() {
-		return nil
-	}
-	if v.IsUnknown() {
-		r.cfg.MarkUnknown(r.path(name)...)
-		return nil
-	}
-	return v.ValueInt64Pointer()
-}
-
-func (r valueReader) rat(name string) *big.Rat {
-	v, ok := r.attrs[name].(types.Float64)
-	if !ok || v.IsNull() {
-		return nil
-	}
-	if v.IsUnknown() {
-		r.cfg.MarkUnknown(r.path(name)...)
-		return nil
-	}
-	return quota.DecimalFromFloat(v.ValueFloat64())
-}
-
-// object reads a nested object; ok is false when it is null or unknown (then marked).
-func (r valueReader) object(name string) (valueReader, bool) {
-	v, ok := r.attrs[name].(types.Object)
-	if !ok || v.IsNull() {
-		return valueReader{}, false
-	}
-	if v.IsUnknown() {
-		r.cfg.MarkUnknown(r.path(name)...)
-		return valueReader{}, false
-	}
-	return valueReader{cfg: r.cfg, at: r.path(name), attrs: v.Attributes()}, true
-}
-
-// list returns the elements of a nested list, each as a reader, or nil when the list is null
-// or unknown (then marked). Unknown elements are marked and returned as readers with no
-// attributes; known is false for those and for null elements.
-func (r valueReader) list(name string) (elems []valueReader, known []bool, isNull bool) {
-	v, ok := r.attrs[name].(types.List)
-	if !ok || v.IsNull() {
-		return nil, nil, true
-	}
-	if v.IsUnknown() {
-		r.cfg.MarkUnknown(r.path(name)...)
-		return nil, nil, false
-	}
-	for i, e := range v.Elements() {
-		at := append(r.path(name), strconv.Itoa(i))
-		o, isObj := e.(types.Object)
-		switch {
-		case !isObj || o.IsNull():
-			elems, known = append(elems, valueReader{cfg: r.cfg, at: at}), append(known, false)
-		case o.IsUnknown():
-			r.cfg.MarkUnknown(at...)
-			elems, known = append(elems, valueReader{cfg: r.cfg, at: at}), append(known, false)
-		default:
-			elems, known = append(elems, valueReader{cfg: r.cfg, at: at, attrs: o.Attributes()}), append(known, true)
-		}
-	}
-	return elems, known, false
-}
-
-// quotaConfigFromModel converts configuration (or plan) values to quota.Config. An empty list
-// stays an empty (non-nil) slice, a null one nil.
+// quotaConfigFromModel converts configuration (or plan) values to quota.Config, marking every
+// unknown value at its path. Nothing here fails on an unknown or null value, at any depth. An
+// empty list stays an empty (non-nil) slice, a null one nil.
 func quotaConfigFromModel(m computeQuotaModel) quota.Config {
 	cfg := quota.Config{}
-	root := valueReader{cfg: &cfg, attrs: map[string]attr.Value{
-		"name": m.Name, "description": m.Description, "team": m.Team, "fair_share_weight": m.FairShareWeight,
-		"activation_state": m.ActivationState, "preempt_team_tasks": m.PreemptTeamTasks, "cohort": m.Cohort,
-		"resource_sharing": m.ResourceSharing, "resources": m.Resources,
-	}}
-	cfg.Name = derefStr(root.str("name"))
-	cfg.Description = derefStr(root.str("description"))
-	cfg.Team = derefStr(root.str("team"))
-	if w := root.int64("fair_share_weight"); w != nil {
-		cfg.FairShareWeight = *w
-	}
-	cfg.ActivationState = root.str("activation_state")
-	cfg.PreemptTeamTasks = root.str("preempt_team_tasks")
-	cfg.Cohort = root.str("cohort")
+	modelUnknownPaths(m, path.Empty(), func(p path.Path) { cfg.MarkUnknown(pathSteps(p)...) })
+	cfg.Name, cfg.Description, cfg.Team = m.Name.ValueString(), m.Description.ValueString(), m.Team.ValueString()
+	cfg.FairShareWeight = m.FairShareWeight.ValueInt64()
+	cfg.ActivationState = knownString(m.ActivationState)
+	cfg.PreemptTeamTasks = knownString(m.PreemptTeamTasks)
+	cfg.Cohort = knownString(m.Cohort)
 
-	if rs, ok := root.object("resource_sharing"); ok {
-		cfg.Sharing.Strategy = rs.str("strategy")
-		cfg.Sharing.BorrowLimit = rs.int64("borrow_limit")
-		limits, _, isNull := rs.list("absolute_borrow_limits")
-		if !isNull && !cfg.IsUnknown("resource_sharing", "absolute_borrow_limits") {
+	if s, ok := modelOf[sharingModel](m.ResourceSharing); ok {
+		cfg.Sharing.Strategy = knownString(s.Strategy)
+		cfg.Sharing.BorrowLimit = knownInt64(s.BorrowLimit)
+		if !s.AbsoluteBorrowLimits.IsNull() && !s.AbsoluteBorrowLimits.IsUnknown() {
 			cfg.Sharing.AbsoluteBorrowLimits = []quota.AbsoluteBorrowLimit{}
 		}
-		for _, l := range limits {
+		for _, l := range elementsOf[limitModel](s.AbsoluteBorrowLimits) {
 			cfg.Sharing.AbsoluteBorrowLimits = append(cfg.Sharing.AbsoluteBorrowLimits, quota.AbsoluteBorrowLimit{
-				InstanceType: derefStr(l.str("instance_type")),
-				Accelerators: l.int64("accelerators"),
-				VCPU:         l.rat("vcpu"),
-				MemoryGiB:    l.rat("memory_in_gib"),
+				InstanceType: l.InstanceType.ValueString(),
+				Accelerators: knownInt64(l.Accelerators),
+				VCPU:         knownDecimal(l.VCPU),
+				MemoryGiB:    knownDecimal(l.MemoryInGiB),
 			})
 		}
 	}
 
-	entries, _, _ := root.list("resources")
-	for _, e := range entries {
+	for i, e := range elementsOf[resourceEntryModel](m.Resources) {
 		entry := quota.Entry{
-			InstanceType: derefStr(e.str("instance_type")),
-			Count:        e.int64("count"),
-			Accelerators: e.int64(attrAccelerators),
-			EFA:          e.int64(attrEFA),
-			VCPU:         e.rat(attrVCPU),
-			MemoryGiB:    e.rat(attrMemory),
+			InstanceType: e.InstanceType.ValueString(),
+			Count:        knownInt64(e.Count),
+			Accelerators: knownInt64(e.Accelerators),
+			EFA:          knownInt64(e.EFA),
+			VCPU:         knownDecimal(e.VCPU),
+			MemoryGiB:    knownDecimal(e.MemoryInGiB),
 		}
-		if p, ok := e.object("accelerator_partition"); ok {
-			typ, count := p.str("type"), p.int64("count")
-			if cfg.IsUnknown(p.path("type")...) || cfg.IsUnknown(p.path("count")...) {
-				cfg.MarkUnknown(p.at...) // a partition is checked and sized only as a whole
+		if p, ok := modelOf[partitionModel](e.Partition); ok {
+			if p.Type.IsUnknown() || p.Count.IsUnknown() {
+				// A partition is checked and sized only as a whole.
+				cfg.MarkUnknown(tagOf[computeQuotaModel]("Resources"), strconv.Itoa(i), tagOf[resourceEntryModel]("Partition"))
 			}
-			entry.Partition = &quota.Partition{Type: derefStr(typ), Count: derefInt(count)}
+			entry.Partition = &quota.Partition{Type: p.Type.ValueString(), Count: p.Count.ValueInt64()}
 		}
 		cfg.Resources = append(cfg.Resources, entry)
 	}
 	return cfg
-}
-
-func derefStr(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-func derefInt(n *int64) int64 {
-	if n == nil {
-		return 0
-	}
-	return *n
 }
 
 // plannedQuotaModel is the plan of a configuration: every configured value exactly as written
@@ -232,23 +103,17 @@ func plannedQuotaModel(config computeQuotaModel, rc quota.ResolvedConfig) (compu
 	if c.IsUnknown("resource_sharing", "strategy") {
 		borrow = types.Int64Unknown() // the default depends on the strategy
 	}
-	switch rs := config.ResourceSharing; {
-	case rs.IsNull():
-		obj, d := types.ObjectValue(resourceSharingAttrTypes, map[string]attr.Value{
-			"strategy": types.StringValue(rc.Strategy), "borrow_limit": borrow,
-			"absolute_borrow_limits": types.ListNull(types.ObjectType{AttrTypes: absoluteLimitAttrTypes}),
-		})
-		diags.Append(d...)
-		p.ResourceSharing = obj
-	case !rs.IsUnknown():
-		attrs := copyAttrs(rs.Attributes())
-		if attrs["strategy"].IsNull() {
-			attrs["strategy"] = types.StringValue(rc.Strategy)
+	if s, ok := modelOf[sharingModel](config.ResourceSharing); ok || config.ResourceSharing.IsNull() {
+		if !ok {
+			s.AbsoluteBorrowLimits = types.ListNull(types.ObjectType{AttrTypes: absoluteLimitAttrTypes})
 		}
-		if attrs["borrow_limit"].IsNull() {
-			attrs["borrow_limit"] = borrow
+		if s.Strategy.IsNull() {
+			s.Strategy = types.StringValue(rc.Strategy)
 		}
-		obj, d := types.ObjectValue(resourceSharingAttrTypes, attrs)
+		if s.BorrowLimit.IsNull() {
+			s.BorrowLimit = borrow
+		}
+		obj, d := objectFrom(s)
 		diags.Append(d...)
 		p.ResourceSharing = obj
 	}
@@ -258,29 +123,27 @@ func plannedQuotaModel(config computeQuotaModel, rc quota.ResolvedConfig) (compu
 	}
 	var elems []attr.Value
 	for i, e := range config.Resources.Elements() {
-		o, ok := e.(types.Object)
-		if !ok || o.IsNull() || o.IsUnknown() || i >= len(rc.Resources) {
+		o, _ := e.(types.Object)
+		m, ok := modelOf[resourceEntryModel](o)
+		if !ok || i >= len(rc.Resources) {
 			elems = append(elems, e)
 			continue
 		}
 		r := rc.Resources[i]
-		attrs := copyAttrs(o.Attributes())
-		computed := map[string]attr.Value{
-			attrAccelerators: types.Int64Value(r.Accelerators),
-			attrVCPU:         floatOrNull(r.VCPU),
-			attrMemory:       floatOrNull(r.MemoryGiB),
-			attrEFA:          types.Int64Value(r.EFA),
+		// Configured values, and values unknown in the configuration, stay.
+		if m.Accelerators.IsNull() {
+			m.Accelerators = unknownIf(r.Unknown, types.Int64Value(r.Accelerators), types.Int64Unknown())
 		}
-		for name, v := range computed {
-			if !attrs[name].IsNull() {
-				continue // configured, or unknown in the configuration
-			}
-			if r.Unknown {
-				v = unknownLike(v)
-			}
-			attrs[name] = v
+		if m.VCPU.IsNull() {
+			m.VCPU = unknownIf(r.Unknown, floatOrNull(r.VCPU), types.Float64Unknown())
 		}
-		obj, d := types.ObjectValue(resourceEntryAttrTypes, attrs)
+		if m.MemoryInGiB.IsNull() {
+			m.MemoryInGiB = unknownIf(r.Unknown, floatOrNull(r.MemoryGiB), types.Float64Unknown())
+		}
+		if m.EFA.IsNull() {
+			m.EFA = unknownIf(r.Unknown, types.Int64Value(r.EFA), types.Int64Unknown())
+		}
+		obj, d := objectFrom(m)
 		diags.Append(d...)
 		elems = append(elems, obj)
 	}
@@ -290,22 +153,12 @@ func plannedQuotaModel(config computeQuotaModel, rc quota.ResolvedConfig) (compu
 	return p, diags
 }
 
-func copyAttrs(in map[string]attr.Value) map[string]attr.Value {
-	out := make(map[string]attr.Value, len(in))
-	for k, v := range in {
-		out[k] = v
+// unknownIf is unknown when the value is not known yet, else known.
+func unknownIf[T attr.Value](notKnownYet bool, known, unknown T) T {
+	if notKnownYet {
+		return unknown
 	}
-	return out
-}
-
-func unknownLike(v attr.Value) attr.Value {
-	switch v.(type) {
-	case types.Float64:
-		return types.Float64Unknown()
-	case types.Int64:
-		return types.Int64Unknown()
-	}
-	return types.StringUnknown()
+	return known
 }
 
 // quotaModelFromResolved is the state of a quota read from the cluster (all values known):
@@ -330,55 +183,38 @@ func quotaModelFromResolved(rc quota.ResolvedConfig) (computeQuotaModel, diag.Di
 		m.Description = types.StringValue(c.Description)
 	}
 
-	limitType := types.ObjectType{AttrTypes: absoluteLimitAttrTypes}
-	limits := types.ListNull(limitType)
+	limits := types.ListNull(types.ObjectType{AttrTypes: absoluteLimitAttrTypes})
 	if rc.AbsoluteBorrowLimits != nil {
-		elems := []attr.Value{}
+		models := []limitModel{}
 		for _, l := range rc.AbsoluteBorrowLimits {
-			obj, d := types.ObjectValue(absoluteLimitAttrTypes, map[string]attr.Value{
-				"instance_type": types.StringValue(l.InstanceType),
-				"accelerators":  types.Int64PointerValue(l.Accelerators),
-				"vcpu":          floatOrNull(l.VCPU),
-				"memory_in_gib": floatOrNull(l.MemoryGiB),
-			})
-			diags.Append(d...)
-			elems = append(elems, obj)
+			models = append(models, limitModel{InstanceType: types.StringValue(l.InstanceType),
+				Accelerators: types.Int64PointerValue(l.Accelerators), VCPU: floatOrNull(l.VCPU), MemoryInGiB: floatOrNull(l.MemoryGiB)})
 		}
-		l, d := types.ListValue(limitType, elems)
+		l, d := types.ListValueFrom(context.Background(), types.ObjectType{AttrTypes: absoluteLimitAttrTypes}, models)
 		diags.Append(d...)
 		limits = l
 	}
-	sharing, d := types.ObjectValue(resourceSharingAttrTypes, map[string]attr.Value{
-		"strategy": types.StringValue(rc.Strategy), "borrow_limit": types.Int64PointerValue(rc.BorrowLimit),
-		"absolute_borrow_limits": limits,
-	})
+	sharing, d := objectFrom(sharingModel{Strategy: types.StringValue(rc.Strategy),
+		BorrowLimit: types.Int64PointerValue(rc.BorrowLimit), AbsoluteBorrowLimits: limits})
 	diags.Append(d...)
 	m.ResourceSharing = sharing
 
-	var elems []attr.Value
+	var entries []resourceEntryModel
 	for _, r := range rc.Resources {
 		e := r.Configured
 		partition := types.ObjectNull(partitionAttrTypes)
 		if e.Partition != nil {
-			p, d := types.ObjectValue(partitionAttrTypes, map[string]attr.Value{
-				"type": types.StringValue(e.Partition.Type), "count": types.Int64Value(e.Partition.Count),
-			})
+			p, d := objectFrom(partitionModel{Type: types.StringValue(e.Partition.Type), Count: types.Int64Value(e.Partition.Count)})
 			diags.Append(d...)
 			partition = p
 		}
-		obj, d := types.ObjectValue(resourceEntryAttrTypes, map[string]attr.Value{
-			"instance_type":         types.StringValue(e.InstanceType),
-			"count":                 types.Int64PointerValue(e.Count),
-			attrAccelerators:        types.Int64Value(r.Accelerators),
-			attrVCPU:                floatOrNull(r.VCPU),
-			attrMemory:              floatOrNull(r.MemoryGiB),
-			attrEFA:                 types.Int64Value(r.EFA),
-			"accelerator_partition": partition,
+		entries = append(entries, resourceEntryModel{
+			InstanceType: types.StringValue(e.InstanceType), Count: types.Int64PointerValue(e.Count),
+			Accelerators: types.Int64Value(r.Accelerators), VCPU: floatOrNull(r.VCPU), MemoryInGiB: floatOrNull(r.MemoryGiB),
+			EFA: types.Int64Value(r.EFA), Partition: partition,
 		})
-		diags.Append(d...)
-		elems = append(elems, obj)
 	}
-	list, d := types.ListValue(types.ObjectType{AttrTypes: resourceEntryAttrTypes}, elems)
+	list, d := types.ListValueFrom(context.Background(), types.ObjectType{AttrTypes: resourceEntryAttrTypes}, entries)
 	diags.Append(d...)
 	m.Resources = list
 	return m, diags
@@ -393,17 +229,10 @@ func floatOrNull(r *big.Rat) types.Float64 {
 
 // instanceTypesOf lists the instance types of a model's resources that are known.
 func instanceTypesOf(m computeQuotaModel) []string {
-	if m.Resources.IsNull() || m.Resources.IsUnknown() {
-		return nil
-	}
 	var out []string
-	for _, e := range m.Resources.Elements() {
-		o, ok := e.(types.Object)
-		if !ok || o.IsNull() || o.IsUnknown() {
-			continue
-		}
-		if t, ok := o.Attributes()["instance_type"].(types.String); ok && !t.IsNull() && !t.IsUnknown() {
-			out = append(out, t.ValueString())
+	for _, e := range elementsOf[resourceEntryModel](m.Resources) {
+		if t := knownString(e.InstanceType); t != nil {
+			out = append(out, *t)
 		}
 	}
 	return out

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"testing"
@@ -23,7 +24,7 @@ func entryValue(it string, count types.Int64, vcpu types.Float64, part types.Obj
 }
 
 func withAttr(o types.Object, name string, v attr.Value) types.Object {
-	a := copyAttrs(o.Attributes())
+	a := maps.Clone(o.Attributes())
 	a[name] = v
 	return types.ObjectValueMust(o.AttributeTypes(context.TODO()), a)
 }

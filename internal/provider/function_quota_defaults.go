@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
@@ -31,20 +32,11 @@ const (
 	argAllocation   int64 = 1
 )
 
-// vcpu and memory_in_gib are numbers rather than float64s so a configured decimal comes back
-// exactly as Terraform sent it, as the resource's plan keeps it: 2.9 stays the 2.9 of the
-// configuration (held at 512 bits), not the float64 nearest to it.
-var quotaDefaultsReturnAttrTypes = map[string]attr.Type{
-	attrAccelerators:        types.Int64Type,
-	attrVCPU:                types.NumberType,
-	attrMemory:              types.NumberType,
-	attrEFA:                 types.Int64Type,
-	"accelerator_partition": types.ObjectType{AttrTypes: partitionAttrTypes},
-}
+var quotaDefaultsReturnAttrTypes = attrTypesOf[quotaDefaultsModel]()
 
 // allocationAttributes are the attributes of a resources entry an allocation may set: those
 // of the ratio rule, in its order, then efa. instance_type is accepted too (see readAllocation).
-var allocationAttributes = []string{"count", attrAccelerators, "accelerator_partition", attrVCPU, attrMemory, attrEFA}
+var allocationAttributes = tagsOf[resourceEntryModel]()[1:]
 
 func (f *quotaDefaultsFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
 	resp.Name = "quota_defaults"
@@ -119,17 +111,15 @@ func quotaDefaults(ctx context.Context, cat *catalog.Catalog, instanceType strin
 	partition := types.ObjectNull(partitionAttrTypes)
 	if p := a.entry.Partition; p != nil {
 		var d diag.Diagnostics
-		partition, d = types.ObjectValue(partitionAttrTypes, map[string]attr.Value{
-			"type": types.StringValue(p.Type), "count": types.Int64Value(p.Count),
-		})
+		partition, d = objectFrom(partitionModel{Type: types.StringValue(p.Type), Count: types.Int64Value(p.Count)})
 		diags.Append(d...)
 	}
-	out, d := types.ObjectValue(quotaDefaultsReturnAttrTypes, map[string]attr.Value{
-		attrAccelerators:        types.Int64Value(r.Accelerators),
-		attrVCPU:                plannedNumber(a.vcpu, r.VCPU),
-		attrMemory:              plannedNumber(a.memory, r.MemoryGiB),
-		attrEFA:                 types.Int64Value(r.EFA),
-		"accelerator_partition": partition,
+	out, d := objectFrom(quotaDefaultsModel{
+		Accelerators: types.Int64Value(r.Accelerators),
+		VCPU:         plannedNumber(a.vcpu, r.VCPU),
+		MemoryInGiB:  plannedNumber(a.memory, r.MemoryGiB),
+		EFA:          types.Int64Value(r.EFA),
+		Partition:    partition,
 	})
 	diags.Append(d...)
 	return out, function.FuncErrorFromDiags(ctx, diags)
@@ -174,9 +164,10 @@ type allocation struct {
 // numeric strings convert as Terraform converts them.
 func readAllocation(instanceType string, v types.Dynamic) (allocation, *function.FuncError) {
 	a := allocation{entry: quota.Entry{InstanceType: instanceType}}
-	attrs, unknown, funcErr := allocationObject("allocation", "{ accelerators = 4 }", v)
-	if funcErr != nil || unknown || attrs == nil {
-		a.unknown = unknown
+	// Any unknown value makes the result unknown; a mistake in the known values is still reported.
+	unknownPaths(v, path.Empty(), func(path.Path) { a.unknown = true })
+	attrs, funcErr := allocationObject("allocation", "{ accelerators = 4 }", v)
+	if funcErr != nil || attrs == nil {
 		return a, funcErr
 	}
 	for _, name := range slices.Sorted(maps.Keys(attrs)) {
@@ -187,24 +178,26 @@ func readAllocation(instanceType string, v types.Dynamic) (allocation, *function
 		}
 	}
 
-	r := allocationReader{a: &a}
+	var r allocationDecoder
 	if v, ok := attrs["instance_type"]; ok {
-		t, unknown, isStr := stringValue(v)
+		t, _, isStr := stringValue(v)
 		switch {
-		case unknown:
-			a.unknown = true
 		case !isStr:
 			r.fail("allocation.instance_type must be a string.")
 		case t != nil && *t != instanceType:
 			r.fail("allocation.instance_type is %q but the instance_type argument is %q. Remove instance_type from the allocation, or pass the same type in both.", *t, instanceType)
 		}
 	}
-	a.entry.Count = r.whole("allocation.count", attrs["count"])
-	a.entry.Accelerators = r.whole("allocation."+attrAccelerators, attrs[attrAccelerators])
-	a.entry.EFA = r.whole("allocation."+attrEFA, attrs[attrEFA])
-	a.vcpu, a.entry.VCPU = r.decimal("allocation."+attrVCPU, attrs[attrVCPU])
-	a.memory, a.entry.MemoryGiB = r.decimal("allocation."+attrMemory, attrs[attrMemory])
-	if v, ok := attrs["accelerator_partition"]; ok {
+	at := func(field string) (string, attr.Value) {
+		name := tagOf[resourceEntryModel](field)
+		return "allocation." + name, attrs[name]
+	}
+	a.entry.Count = r.whole(at("Count"))
+	a.entry.Accelerators = r.whole(at("Accelerators"))
+	a.entry.EFA = r.whole(at("EFA"))
+	a.vcpu, a.entry.VCPU = r.decimal(at("VCPU"))
+	a.memory, a.entry.MemoryGiB = r.decimal(at("MemoryInGiB"))
+	if _, v := at("Partition"); v != nil {
 		a.entry.Partition = r.partition(v)
 	}
 	if len(r.errs) > 0 {
@@ -213,22 +206,22 @@ func readAllocation(instanceType string, v types.Dynamic) (allocation, *function
 	return a, nil
 }
 
-// allocationReader collects every problem of an allocation, so one call reports them all.
-type allocationReader struct {
-	a    *allocation
+// allocationDecoder decodes the known values of an allocation, whose types Terraform does not
+// check (the argument is dynamic), and collects every problem, so one call reports them all.
+type allocationDecoder struct {
 	errs []*function.FuncError
 }
 
-func (r *allocationReader) fail(format string, args ...any) {
+func (r *allocationDecoder) fail(format string, args ...any) {
 	r.errs = append(r.errs, argError(format, args...))
 }
 
-// number reads a number attribute; ok is false (and a problem recorded) when it is not one.
-func (r *allocationReader) number(name string, v attr.Value, example string) (n *big.Float, ok bool) {
+// number reads a number attribute; ok is false when it is null, unknown or not a number (a
+// problem is then recorded).
+func (r *allocationDecoder) number(name string, v attr.Value, example string) (n *big.Float, ok bool) {
 	n, unknown, isNum := numberValue(v)
 	switch {
 	case unknown:
-		r.a.unknown = true
 		return nil, false
 	case !isNum:
 		r.fail("%s must be a number, e.g. %s.", name, example)
@@ -237,7 +230,7 @@ func (r *allocationReader) number(name string, v attr.Value, example string) (n 
 	return n, n != nil
 }
 
-func (r *allocationReader) whole(name string, v attr.Value) *int64 {
+func (r *allocationDecoder) whole(name string, v attr.Value) *int64 {
 	attrName := name[strings.LastIndexByte(name, '.')+1:]
 	n, ok := r.number(name, v, attrName+" = 1")
 	if !ok {
@@ -252,7 +245,7 @@ func (r *allocationReader) whole(name string, v attr.Value) *int64 {
 }
 
 // decimal returns Terraform's value and the exact decimal the resource reads from it.
-func (r *allocationReader) decimal(name string, v attr.Value) (*big.Float, *big.Rat) {
+func (r *allocationDecoder) decimal(name string, v attr.Value) (*big.Float, *big.Rat) {
 	attrName := name[strings.LastIndexByte(name, '.')+1:]
 	n, ok := r.number(name, v, attrName+" = 4")
 	if !ok {
@@ -267,18 +260,15 @@ func (r *allocationReader) decimal(name string, v attr.Value) (*big.Float, *big.
 }
 
 // partition reads { type, count }; both are required, as in the resource's schema.
-func (r *allocationReader) partition(v attr.Value) *quota.Partition {
+func (r *allocationDecoder) partition(v attr.Value) *quota.Partition {
 	const example = `accelerator_partition = { type = "mig-1g.10gb", count = 2 }`
-	attrs, unknown, funcErr := allocationObject("allocation.accelerator_partition", `{ type = "mig-1g.10gb", count = 2 }`, types.DynamicValue(v))
+	attrs, funcErr := allocationObject("allocation.accelerator_partition", `{ type = "mig-1g.10gb", count = 2 }`, types.DynamicValue(v))
 	switch {
 	case funcErr != nil:
 		r.errs = append(r.errs, funcErr)
 		return nil
-	case unknown:
-		r.a.unknown = true
-		return nil
 	case attrs == nil:
-		return nil // null: not set
+		return nil // null or unknown: not set
 	}
 	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		if name != "type" && name != "count" {
@@ -289,7 +279,6 @@ func (r *allocationReader) partition(v attr.Value) *quota.Partition {
 	typ, typUnknown, isStr := stringValue(attrs["type"])
 	switch {
 	case typUnknown:
-		r.a.unknown = true
 	case !isStr:
 		r.fail("allocation.accelerator_partition.type must be a string naming a MIG profile, e.g. %s.", example)
 	case typ == nil:
@@ -306,24 +295,22 @@ func (r *allocationReader) partition(v attr.Value) *quota.Partition {
 	return &quota.Partition{Type: *typ, Count: *count}
 }
 
-// allocationObject returns the attributes of an object or map value, nil for null. example is
-// a valid value, for the error.
-func allocationObject(what, example string, v types.Dynamic) (attrs map[string]attr.Value, unknown bool, funcErr *function.FuncError) {
+// allocationObject returns the attributes of an object or map value, nil for null or unknown.
+// example is a valid value, for the error.
+func allocationObject(what, example string, v types.Dynamic) (attrs map[string]attr.Value, funcErr *function.FuncError) {
 	switch {
-	case v.IsNull() || v.IsUnderlyingValueNull():
-		return nil, false, nil
-	case v.IsUnknown() || v.IsUnderlyingValueUnknown():
-		return nil, true, nil
+	case v.IsNull() || v.IsUnderlyingValueNull(), v.IsUnknown() || v.IsUnderlyingValueUnknown():
+		return nil, nil
 	}
 	switch u := v.UnderlyingValue().(type) {
 	case types.Object:
-		return u.Attributes(), false, nil
+		return u.Attributes(), nil
 	case types.Map:
-		return u.Elements(), false, nil
+		return u.Elements(), nil
 	case types.Dynamic:
 		return allocationObject(what, example, u)
 	}
-	return nil, false, argError("%s must be an object, e.g. %s, not a %s.", what, example, typeName(v.UnderlyingValue()))
+	return nil, argError("%s must be an object, e.g. %s, not a %s.", what, example, typeName(v.UnderlyingValue()))
 }
 
 // isNull reports whether an attribute is absent or null, also inside a dynamic value.

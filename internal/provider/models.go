@@ -104,3 +104,81 @@ type clusterSchedulerConfigModel struct {
 	OwnerID         types.String `tfsdk:"owner_id"`
 	Drift           types.List   `tfsdk:"drift"`
 }
+
+// Nested objects. Each attribute is named once, in its tag; attrTypesOf derives the types.
+
+// resourceEntryModel lists the sizing attributes in the order of the ratio rule, then efa.
+type resourceEntryModel struct {
+	InstanceType types.String  `tfsdk:"instance_type"`
+	Count        types.Int64   `tfsdk:"count"`
+	Accelerators types.Int64   `tfsdk:"accelerators"`
+	Partition    types.Object  `tfsdk:"accelerator_partition" model:"partitionModel"`
+	VCPU         types.Float64 `tfsdk:"vcpu"`
+	MemoryInGiB  types.Float64 `tfsdk:"memory_in_gib"`
+	EFA          types.Int64   `tfsdk:"efa"`
+}
+
+type partitionModel struct {
+	Type  types.String `tfsdk:"type"`
+	Count types.Int64  `tfsdk:"count"`
+}
+
+type sharingModel struct {
+	Strategy             types.String `tfsdk:"strategy"`
+	BorrowLimit          types.Int64  `tfsdk:"borrow_limit"`
+	AbsoluteBorrowLimits types.List   `tfsdk:"absolute_borrow_limits" model:"limitModel"`
+}
+
+type limitModel struct {
+	InstanceType types.String  `tfsdk:"instance_type"`
+	Accelerators types.Int64   `tfsdk:"accelerators"`
+	VCPU         types.Float64 `tfsdk:"vcpu"`
+	MemoryInGiB  types.Float64 `tfsdk:"memory_in_gib"`
+}
+
+type timeoutsModel struct {
+	Create types.String `tfsdk:"create"`
+	Update types.String `tfsdk:"update"`
+	Delete types.String `tfsdk:"delete"`
+}
+
+type priorityClassModel struct {
+	Name              types.String `tfsdk:"name"`
+	Weight            types.Int64  `tfsdk:"weight"`
+	PriorityClassName types.String `tfsdk:"priority_class_name"`
+}
+
+// quotaDefaultsModel is the result of the quota_defaults function. vcpu and memory_in_gib are
+// numbers rather than float64s so a configured decimal comes back exactly as Terraform sent it,
+// as the resource's plan keeps it: 2.9 stays the 2.9 of the configuration (held at 512 bits),
+// not the float64 nearest to it.
+type quotaDefaultsModel struct {
+	Accelerators types.Int64  `tfsdk:"accelerators"`
+	VCPU         types.Number `tfsdk:"vcpu"`
+	MemoryInGiB  types.Number `tfsdk:"memory_in_gib"`
+	EFA          types.Int64  `tfsdk:"efa"`
+	Partition    types.Object `tfsdk:"accelerator_partition" model:"partitionModel"`
+}
+
+type execModel struct {
+	APIVersion types.String `tfsdk:"api_version"`
+	Command    types.String `tfsdk:"command"`
+	Args       types.List   `tfsdk:"args" elem:"string"`
+	Env        types.Map    `tfsdk:"env" elem:"string"`
+}
+
+type retryModel struct {
+	MaxElapsed  types.String `tfsdk:"max_elapsed"`
+	MaxAttempts types.Int64  `tfsdk:"max_attempts"`
+	MinBackoff  types.String `tfsdk:"min_backoff"`
+	MaxBackoff  types.String `tfsdk:"max_backoff"`
+}
+
+type instanceTypeOverrideModel struct {
+	Accelerators        types.Int64   `tfsdk:"accelerators"`
+	AcceleratorResource types.String  `tfsdk:"accelerator_resource"`
+	VCPU                types.Float64 `tfsdk:"vcpu"`
+	MemoryInGiB         types.Float64 `tfsdk:"memory_in_gib"`
+	EFA                 types.Int64   `tfsdk:"efa"`
+	MIGProfiles         types.List    `tfsdk:"mig_profiles" elem:"string"`
+}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -28,148 +27,54 @@ type providerConfig struct {
 	allTypesPending bool
 }
 
-// configReader reads attribute values that may be null or unknown at any depth, recording the
-// path of every unknown one.
-type configReader struct {
-	pending []string
-}
-
-func (r *configReader) unknown(p string) { r.pending = append(r.pending, p) }
-
-func (r *configReader) str(v attr.Value, p string) string {
-	s, ok := v.(types.String)
-	switch {
-	case !ok || s.IsNull():
-		return ""
-	case s.IsUnknown():
-		r.unknown(p)
-		return ""
-	}
-	return s.ValueString()
-}
-
-func (r *configReader) boolPtr(v types.Bool, p string) *bool {
-	if v.IsUnknown() {
-		r.unknown(p)
-		return nil
-	}
-	return v.ValueBoolPointer()
-}
-
-// strList returns nil for a null list and a non-nil slice for a known one, even when empty.
-// Unknown elements are left out.
-func (r *configReader) strList(v attr.Value, p string) []string {
-	l, ok := v.(types.List)
-	switch {
-	case !ok || l.IsNull():
-		return nil
-	case l.IsUnknown():
-		r.unknown(p)
-		return nil
-	}
-	out := []string{}
-	for i, e := range l.Elements() {
-		s, ok := e.(types.String)
-		if !ok || s.IsNull() {
-			continue
-		}
-		if s.IsUnknown() {
-			r.unknown(fmt.Sprintf("%s[%d]", p, i))
-			continue
-		}
-		out = append(out, s.ValueString())
-	}
-	return out
-}
-
-func (r *configReader) strMap(v attr.Value, p string) map[string]string {
-	m, ok := v.(types.Map)
-	switch {
-	case !ok || m.IsNull():
-		return nil
-	case m.IsUnknown():
-		r.unknown(p)
-		return nil
-	}
-	out := map[string]string{}
-	for k, e := range m.Elements() {
-		s, ok := e.(types.String)
-		if !ok || s.IsNull() {
-			continue
-		}
-		if s.IsUnknown() {
-			r.unknown(fmt.Sprintf("%s[%q]", p, k))
-			continue
-		}
-		out[k] = s.ValueString()
-	}
-	return out
-}
-
-// object returns the attributes of a nested block, or nil when it is null or unknown.
-func (r *configReader) object(v types.Object, p string) map[string]attr.Value {
-	if v.IsNull() {
-		return nil
-	}
-	if v.IsUnknown() {
-		r.unknown(p)
-		return nil
-	}
-	return v.Attributes()
-}
-
 // readProviderConfig converts the provider block, applies the KUBE_* variables and reports
 // every invalid setting it can check now, each at its attribute; settings that depend on a
 // pending value are checked once it is known.
 func readProviderConfig(m providerModel, lookupEnv func(string) (string, bool), diags *diag.Diagnostics) providerConfig {
-	r := &configReader{}
+	var pending []string
+	inputs := m
+	inputs.InstanceTypes = types.Map{} // read below: a type with any unknown value is pending as a whole
+	modelUnknownPaths(inputs, path.Empty(), func(p path.Path) { pending = append(pending, p.String()) })
 	s := kube.Settings{
-		ConfigPath:            r.str(m.ConfigPath, "config_path"),
-		ConfigPaths:           r.strList(m.ConfigPaths, "config_paths"),
-		ConfigContext:         r.str(m.ConfigContext, "config_context"),
-		ConfigContextAuthInfo: r.str(m.ConfigContextAuthInfo, "config_context_auth_info"),
-		ConfigContextCluster:  r.str(m.ConfigContextCluster, "config_context_cluster"),
-		Host:                  r.str(m.Host, "host"),
-		Token:                 r.str(m.Token, "token"),
-		ClusterCACertificate:  r.str(m.ClusterCACertificate, "cluster_ca_certificate"),
-		ClientCertificate:     r.str(m.ClientCertificate, "client_certificate"),
-		ClientKey:             r.str(m.ClientKey, "client_key"),
-		TLSServerName:         r.str(m.TLSServerName, "tls_server_name"),
-		ProxyURL:              r.str(m.ProxyURL, "proxy_url"),
-		Insecure:              r.boolPtr(m.Insecure, "insecure"),
+		ConfigPath:            m.ConfigPath.ValueString(),
+		ConfigPaths:           knownStrings(m.ConfigPaths),
+		ConfigContext:         m.ConfigContext.ValueString(),
+		ConfigContextAuthInfo: m.ConfigContextAuthInfo.ValueString(),
+		ConfigContextCluster:  m.ConfigContextCluster.ValueString(),
+		Host:                  m.Host.ValueString(),
+		Token:                 m.Token.ValueString(),
+		ClusterCACertificate:  m.ClusterCACertificate.ValueString(),
+		ClientCertificate:     m.ClientCertificate.ValueString(),
+		ClientKey:             m.ClientKey.ValueString(),
+		TLSServerName:         m.TLSServerName.ValueString(),
+		ProxyURL:              m.ProxyURL.ValueString(),
+		Insecure:              knownBool(m.Insecure),
+		QPS:                   knownFloat64(m.QPS),
+		Burst:                 knownInt64(m.Burst),
 	}
-	if m.QPS.IsUnknown() {
-		r.unknown("qps")
-	} else {
-		s.QPS = m.QPS.ValueFloat64Pointer()
-	}
-	if m.Burst.IsUnknown() {
-		r.unknown("burst")
-	} else {
-		s.Burst = m.Burst.ValueInt64Pointer()
-	}
-	if a := r.object(m.Exec, "exec"); a != nil {
+	if e, ok := modelOf[execModel](m.Exec); ok {
 		s.Exec = &kube.ExecSettings{
-			APIVersion: r.str(a["api_version"], "exec.api_version"),
-			Command:    r.str(a["command"], "exec.command"),
-			Args:       r.strList(a["args"], "exec.args"),
-			Env:        r.strMap(a["env"], "exec.env"),
+			APIVersion: e.APIVersion.ValueString(),
+			Command:    e.Command.ValueString(),
+			Args:       knownStrings(e.Args),
+			Env:        knownStringMap(e.Env),
 		}
 	}
-	if a := r.object(m.Retry, "retry"); a != nil {
-		s.Retry = readRetry(r, a, diags)
+	if r, ok := modelOf[retryModel](m.Retry); ok {
+		s.Retry = readRetry(r, diags)
 	}
 
 	conf := providerConfig{}
 	conf.catalog, conf.pendingTypes, conf.allTypesPending = readInstanceTypes(m.InstanceTypes, diags)
+	instanceTypes := path.Root(tagOf[providerModel]("InstanceTypes"))
 	if conf.allTypesPending {
-		r.unknown("instance_types")
+		pending = append(pending, instanceTypes.String())
 	}
 	for t := range conf.pendingTypes {
-		r.unknown(fmt.Sprintf("instance_types[%q]", t))
+		pending = append(pending, instanceTypes.AtMapKey(t).String())
 	}
-	sort.Strings(r.pending)
-	conf.pending = r.pending
+	sort.Strings(pending)
+	conf.pending = pending
 
 	if err := s.ApplyEnv(lookupEnv); err != nil {
 		diags.AddError("Invalid KUBE_* environment variable", err.Error()+" Fix or unset the variable.")
@@ -187,36 +92,35 @@ func readProviderConfig(m providerModel, lookupEnv func(string) (string, bool), 
 }
 
 // readRetry converts the retry block; a negative or malformed value is an error at its path.
-func readRetry(r *configReader, a map[string]attr.Value, diags *diag.Diagnostics) kube.RetrySettings {
+func readRetry(m retryModel, diags *diag.Diagnostics) kube.RetrySettings {
 	var out kube.RetrySettings
-	if v, ok := a["max_attempts"].(types.Int64); ok {
-		switch {
-		case v.IsUnknown():
-			r.unknown("retry.max_attempts")
-		case v.IsNull():
-		case v.ValueInt64() < 1 || v.ValueInt64() > 100:
-			diags.AddAttributeError(path.Root("retry").AtName("max_attempts"), "Invalid provider configuration",
-				fmt.Sprintf("retry.max_attempts is %d; set a number between 1 (no retries) and 100.", v.ValueInt64()))
-		default:
-			out.MaxAttempts = int(v.ValueInt64())
+	at := path.Root(tagOf[providerModel]("Retry"))
+	if n := knownInt64(m.MaxAttempts); n != nil {
+		name := tagOf[retryModel]("MaxAttempts")
+		if *n < 1 || *n > 100 {
+			diags.AddAttributeError(at.AtName(name), "Invalid provider configuration",
+				fmt.Sprintf("%s.%s is %d; set a number between 1 (no retries) and 100.", at, name, *n))
+		} else {
+			out.MaxAttempts = int(*n)
 		}
 	}
-	duration := func(name string) time.Duration {
-		raw := r.str(a[name], "retry."+name)
+	duration := func(field string, v types.String) time.Duration {
+		raw := v.ValueString()
 		if raw == "" {
 			return 0
 		}
+		name := tagOf[retryModel](field)
 		d, err := time.ParseDuration(raw)
 		if err != nil || d <= 0 {
-			diags.AddAttributeError(path.Root("retry").AtName(name), "Invalid provider configuration",
-				fmt.Sprintf("retry.%s is %q, which is not a positive Go duration; write it like \"500ms\", \"2s\" or \"1m\".", name, raw))
+			diags.AddAttributeError(at.AtName(name), "Invalid provider configuration",
+				fmt.Sprintf("%s.%s is %q, which is not a positive Go duration; write it like \"500ms\", \"2s\" or \"1m\".", at, name, raw))
 			return 0
 		}
 		return d
 	}
-	out.MinBackoff = duration("min_backoff")
-	out.MaxBackoff = duration("max_backoff")
-	out.MaxElapsed = duration("max_elapsed")
+	out.MinBackoff = duration("MinBackoff", m.MinBackoff)
+	out.MaxBackoff = duration("MaxBackoff", m.MaxBackoff)
+	out.MaxElapsed = duration("MaxElapsed", m.MaxElapsed)
 	return out
 }
 
@@ -241,21 +145,21 @@ func readInstanceTypes(v types.Map, diags *diag.Diagnostics) (*catalog.Catalog, 
 			pending[name] = true
 			continue
 		}
-		r := &configReader{}
-		a := obj.Attributes()
-		o := catalog.Override{
-			Accelerators:        int64Attr(r, a["accelerators"]),
-			AcceleratorResource: strAttr(r, a["accelerator_resource"]),
-			VCPU:                float64Attr(r, a["vcpu"]),
-			MemoryGiB:           float64Attr(r, a["memory_in_gib"]),
-			EFA:                 int64Attr(r, a["efa"]),
-			MIGProfiles:         r.strList(a["mig_profiles"], "mig_profiles"),
-		}
-		if len(r.pending) > 0 {
+		known := true
+		unknownPaths(obj, path.Empty(), func(path.Path) { known = false })
+		o, _ := modelOf[instanceTypeOverrideModel](obj)
+		if !known {
 			pending[name] = true
 			continue
 		}
-		overrides[name] = o
+		overrides[name] = catalog.Override{
+			Accelerators:        knownInt64(o.Accelerators),
+			AcceleratorResource: knownString(o.AcceleratorResource),
+			VCPU:                knownFloat64(o.VCPU),
+			MemoryGiB:           knownFloat64(o.MemoryInGiB),
+			EFA:                 knownInt64(o.EFA),
+			MIGProfiles:         knownStrings(o.MIGProfiles),
+		}
 	}
 	cat, errs := catalog.New(overrides)
 	for _, e := range errs {
@@ -267,42 +171,6 @@ func readInstanceTypes(v types.Map, diags *diag.Diagnostics) (*catalog.Catalog, 
 		diags.AddAttributeError(p, "Invalid instance type override", e.Error()+". Fix or remove this entry of instance_types.")
 	}
 	return cat, pending, false
-}
-
-func strAttr(r *configReader, v attr.Value) *string {
-	s, ok := v.(types.String)
-	if !ok || s.IsNull() {
-		return nil
-	}
-	if s.IsUnknown() {
-		r.unknown("")
-		return nil
-	}
-	return s.ValueStringPointer()
-}
-
-func int64Attr(r *configReader, v attr.Value) *int64 {
-	n, ok := v.(types.Int64)
-	if !ok || n.IsNull() {
-		return nil
-	}
-	if n.IsUnknown() {
-		r.unknown("")
-		return nil
-	}
-	return n.ValueInt64Pointer()
-}
-
-func float64Attr(r *configReader, v attr.Value) *float64 {
-	f, ok := v.(types.Float64)
-	if !ok || f.IsNull() {
-		return nil
-	}
-	if f.IsUnknown() {
-		r.unknown("")
-		return nil
-	}
-	return f.ValueFloat64Pointer()
 }
 
 // isPending reports whether attribute (a path like "exec.command") or a block containing it is

@@ -1,0 +1,293 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math/big"
+	"reflect"
+	"slices"
+	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+)
+
+// The attribute codec: models name each attribute once, in their tfsdk tags (the framework
+// checks the tags against the schema). Attribute types of nested objects are derived from the
+// same tags; a nested object or list of objects names its element model in a model tag, and a
+// list or map of strings says so in an elem tag.
+
+// nestedModels are the models a model tag may name.
+var nestedModels = modelTypes(
+	partitionModel{}, limitModel{}, resourceEntryModel{}, sharingModel{}, timeoutsModel{},
+	priorityClassModel{}, quotaDefaultsModel{}, execModel{}, retryModel{}, instanceTypeOverrideModel{},
+)
+
+func modelTypes(models ...any) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for _, m := range models {
+		t := reflect.TypeOf(m)
+		out[t.Name()] = t
+	}
+	return out
+}
+
+// attrTypesOf is the attribute types of model T.
+func attrTypesOf[T any]() map[string]attr.Type {
+	return structAttrTypes(reflect.TypeFor[T]())
+}
+
+// tagsOf are the attribute names of model T, in field order.
+func tagsOf[T any]() []string {
+	t := reflect.TypeFor[T]()
+	var out []string
+	for i := range t.NumField() {
+		if name := t.Field(i).Tag.Get("tfsdk"); name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// tagOf is the attribute name of field of model T; a field without one is a mistake in the
+// caller, found by the first test that runs it.
+func tagOf[T any](field string) string {
+	f, ok := reflect.TypeFor[T]().FieldByName(field)
+	if !ok || f.Tag.Get("tfsdk") == "" {
+		panic(fmt.Sprintf("%T has no attribute field %s", *new(T), field))
+	}
+	return f.Tag.Get("tfsdk")
+}
+
+// objectTypeOf is the object type of model T.
+func objectTypeOf[T any]() types.ObjectType {
+	return types.ObjectType{AttrTypes: attrTypesOf[T]()}
+}
+
+func structAttrTypes(t reflect.Type) map[string]attr.Type {
+	out := map[string]attr.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if name := f.Tag.Get("tfsdk"); name != "" && name != "-" {
+			out[name] = fieldAttrType(t, f)
+		}
+	}
+	return out
+}
+
+// fieldAttrType is the attribute type of one model field. An unknown field type or element
+// model is a mistake in a model declaration, found by the first test that loads the package.
+func fieldAttrType(model reflect.Type, f reflect.StructField) attr.Type {
+	var elem attr.Type
+	if m := f.Tag.Get("model"); m != "" {
+		t, ok := nestedModels[m]
+		if !ok {
+			panic(fmt.Sprintf("%s.%s: model %q is not in nestedModels", model.Name(), f.Name, m))
+		}
+		elem = types.ObjectType{AttrTypes: structAttrTypes(t)}
+	}
+	if f.Tag.Get("elem") == "string" {
+		elem = types.StringType
+	}
+	switch reflect.Zero(f.Type).Interface().(type) {
+	case types.String:
+		return types.StringType
+	case types.Int64:
+		return types.Int64Type
+	case types.Float64:
+		return types.Float64Type
+	case types.Bool:
+		return types.BoolType
+	case types.Number:
+		return types.NumberType
+	case types.Object:
+		if o, ok := elem.(types.ObjectType); ok {
+			return o
+		}
+	case types.List:
+		if elem != nil {
+			return types.ListType{ElemType: elem}
+		}
+	case types.Map:
+		if elem != nil {
+			return types.MapType{ElemType: elem}
+		}
+	}
+	panic(fmt.Sprintf("%s.%s: no attribute type for %s (a nested value needs a model or elem tag)", model.Name(), f.Name, f.Type))
+}
+
+// modelOf reads a known object into model T; ok is false, and the model all null, when the
+// object is null or unknown. Attributes keep their own null and unknown states.
+func modelOf[T any](v types.Object) (m T, ok bool) {
+	if v.IsNull() || v.IsUnknown() {
+		return m, false
+	}
+	if d := v.As(context.Background(), &m, basetypes.ObjectAsOptions{}); d.HasError() {
+		// The object's type is the model's by construction (schema and model tags agree).
+		panic(fmt.Sprintf("reading %T: %v", m, d))
+	}
+	return m, true
+}
+
+// elementsOf reads each element of a known list of objects into model T; a null or unknown
+// element is an all-null model. A null or unknown list has no elements.
+func elementsOf[T any](v types.List) []T {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	out := make([]T, 0, len(v.Elements()))
+	for _, e := range v.Elements() {
+		var m T
+		if o, isObj := e.(types.Object); isObj {
+			m, _ = modelOf[T](o)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// objectFrom is the object value of model T.
+func objectFrom[T any](m T) (types.Object, diag.Diagnostics) {
+	return types.ObjectValueFrom(context.Background(), attrTypesOf[T](), m)
+}
+
+// unknownPaths calls mark with the path of every unknown value in v, at any depth: an unknown
+// object, list or map is one path, and a known one is searched element by element, in order.
+// Null values are not unknown.
+func unknownPaths(v attr.Value, at path.Path, mark func(path.Path)) {
+	if v == nil || v.IsNull() {
+		return
+	}
+	if v.IsUnknown() {
+		mark(at)
+		return
+	}
+	switch x := v.(type) {
+	case types.Object:
+		attrs := x.Attributes()
+		for _, name := range slices.Sorted(maps.Keys(attrs)) {
+			unknownPaths(attrs[name], at.AtName(name), mark)
+		}
+	case types.List:
+		for i, e := range x.Elements() {
+			unknownPaths(e, at.AtListIndex(i), mark)
+		}
+	case types.Map:
+		elems := x.Elements()
+		for _, k := range slices.Sorted(maps.Keys(elems)) {
+			unknownPaths(elems[k], at.AtMapKey(k), mark)
+		}
+	case types.Dynamic:
+		if x.IsUnderlyingValueUnknown() {
+			mark(at)
+			return
+		}
+		unknownPaths(x.UnderlyingValue(), at, mark)
+	case basetypes.ObjectValuable: // custom object types, e.g. timeouts
+		if o, d := x.ToObjectValue(context.Background()); !d.HasError() {
+			unknownPaths(o, at, mark)
+		}
+	}
+}
+
+// modelUnknownPaths is unknownPaths for each attribute of model m (a struct of attribute
+// values with tfsdk tags), below at.
+func modelUnknownPaths(m any, at path.Path, mark func(path.Path)) {
+	rv := reflect.ValueOf(m)
+	for i := range rv.NumField() {
+		name := rv.Type().Field(i).Tag.Get("tfsdk")
+		if v, ok := rv.Field(i).Interface().(attr.Value); ok && name != "" && name != "-" {
+			unknownPaths(v, at.AtName(name), mark)
+		}
+	}
+}
+
+// pathSteps is a path as quota.Config steps: attribute names, list indexes and map keys.
+func pathSteps(p path.Path) []string {
+	var out []string
+	for _, s := range p.Steps() {
+		switch s := s.(type) {
+		case path.PathStepAttributeName:
+			out = append(out, string(s))
+		case path.PathStepElementKeyInt:
+			out = append(out, strconv.FormatInt(int64(s), 10))
+		case path.PathStepElementKeyString:
+			out = append(out, string(s))
+		}
+	}
+	return out
+}
+
+// Known values, nil when null or unknown.
+
+func knownString(v types.String) *string {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	return v.ValueStringPointer()
+}
+
+func knownInt64(v types.Int64) *int64 {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	return v.ValueInt64Pointer()
+}
+
+func knownFloat64(v types.Float64) *float64 {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	return v.ValueFloat64Pointer()
+}
+
+// knownDecimal is a float attribute as the exact decimal the user wrote (see
+// quota.DecimalFromFloat).
+func knownDecimal(v types.Float64) *big.Rat {
+	if f := knownFloat64(v); f != nil {
+		return quota.DecimalFromFloat(*f)
+	}
+	return nil
+}
+
+func knownBool(v types.Bool) *bool {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	return v.ValueBoolPointer()
+}
+
+// knownStrings are the known elements of a list of strings: nil for a null or unknown list, a
+// non-nil slice for a known one, even when empty.
+func knownStrings(v types.List) []string {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	out := []string{}
+	for _, e := range v.Elements() {
+		if s, ok := e.(types.String); ok && knownString(s) != nil {
+			out = append(out, s.ValueString())
+		}
+	}
+	return out
+}
+
+// knownStringMap is knownStrings for a map.
+func knownStringMap(v types.Map) map[string]string {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	out := map[string]string{}
+	for k, e := range v.Elements() {
+		if s, ok := e.(types.String); ok && knownString(s) != nil {
+			out[k] = s.ValueString()
+		}
+	}
+	return out
+}

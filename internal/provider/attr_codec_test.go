@@ -1,0 +1,87 @@
+package provider
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// The attribute types derived from the models are the schemas' types.
+func TestModelTypesMatchSchemas(t *testing.T) {
+	ctx := context.Background()
+	var quotaSchema, classesSchema resource.SchemaResponse
+	(&computeQuotaResource{}).Schema(ctx, resource.SchemaRequest{}, &quotaSchema)
+	(&clusterSchedulerConfigResource{}).Schema(ctx, resource.SchemaRequest{}, &classesSchema)
+	var providerSchema provider.SchemaResponse
+	(&hyperpodProvider{}).Schema(ctx, provider.SchemaRequest{}, &providerSchema)
+
+	type typed interface {
+		TypeAtPath(context.Context, path.Path) (attr.Type, diag.Diagnostics)
+	}
+	for _, c := range []struct {
+		schema typed
+		at     string
+		want   attr.Type
+	}{
+		{quotaSchema.Schema, "resources", types.ListType{ElemType: objectTypeOf[resourceEntryModel]()}},
+		{quotaSchema.Schema, "resource_sharing", objectTypeOf[sharingModel]()},
+		{classesSchema.Schema, "priority_classes", types.ListType{ElemType: objectTypeOf[priorityClassModel]()}},
+		{providerSchema.Schema, "exec", objectTypeOf[execModel]()},
+		{providerSchema.Schema, "retry", objectTypeOf[retryModel]()},
+		{providerSchema.Schema, "instance_types", types.MapType{ElemType: objectTypeOf[instanceTypeOverrideModel]()}},
+	} {
+		got, d := c.schema.TypeAtPath(ctx, path.Root(c.at))
+		if d.HasError() {
+			t.Fatalf("%s: %v", c.at, d)
+		}
+		if !got.Equal(c.want) {
+			t.Errorf("%s: schema type %s, model type %s", c.at, got, c.want)
+		}
+	}
+	timeoutsType, _ := quotaSchema.Schema.TypeAtPath(ctx, path.Root("timeouts"))
+	o, ok := timeoutsType.(attr.TypeWithAttributeTypes)
+	if !ok || !objectTypeOf[timeoutsModel]().Equal(types.ObjectType{AttrTypes: o.AttributeTypes()}) {
+		t.Errorf("timeouts: schema type %s, model type %s", timeoutsType, objectTypeOf[timeoutsModel]())
+	}
+}
+
+// unknownPaths finds every unknown value at any depth, and nothing in null or known values.
+func TestUnknownPaths(t *testing.T) {
+	limitType := objectTypeOf[limitModel]()
+	limit := func(it types.String) attr.Value {
+		return types.ObjectValueMust(limitType.AttrTypes, map[string]attr.Value{
+			"instance_type": it, "accelerators": types.Int64Null(), "vcpu": types.Float64Unknown(), "memory_in_gib": types.Float64Value(1),
+		})
+	}
+	sharing, _ := objectFrom(sharingModel{
+		Strategy: types.StringUnknown(), BorrowLimit: types.Int64Null(),
+		AbsoluteBorrowLimits: types.ListValueMust(limitType, []attr.Value{limit(types.StringValue("a")), types.ObjectUnknown(limitType.AttrTypes), types.ObjectNull(limitType.AttrTypes)}),
+	})
+	env := types.MapValueMust(types.StringType, map[string]attr.Value{"A": types.StringUnknown(), "B": types.StringValue("b")})
+	m := struct {
+		Sharing  types.Object `tfsdk:"resource_sharing"`
+		Env      types.Map    `tfsdk:"env"`
+		Name     types.String `tfsdk:"name"`
+		Team     types.String `tfsdk:"team"`
+		Untagged types.String
+	}{sharing, env, types.StringNull(), types.StringUnknown(), types.StringUnknown()}
+	var got []string
+	modelUnknownPaths(m, path.Empty(), func(p path.Path) { got = append(got, p.String()) })
+	want := []string{
+		`resource_sharing.absolute_borrow_limits[0].vcpu`, `resource_sharing.absolute_borrow_limits[1]`,
+		`resource_sharing.strategy`, `env["A"]`, `team`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("unknown paths %q, want %q", got, want)
+	}
+	if steps := pathSteps(path.Root("resources").AtListIndex(2).AtName("vcpu")); !slices.Equal(steps, []string{"resources", "2", "vcpu"}) {
+		t.Errorf("steps %q", steps)
+	}
+}
