@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -19,6 +20,8 @@ func TestModelTypesMatchSchemas(t *testing.T) {
 	var quotaSchema, classesSchema resource.SchemaResponse
 	(&computeQuotaResource{}).Schema(ctx, resource.SchemaRequest{}, &quotaSchema)
 	(&clusterSchedulerConfigResource{}).Schema(ctx, resource.SchemaRequest{}, &classesSchema)
+	var usageSchema datasource.SchemaResponse
+	(&teamUsageDataSource{}).Schema(ctx, datasource.SchemaRequest{}, &usageSchema)
 	var providerSchema provider.SchemaResponse
 	(&hyperpodProvider{}).Schema(ctx, provider.SchemaRequest{}, &providerSchema)
 
@@ -36,6 +39,7 @@ func TestModelTypesMatchSchemas(t *testing.T) {
 		{providerSchema.Schema, "exec", objectTypeOf[execModel]()},
 		{providerSchema.Schema, "retry", objectTypeOf[retryModel]()},
 		{providerSchema.Schema, "instance_types", types.MapType{ElemType: objectTypeOf[instanceTypeOverrideModel]()}},
+		{usageSchema.Schema, "resources", types.ListType{ElemType: objectTypeOf[teamUsageResourceModel]()}},
 	} {
 		got, d := c.schema.TypeAtPath(ctx, path.Root(c.at))
 		if d.HasError() {

@@ -199,7 +199,7 @@ func quotaModelFromResolved(rc quota.ResolvedConfig) (computeQuotaModel, diag.Di
 	diags.Append(d...)
 	m.ResourceSharing = sharing
 
-	var entries []resourceEntryModel
+	entries := []resourceEntryModel{} // an empty list, not null, when there is none
 	for _, r := range rc.Resources {
 		e := r.Configured
 		partition := types.ObjectNull(partitionAttrTypes)

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -19,16 +18,7 @@ func NewInstanceTypeFunction() function.Function { return &instanceTypeFunction{
 
 type instanceTypeFunction struct{}
 
-// The per-instance attributes of hyperpod_instance_type_capacity, with the same names and types.
-var instanceTypeReturnAttrTypes = map[string]attr.Type{
-	"accelerators":         types.Int64Type,
-	"accelerator_type":     types.StringType,
-	"accelerator_resource": types.StringType,
-	"vcpu":                 types.Float64Type,
-	"memory_in_gib":        types.Float64Type,
-	"efa":                  types.Int64Type,
-	"mig_profiles":         types.ListType{ElemType: types.StringType},
-}
+var instanceTypeReturnAttrTypes = attrTypesOf[instanceTypeFiguresModel]()
 
 func (f *instanceTypeFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
 	resp.Name = "instance_type"
@@ -75,14 +65,14 @@ func instanceTypeValue(ctx context.Context, cat *catalog.Catalog, name string) (
 	// An empty list, not null, for types without MIG, as the data source reports it.
 	profiles, d := types.ListValueFrom(ctx, types.StringType, nonNil(it.MIGProfiles))
 	diags.Append(d...)
-	out, d := types.ObjectValue(instanceTypeReturnAttrTypes, map[string]attr.Value{
-		"accelerators":         types.Int64Value(it.Accelerators),
-		"accelerator_type":     types.StringValue(it.AcceleratorType),
-		"accelerator_resource": types.StringValue(it.AcceleratorResource),
-		"vcpu":                 types.Float64Value(it.VCPU),
-		"memory_in_gib":        types.Float64Value(it.MemoryGiB),
-		"efa":                  types.Int64Value(it.EFA),
-		"mig_profiles":         profiles,
+	out, d := objectFrom(instanceTypeFiguresModel{
+		Accelerators:        types.Int64Value(it.Accelerators),
+		AcceleratorType:     types.StringValue(it.AcceleratorType),
+		AcceleratorResource: types.StringValue(it.AcceleratorResource),
+		VCPU:                types.Float64Value(it.VCPU),
+		MemoryInGiB:         types.Float64Value(it.MemoryGiB),
+		EFA:                 types.Int64Value(it.EFA),
+		MIGProfiles:         profiles,
 	})
 	diags.Append(d...)
 	return out, function.FuncErrorFromDiags(ctx, diags)

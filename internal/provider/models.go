@@ -182,3 +182,24 @@ type instanceTypeOverrideModel struct {
 	EFA                 types.Int64   `tfsdk:"efa"`
 	MIGProfiles         types.List    `tfsdk:"mig_profiles" elem:"string"`
 }
+
+// instanceTypeFiguresModel is the result of the instance_type function: the per-instance
+// attributes of hyperpod_instance_type_capacity, with the same names and types.
+type instanceTypeFiguresModel struct {
+	Accelerators        types.Int64   `tfsdk:"accelerators"`
+	AcceleratorType     types.String  `tfsdk:"accelerator_type"`
+	AcceleratorResource types.String  `tfsdk:"accelerator_resource"`
+	VCPU                types.Float64 `tfsdk:"vcpu"`
+	MemoryInGiB         types.Float64 `tfsdk:"memory_in_gib"`
+	EFA                 types.Int64   `tfsdk:"efa"`
+	MIGProfiles         types.List    `tfsdk:"mig_profiles" elem:"string"`
+}
+
+type teamUsageResourceModel struct {
+	InstanceType types.String  `tfsdk:"instance_type"`
+	Resource     types.String  `tfsdk:"resource"`
+	Nominal      types.Float64 `tfsdk:"nominal"`
+	Reserved     types.Float64 `tfsdk:"reserved"`
+	InUse        types.Float64 `tfsdk:"in_use"`
+	Borrowed     types.Float64 `tfsdk:"borrowed"`
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -25,10 +24,7 @@ type teamUsageDataSource struct {
 	data *providerData
 }
 
-var teamUsageResourceAttrTypes = map[string]attr.Type{
-	"instance_type": types.StringType, "resource": types.StringType, "nominal": types.Float64Type,
-	"reserved": types.Float64Type, "in_use": types.Float64Type, "borrowed": types.Float64Type,
-}
+var teamUsageResourceAttrTypes = attrTypesOf[teamUsageResourceModel]()
 
 func (d *teamUsageDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_team_usage"
@@ -97,17 +93,14 @@ func (d *teamUsageDataSource) Read(ctx context.Context, req datasource.ReadReque
 		return
 	}
 	u := quota.UsageOf(cq)
-	var elems []attr.Value
+	resources := []teamUsageResourceModel{} // an empty list, not null, when the queue has none
 	for _, r := range u.Resources {
-		obj, d := types.ObjectValue(teamUsageResourceAttrTypes, map[string]attr.Value{
-			"instance_type": types.StringValue(r.InstanceType), "resource": types.StringValue(r.Resource),
-			"nominal": floatOrNull(r.Nominal), "reserved": floatOrNull(r.Reserved),
-			"in_use": floatOrNull(r.InUse), "borrowed": floatOrNull(r.Borrowed),
+		resources = append(resources, teamUsageResourceModel{
+			InstanceType: types.StringValue(r.InstanceType), Resource: types.StringValue(r.Resource),
+			Nominal: floatOrNull(r.Nominal), Reserved: floatOrNull(r.Reserved), InUse: floatOrNull(r.InUse), Borrowed: floatOrNull(r.Borrowed),
 		})
-		resp.Diagnostics.Append(d...)
-		elems = append(elems, obj)
 	}
-	list, diags := types.ListValue(types.ObjectType{AttrTypes: teamUsageResourceAttrTypes}, elems)
+	list, diags := types.ListValueFrom(ctx, types.ObjectType{AttrTypes: teamUsageResourceAttrTypes}, resources)
 	resp.Diagnostics.Append(diags...)
 	m.ClusterQueueName = types.StringValue(name)
 	m.Active, m.ActiveReason, m.ActiveMessage = types.BoolValue(u.Active), types.StringValue(u.ActiveReason), types.StringValue(u.ActiveMessage)
