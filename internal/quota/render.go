@@ -156,10 +156,35 @@ func coveredResources(extra []string) []string {
 
 // renderFlavors renders the single resource group.
 func renderFlavors(cat *catalog.Catalog, rc ResolvedConfig) ([]corev1.ResourceName, []kueue.FlavorQuotas, error) {
+	accel, covered, err := flavorColumns(cat, rc)
+	if err != nil {
+		return nil, nil, err
+	}
+	abs, percent, err := sharingLimits(rc)
+	if err != nil {
+		return nil, nil, err
+	}
+	flavors := make([]kueue.FlavorQuotas, len(rc.Resources))
+	for i, r := range rc.Resources {
+		limit, hasLimit := abs[r.Configured.InstanceType]
+		if flavors[i], err = renderFlavor(r, accel[i], covered, limit, hasLimit, rc.Strategy, percent); err != nil {
+			return nil, nil, err
+		}
+	}
+	names := make([]corev1.ResourceName, len(covered))
+	for i, c := range covered {
+		names[i] = corev1.ResourceName(c)
+	}
+	return names, flavors, nil
+}
+
+// flavorColumns checks the entries and returns the accelerator resource of each and the
+// resources the group covers.
+func flavorColumns(cat *catalog.Catalog, rc ResolvedConfig) (accel, covered []string, err error) {
 	if len(rc.Resources) > maxKueueList {
 		return nil, nil, fmt.Errorf("%d instance types, but Kueue allows at most %d flavors", len(rc.Resources), maxKueueList)
 	}
-	accel := make([]string, len(rc.Resources))
+	accel = make([]string, len(rc.Resources))
 	var extra []string
 	seen := map[string]bool{}
 	for i, r := range rc.Resources {
@@ -186,18 +211,23 @@ func renderFlavors(cat *catalog.Catalog, rc ResolvedConfig) ([]corev1.ResourceNa
 			extra = append(extra, MIGResourceName(p.Type))
 		}
 	}
-	covered := coveredResources(extra)
+	covered = coveredResources(extra)
 	if len(covered) > maxKueueList {
 		return nil, nil, fmt.Errorf("%d resources, but Kueue allows at most %d per resource group", len(covered), maxKueueList)
 	}
+	return accel, covered, nil
+}
 
+// sharingLimits returns the absolute borrow limits by instance type and the borrowing
+// percentage as a fraction (0 for a strategy that does not borrow).
+func sharingLimits(rc ResolvedConfig) (map[string]AbsoluteBorrowLimit, *big.Rat, error) {
 	abs := map[string]AbsoluteBorrowLimit{}
 	if rc.Strategy == StrategyLendAndBorrow {
 		for _, a := range rc.AbsoluteBorrowLimits {
 			if _, dup := abs[a.InstanceType]; dup {
 				return nil, nil, fmt.Errorf("absolute borrow limits for %s are given twice", a.InstanceType)
 			}
-			if !seen[a.InstanceType] {
+			if !slices.ContainsFunc(rc.Resources, func(r Resolved) bool { return r.Configured.InstanceType == a.InstanceType }) {
 				return nil, nil, fmt.Errorf("absolute borrow limit for %s, which has no quota in this ClusterQueue", a.InstanceType)
 			}
 			abs[a.InstanceType] = a
@@ -218,81 +248,88 @@ func renderFlavors(cat *catalog.Catalog, rc ResolvedConfig) ([]corev1.ResourceNa
 	default:
 		return nil, nil, fmt.Errorf("unknown resource sharing strategy %q", rc.Strategy)
 	}
+	return abs, percent, nil
+}
 
-	flavors := make([]kueue.FlavorQuotas, len(rc.Resources))
-	for i, r := range rc.Resources {
-		name := r.Configured.InstanceType
-		nominal := map[string]*big.Rat{
-			ResourceCPU:    r.VCPU,
-			ResourceMemory: gibToBytes(orZero(r.MemoryGiB)),
-			ResourceEFA:    ratInt(r.EFA),
-		}
-		if r.VCPU == nil {
-			nominal[ResourceCPU] = new(big.Rat)
-		}
-		if accel[i] != "" {
-			nominal[accel[i]] = ratInt(r.Accelerators)
-		}
-		if p := r.Configured.Partition; p != nil {
-			nominal[MIGResourceName(p.Type)] = ratInt(p.Count)
-		}
-		limits := map[string]*big.Rat{}
-		if a, ok := abs[name]; ok {
-			if a.VCPU != nil {
-				limits[ResourceCPU] = a.VCPU
-			}
-			if a.MemoryGiB != nil {
-				limits[ResourceMemory] = gibToBytes(a.MemoryGiB)
-			}
-			if a.Accelerators != nil {
-				if accel[i] == "" {
-					return nil, nil, fmt.Errorf("flavor %s: absolute borrow limit for accelerators, but the instance type has no accelerators", name)
-				}
-				limits[accel[i]] = ratInt(*a.Accelerators)
-			}
-		}
-		fq := kueue.FlavorQuotas{Name: name, Resources: make([]kueue.ResourceQuota, len(covered))}
-		for j, res := range covered {
-			n := orZero(nominal[res])
-			if n.Sign() < 0 {
-				return nil, nil, fmt.Errorf("flavor %s: %s quota %s is negative", name, res, RatString(n))
-			}
-			q, err := quantityFor(res, n)
-			if err != nil {
-				return nil, nil, fmt.Errorf("flavor %s: nominal %s: %w", name, res, err)
-			}
-			rq := kueue.ResourceQuota{Name: corev1.ResourceName(res), NominalQuota: q}
-			var borrow *big.Rat
-			switch {
-			case rc.Strategy != StrategyLendAndBorrow:
-				borrow = new(big.Rat)
-			case limits[res] != nil:
-				borrow = limits[res]
-			default:
-				unit := unitOf(res)
-				units := floorInt(new(big.Rat).Quo(new(big.Rat).Mul(n, percent), unit))
-				borrow = new(big.Rat).Mul(new(big.Rat).SetInt(units), unit)
-			}
-			if borrow.Sign() < 0 {
-				return nil, nil, fmt.Errorf("flavor %s: %s borrowing limit %s is negative", name, res, RatString(borrow))
-			}
-			bq, err := quantityFor(res, borrow)
-			if err != nil {
-				return nil, nil, fmt.Errorf("flavor %s: borrowing limit %s: %w", name, res, err)
-			}
-			rq.BorrowingLimit = &bq
-			if rc.Strategy == StrategyDontLend {
-				lend := new(big.Rat) // 0 <= nominal always: the webhook's lendingLimit <= nominalQuota holds
-				lq, _ := quantityFor(res, lend)
-				rq.LendingLimit = &lq
-			}
-			fq.Resources[j] = rq
-		}
-		flavors[i] = fq
+// renderFlavor renders one entry's flavor: a quota for every covered resource, with the
+// accelerators in the accel column and the entry's absolute borrow limit when it has one.
+func renderFlavor(r Resolved, accel string, covered []string, abs AbsoluteBorrowLimit, hasAbs bool, strategy string, percent *big.Rat) (kueue.FlavorQuotas, error) {
+	name := r.Configured.InstanceType
+	nominal := map[string]*big.Rat{
+		ResourceCPU:    r.VCPU,
+		ResourceMemory: gibToBytes(orZero(r.MemoryGiB)),
+		ResourceEFA:    ratInt(r.EFA),
 	}
-	names := make([]corev1.ResourceName, len(covered))
-	for i, c := range covered {
-		names[i] = corev1.ResourceName(c)
+	if r.VCPU == nil {
+		nominal[ResourceCPU] = new(big.Rat)
 	}
-	return names, flavors, nil
+	if accel != "" {
+		nominal[accel] = ratInt(r.Accelerators)
+	}
+	if p := r.Configured.Partition; p != nil {
+		nominal[MIGResourceName(p.Type)] = ratInt(p.Count)
+	}
+	limits := map[string]*big.Rat{}
+	if hasAbs {
+		if abs.VCPU != nil {
+			limits[ResourceCPU] = abs.VCPU
+		}
+		if abs.MemoryGiB != nil {
+			limits[ResourceMemory] = gibToBytes(abs.MemoryGiB)
+		}
+		if abs.Accelerators != nil {
+			if accel == "" {
+				return kueue.FlavorQuotas{}, fmt.Errorf("flavor %s: absolute borrow limit for accelerators, but the instance type has no accelerators", name)
+			}
+			limits[accel] = ratInt(*abs.Accelerators)
+		}
+	}
+	fq := kueue.FlavorQuotas{Name: name, Resources: make([]kueue.ResourceQuota, len(covered))}
+	for j, res := range covered {
+		rq, err := renderResourceQuota(name, res, orZero(nominal[res]), limits[res], strategy, percent)
+		if err != nil {
+			return kueue.FlavorQuotas{}, err
+		}
+		fq.Resources[j] = rq
+	}
+	return fq, nil
+}
+
+// renderResourceQuota is one resource of a flavor: its nominal quota n, and a borrowing limit
+// of limit when set, else n x percent rounded down to the resource's unit (0 for a strategy
+// that does not borrow).
+func renderResourceQuota(flavor, res string, n, limit *big.Rat, strategy string, percent *big.Rat) (kueue.ResourceQuota, error) {
+	if n.Sign() < 0 {
+		return kueue.ResourceQuota{}, fmt.Errorf("flavor %s: %s quota %s is negative", flavor, res, RatString(n))
+	}
+	q, err := quantityFor(res, n)
+	if err != nil {
+		return kueue.ResourceQuota{}, fmt.Errorf("flavor %s: nominal %s: %w", flavor, res, err)
+	}
+	rq := kueue.ResourceQuota{Name: corev1.ResourceName(res), NominalQuota: q}
+	var borrow *big.Rat
+	switch {
+	case strategy != StrategyLendAndBorrow:
+		borrow = new(big.Rat)
+	case limit != nil:
+		borrow = limit
+	default:
+		unit := unitOf(res)
+		units := floorInt(new(big.Rat).Quo(new(big.Rat).Mul(n, percent), unit))
+		borrow = new(big.Rat).Mul(new(big.Rat).SetInt(units), unit)
+	}
+	if borrow.Sign() < 0 {
+		return kueue.ResourceQuota{}, fmt.Errorf("flavor %s: %s borrowing limit %s is negative", flavor, res, RatString(borrow))
+	}
+	bq, err := quantityFor(res, borrow)
+	if err != nil {
+		return kueue.ResourceQuota{}, fmt.Errorf("flavor %s: borrowing limit %s: %w", flavor, res, err)
+	}
+	rq.BorrowingLimit = &bq
+	if strategy == StrategyDontLend {
+		lend := new(big.Rat) // 0 <= nominal always: the webhook's lendingLimit <= nominalQuota holds
+		lq, _ := quantityFor(res, lend)
+		rq.LendingLimit = &lq
+	}
+	return rq, nil
 }

@@ -135,47 +135,54 @@ func (v *validator) sharing() {
 	}
 	seen := map[string]int{}
 	for j, a := range s.AbsoluteBorrowLimits {
-		base := []string{"resource_sharing", "absolute_borrow_limits", strconv.Itoa(j)}
-		if c.IsUnknown(base...) {
-			continue
+		v.absoluteLimit(j, a, seen, inResources, allKnown)
+	}
+}
+
+// absoluteLimit checks element j of absolute_borrow_limits. seen holds the instance types of
+// the elements before it; inResources those of resources, which are complete when allKnown.
+func (v *validator) absoluteLimit(j int, a AbsoluteBorrowLimit, seen map[string]int, inResources map[string]bool, allKnown bool) {
+	c := v.cfg
+	base := []string{"resource_sharing", "absolute_borrow_limits", strconv.Itoa(j)}
+	if c.IsUnknown(base...) {
+		return
+	}
+	at := func(attr string) []string { return append(slices.Clone(base), attr) }
+	unk := func(attr string) bool { return c.IsUnknown(at(attr)...) }
+	if !unk("instance_type") {
+		it, known := v.cat.Lookup(a.InstanceType)
+		prev, dup := seen[a.InstanceType]
+		switch {
+		case a.InstanceType == "":
+			v.add(-1, at("instance_type"), "Missing instance_type",
+				"absolute_borrow_limits[%d] has no instance_type. Set it to one of the instance types in resources.", j)
+		case dup:
+			v.add(-1, at("instance_type"), "Duplicate absolute borrow limit",
+				"instance type %q has absolute borrow limits in both absolute_borrow_limits[%d] and [%d]. Merge them into one element.", a.InstanceType, prev, j)
+		case allKnown && !inResources[a.InstanceType]:
+			v.add(-1, at("instance_type"), "Absolute borrow limit for an instance type without quota",
+				"absolute_borrow_limits[%d] names %q, which is not in resources, so there is no quota to borrow against. Add %q to resources or remove this limit.",
+				j, a.InstanceType, a.InstanceType)
+		case a.Accelerators != nil && !unk("accelerators") && known && it.Accelerators == 0:
+			v.add(-1, at("accelerators"), "Instance type has no accelerators",
+				"absolute_borrow_limits[%d] sets accelerators, but %s has no accelerators. Remove accelerators from this limit.", j, a.InstanceType)
 		}
-		at := func(attr string) []string { return append(slices.Clone(base), attr) }
-		unk := func(attr string) bool { return c.IsUnknown(at(attr)...) }
-		if !unk("instance_type") {
-			it, known := v.cat.Lookup(a.InstanceType)
-			prev, dup := seen[a.InstanceType]
-			switch {
-			case a.InstanceType == "":
-				v.add(-1, at("instance_type"), "Missing instance_type",
-					"absolute_borrow_limits[%d] has no instance_type. Set it to one of the instance types in resources.", j)
-			case dup:
-				v.add(-1, at("instance_type"), "Duplicate absolute borrow limit",
-					"instance type %q has absolute borrow limits in both absolute_borrow_limits[%d] and [%d]. Merge them into one element.", a.InstanceType, prev, j)
-			case allKnown && !inResources[a.InstanceType]:
-				v.add(-1, at("instance_type"), "Absolute borrow limit for an instance type without quota",
-					"absolute_borrow_limits[%d] names %q, which is not in resources, so there is no quota to borrow against. Add %q to resources or remove this limit.",
-					j, a.InstanceType, a.InstanceType)
-			case a.Accelerators != nil && !unk("accelerators") && known && it.Accelerators == 0:
-				v.add(-1, at("accelerators"), "Instance type has no accelerators",
-					"absolute_borrow_limits[%d] sets accelerators, but %s has no accelerators. Remove accelerators from this limit.", j, a.InstanceType)
-			}
-			if a.InstanceType != "" && !dup {
-				seen[a.InstanceType] = j
-			}
+		if a.InstanceType != "" && !dup {
+			seen[a.InstanceType] = j
 		}
-		if a.Accelerators == nil && a.VCPU == nil && a.MemoryGiB == nil && !unk("accelerators") && !unk("vcpu") && !unk("memory_in_gib") {
-			v.add(-1, base, "Empty absolute borrow limit",
-				"absolute_borrow_limits[%d] sets none of accelerators, vcpu, memory_in_gib, so it limits nothing. Set at least one of them, or remove the element.", j)
-		}
-		if a.Accelerators != nil && !unk("accelerators") {
-			v.checkInt(-1, at("accelerators"), *a.Accelerators)
-		}
-		if a.VCPU != nil && !unk("vcpu") {
-			v.checkVCPU(-1, at("vcpu"), a.VCPU)
-		}
-		if a.MemoryGiB != nil && !unk("memory_in_gib") {
-			v.checkMemory(-1, at("memory_in_gib"), a.MemoryGiB)
-		}
+	}
+	if a.Accelerators == nil && a.VCPU == nil && a.MemoryGiB == nil && !unk("accelerators") && !unk("vcpu") && !unk("memory_in_gib") {
+		v.add(-1, base, "Empty absolute borrow limit",
+			"absolute_borrow_limits[%d] sets none of accelerators, vcpu, memory_in_gib, so it limits nothing. Set at least one of them, or remove the element.", j)
+	}
+	if a.Accelerators != nil && !unk("accelerators") {
+		v.checkInt(-1, at("accelerators"), *a.Accelerators)
+	}
+	if a.VCPU != nil && !unk("vcpu") {
+		v.checkVCPU(-1, at("vcpu"), a.VCPU)
+	}
+	if a.MemoryGiB != nil && !unk("memory_in_gib") {
+		v.checkMemory(-1, at("memory_in_gib"), a.MemoryGiB)
 	}
 }
 
@@ -199,108 +206,138 @@ func (v *validator) resources() {
 }
 
 func (v *validator) entry(i int, e Entry, seen map[string]int) {
-	c := v.cfg
-	idx := strconv.Itoa(i)
-	unk := func(attr ...string) bool { return c.IsUnknown(append([]string{"resources", idx}, attr...)...) }
+	c := entryCheck{validator: v, i: i, e: e, idx: strconv.Itoa(i)}
+	c.instanceType(seen)
+	c.size()
+	c.amounts()
+	if c.known(e.Partition != nil, "accelerator_partition") {
+		c.partition()
+	}
+}
 
-	var it catalog.InstanceType
-	haveType := false
-	if !unk("instance_type") {
-		switch prev, dup := seen[e.InstanceType]; {
-		case e.InstanceType == "":
-			v.add(i, []string{"instance_type"}, "Missing instance_type",
-				"this entry has no instance_type. Set it to an instance type such as \"ml.g5.12xlarge\".")
-		case dup:
-			v.add(i, []string{"instance_type"}, "Duplicate instance type",
-				"instance type %q appears in resources[%d] and resources[%d]; each instance type may appear once. Merge the two entries into one.", e.InstanceType, prev, i)
-		default:
-			seen[e.InstanceType] = i
-			var ok bool
-			if unk("capacity") {
-				// The type's figures come from a provider setting not known yet.
-			} else if it, ok = v.cat.Lookup(e.InstanceType); ok {
-				haveType = true
-			} else {
-				v.problems = append(v.problems, unknownTypeProblem(v.cat, i, e.InstanceType))
-			}
+// entryCheck checks one resources entry.
+type entryCheck struct {
+	*validator
+	i   int
+	e   Entry
+	idx string
+	// it is the entry's instance type when haveType: known, and its capacity too.
+	it       catalog.InstanceType
+	haveType bool
+}
+
+func (c *entryCheck) unk(attr ...string) bool {
+	return c.cfg.IsUnknown(append([]string{"resources", c.idx}, attr...)...)
+}
+
+// known reports whether an attribute is set and known; maybe whether it is set or unknown.
+func (c *entryCheck) known(isSet bool, attr ...string) bool { return isSet && !c.unk(attr...) }
+func (c *entryCheck) maybe(isSet bool, attr ...string) bool { return isSet || c.unk(attr...) }
+
+func (c *entryCheck) instanceType(seen map[string]int) {
+	i, e := c.i, c.e
+	if c.unk("instance_type") {
+		return
+	}
+	switch prev, dup := seen[e.InstanceType]; {
+	case e.InstanceType == "":
+		c.add(i, []string{"instance_type"}, "Missing instance_type",
+			"this entry has no instance_type. Set it to an instance type such as \"ml.g5.12xlarge\".")
+	case dup:
+		c.add(i, []string{"instance_type"}, "Duplicate instance type",
+			"instance type %q appears in resources[%d] and resources[%d]; each instance type may appear once. Merge the two entries into one.", e.InstanceType, prev, i)
+	default:
+		seen[e.InstanceType] = i
+		var ok bool
+		if c.unk("capacity") {
+			// The type's figures come from a provider setting not known yet.
+		} else if c.it, ok = c.cat.Lookup(e.InstanceType); ok {
+			c.haveType = true
+		} else {
+			c.problems = append(c.problems, unknownTypeProblem(c.cat, i, e.InstanceType))
 		}
 	}
+}
 
-	known := func(isSet bool, attr ...string) bool { return isSet && !unk(attr...) }
-	maybe := func(isSet bool, attr ...string) bool { return isSet || unk(attr...) }
-	countSet := known(e.Count != nil, "count")
-	accSet := known(e.Accelerators != nil, "accelerators")
-	partSet := known(e.Partition != nil, "accelerator_partition")
+// size checks that something sizes the entry and that no two sizing attributes conflict.
+func (c *entryCheck) size() {
+	i, e, it := c.i, c.e, c.it
+	countSet := c.known(e.Count != nil, "count")
+	accSet := c.known(e.Accelerators != nil, "accelerators")
+	partSet := c.known(e.Partition != nil, "accelerator_partition")
+	othersUnset := !c.maybe(e.Count != nil, "count") && !c.maybe(e.Partition != nil, "accelerator_partition") &&
+		!c.maybe(e.VCPU != nil, "vcpu") && !c.maybe(e.MemoryGiB != nil, "memory_in_gib")
 
-	if !maybe(e.Count != nil, "count") && !maybe(e.Accelerators != nil, "accelerators") &&
-		!maybe(e.Partition != nil, "accelerator_partition") && !maybe(e.VCPU != nil, "vcpu") &&
-		!maybe(e.MemoryGiB != nil, "memory_in_gib") {
-		v.problems = append(v.problems, noSizeProblem(i))
+	if othersUnset && !c.maybe(e.Accelerators != nil, "accelerators") {
+		c.problems = append(c.problems, noSizeProblem(i))
 	}
-	if haveType && it.Accelerators == 0 && accSet && !maybe(e.Count != nil, "count") &&
-		!maybe(e.Partition != nil, "accelerator_partition") && !maybe(e.VCPU != nil, "vcpu") &&
-		!maybe(e.MemoryGiB != nil, "memory_in_gib") {
-		v.problems = append(v.problems, acceleratorsCannotSizeProblem(i, it))
+	if c.haveType && it.Accelerators == 0 && accSet && othersUnset {
+		c.problems = append(c.problems, acceleratorsCannotSizeProblem(i, it))
 	}
 	if countSet && accSet {
-		v.add(i, []string{"accelerators"}, "Conflicting attributes",
+		c.add(i, []string{"accelerators"}, "Conflicting attributes",
 			"count and accelerators are both set; count already sets the accelerators (count x the accelerators of one instance). Remove one of them: keep count for whole instances, or accelerators for a share of them.")
 	}
 	if countSet && partSet {
-		v.add(i, []string{"accelerator_partition"}, "Conflicting attributes",
+		c.add(i, []string{"accelerator_partition"}, "Conflicting attributes",
 			"count and accelerator_partition are both set; count allocates whole instances, accelerator_partition allocates GPU partitions. Remove one of them.")
 	}
 	if accSet && partSet {
-		v.add(i, []string{"accelerator_partition"}, "Conflicting attributes",
+		c.add(i, []string{"accelerator_partition"}, "Conflicting attributes",
 			"accelerators and accelerator_partition are both set; a quota entry allocates either whole accelerators or MIG partitions of them. Remove one of them (use two quotas for different teams if you need both).")
 	}
+}
 
-	if countSet {
-		v.checkInt(i, []string{"count"}, *e.Count)
+// amounts checks the range and precision of each configured amount.
+func (c *entryCheck) amounts() {
+	i, e, it := c.i, c.e, c.it
+	if c.known(e.Count != nil, "count") {
+		c.checkInt(i, []string{"count"}, *e.Count)
 	}
-	if accSet {
-		v.checkInt(i, []string{"accelerators"}, *e.Accelerators)
-		if haveType && it.Accelerators == 0 && *e.Accelerators > 0 {
-			v.add(i, []string{"accelerators"}, "Instance type has no accelerators",
+	if c.known(e.Accelerators != nil, "accelerators") {
+		c.checkInt(i, []string{"accelerators"}, *e.Accelerators)
+		if c.haveType && it.Accelerators == 0 && *e.Accelerators > 0 {
+			c.add(i, []string{"accelerators"}, "Instance type has no accelerators",
 				"accelerators = %d, but %s has no accelerators. Remove accelerators (or set it to 0) and size the entry with count, vcpu or memory_in_gib, or choose an instance type with accelerators.",
 				*e.Accelerators, it.Name)
 		}
 	}
-	if known(e.EFA != nil, "efa") {
-		v.checkInt(i, []string{"efa"}, *e.EFA)
+	if c.known(e.EFA != nil, "efa") {
+		c.checkInt(i, []string{"efa"}, *e.EFA)
 	}
-	if known(e.VCPU != nil, "vcpu") {
-		v.checkVCPU(i, []string{"vcpu"}, e.VCPU)
+	if c.known(e.VCPU != nil, "vcpu") {
+		c.checkVCPU(i, []string{"vcpu"}, e.VCPU)
 	}
-	if known(e.MemoryGiB != nil, "memory_in_gib") {
-		v.checkMemory(i, []string{"memory_in_gib"}, e.MemoryGiB)
+	if c.known(e.MemoryGiB != nil, "memory_in_gib") {
+		c.checkMemory(i, []string{"memory_in_gib"}, e.MemoryGiB)
 	}
-	if partSet {
-		p := e.Partition
-		if !unk("accelerator_partition", "count") {
-			v.checkInt(i, []string{"accelerator_partition", "count"}, p.Count)
-		}
-		typeKnown := !unk("accelerator_partition", "type")
-		switch {
-		case haveType && it.Accelerators == 0:
-			v.problems = append(v.problems, partitionNoAcceleratorsProblem(i, it))
-		case !typeKnown:
-		case !validProfile(p.Type):
-			v.problems = append(v.problems, badProfileProblem(i, p.Type, it))
-		case !haveType:
-		case it.AcceleratorResource != catalog.ResourceNvidiaGPU:
-			v.add(i, []string{"accelerator_partition"}, "Partitions need NVIDIA GPUs",
-				"accelerator_partition uses MIG, which only NVIDIA GPUs offer, but %s has %s accelerators. Remove accelerator_partition and use accelerators or count instead.",
-				it.Name, describeAccelerator(it))
-		case !slices.Contains(it.MIGProfiles, p.Type):
-			if len(it.MIGProfiles) == 0 {
-				v.add(i, []string{"accelerator_partition", "type"}, "No MIG profiles on this instance type",
-					"%s offers no MIG profiles, so %q cannot be allocated. Remove accelerator_partition and use accelerators or count, or list the profile in the provider's instance_types mig_profiles if the nodes are partitioned.",
-					it.Name, p.Type)
-			} else {
-				v.add(i, []string{"accelerator_partition", "type"}, "MIG profile not offered",
-					"%s does not offer MIG profile %q. Use one of %s.", it.Name, p.Type, quoteList(it.MIGProfiles, "or"))
-			}
+}
+
+// partition checks a configured accelerator_partition against the instance type.
+func (c *entryCheck) partition() {
+	i, p, it := c.i, c.e.Partition, c.it
+	if !c.unk("accelerator_partition", "count") {
+		c.checkInt(i, []string{"accelerator_partition", "count"}, p.Count)
+	}
+	switch {
+	case c.haveType && it.Accelerators == 0:
+		c.problems = append(c.problems, partitionNoAcceleratorsProblem(i, it))
+	case c.unk("accelerator_partition", "type"):
+	case !validProfile(p.Type):
+		c.problems = append(c.problems, badProfileProblem(i, p.Type, it))
+	case !c.haveType:
+	case it.AcceleratorResource != catalog.ResourceNvidiaGPU:
+		c.add(i, []string{"accelerator_partition"}, "Partitions need NVIDIA GPUs",
+			"accelerator_partition uses MIG, which only NVIDIA GPUs offer, but %s has %s accelerators. Remove accelerator_partition and use accelerators or count instead.",
+			it.Name, describeAccelerator(it))
+	case !slices.Contains(it.MIGProfiles, p.Type):
+		if len(it.MIGProfiles) == 0 {
+			c.add(i, []string{"accelerator_partition", "type"}, "No MIG profiles on this instance type",
+				"%s offers no MIG profiles, so %q cannot be allocated. Remove accelerator_partition and use accelerators or count, or list the profile in the provider's instance_types mig_profiles if the nodes are partitioned.",
+				it.Name, p.Type)
+		} else {
+			c.add(i, []string{"accelerator_partition", "type"}, "MIG profile not offered",
+				"%s does not offer MIG profile %q. Use one of %s.", it.Name, p.Type, quoteList(it.MIGProfiles, "or"))
 		}
 	}
 }
