@@ -141,14 +141,7 @@ func FromClusterQueue(cat *catalog.Catalog, cq kueue.ClusterQueue) (Config, Reso
 	cfg.Cohort = configured(annCohort, rc.Cohort)
 
 	table := tableOf(spec)
-	annEntries := map[string]annotationEntry{}
-	if ann != nil {
-		for _, e := range ann.Resources {
-			if _, dup := annEntries[e.InstanceType]; !dup {
-				annEntries[e.InstanceType] = e
-			}
-		}
-	}
+	annEntries := annotatedEntries(ann)
 	for _, f := range table {
 		e, r, err := entryFromFlavor(cat, f, annEntries)
 		if err != nil {
@@ -158,32 +151,56 @@ func FromClusterQueue(cat *catalog.Catalog, cq kueue.ClusterQueue) (Config, Reso
 		rc.Resources = append(rc.Resources, r)
 	}
 
-	sharing, strategy, borrowLimit := inferSharing(table, rc.Resources)
-	if ann != nil {
-		if s, ok := annotatedSharing(ann); ok {
-			cand := rc
-			cand.Strategy = DefaultStrategy
-			if s.Strategy != nil {
-				cand.Strategy = *s.Strategy
-			}
-			cand.BorrowLimit = nil
-			if cand.Strategy == StrategyLendAndBorrow {
-				cand.BorrowLimit = cloneInt(s.BorrowLimit)
-				if cand.BorrowLimit == nil {
-					cand.BorrowLimit = ptr(DefaultBorrowLimit)
-				}
-			}
-			cand.AbsoluteBorrowLimits = s.AbsoluteBorrowLimits
-			if annotatedLimitsHold(cat, cfg, s, cand, table) {
-				sharing, strategy, borrowLimit = s, cand.Strategy, cand.BorrowLimit
-			}
-		}
-	}
+	sharing, strategy, borrowLimit := readSharing(cat, ann, cfg, rc, table)
 	cfg.Sharing = sharing
 	rc.Strategy, rc.BorrowLimit = strategy, borrowLimit
 	rc.AbsoluteBorrowLimits = sharing.AbsoluteBorrowLimits
 	rc.Config = cfg.Clone()
 	return cfg, rc, nil
+}
+
+// annotatedEntries are the annotation's resources entries by instance type (the first of each).
+func annotatedEntries(ann *configAnnotation) map[string]annotationEntry {
+	out := map[string]annotationEntry{}
+	if ann == nil {
+		return out
+	}
+	for _, e := range ann.Resources {
+		if _, dup := out[e.InstanceType]; !dup {
+			out[e.InstanceType] = e
+		}
+	}
+	return out
+}
+
+// readSharing is resource_sharing as configured, and the strategy and borrow limit in force:
+// the annotated sharing when it explains the spec's limits, else the one the limits imply.
+func readSharing(cat *catalog.Catalog, ann *configAnnotation, cfg Config, rc ResolvedConfig, table []flavorTable) (Sharing, string, *int64) {
+	sharing, strategy, borrowLimit := inferSharing(table, rc.Resources)
+	if ann == nil {
+		return sharing, strategy, borrowLimit
+	}
+	s, ok := annotatedSharing(ann)
+	if !ok {
+		return sharing, strategy, borrowLimit
+	}
+	cand := rc
+	cand.Strategy = DefaultStrategy
+	if s.Strategy != nil {
+		cand.Strategy = *s.Strategy
+	}
+	cand.BorrowLimit = nil
+	if cand.Strategy == StrategyLendAndBorrow {
+		cand.BorrowLimit = cloneInt(s.BorrowLimit)
+		if cand.BorrowLimit == nil {
+			cand.BorrowLimit = ptr(DefaultBorrowLimit)
+		}
+	}
+	cand.AbsoluteBorrowLimits = s.AbsoluteBorrowLimits
+	if annotatedLimitsHold(cat, cfg, s, cand, table) {
+		return s, cand.Strategy, cand.BorrowLimit
+	}
+	return sharing, strategy, borrowLimit
 }
 
 // teamOf is the team named by the queue's name, which is how the queue was found: labels and
@@ -232,49 +249,61 @@ func entryFromFlavor(cat *catalog.Catalog, f flavorTable, annEntries map[string]
 		}
 	}
 
-	e := Entry{InstanceType: f.name}
-	ae, ok := annEntries[f.name]
-	if ok {
-		var err error
-		if e.Count, err = parseIntPtr(ae.Count); err != nil {
-			ok = false // a corrupt entry is inferred like one the annotation lacks
-		}
-	}
-	if ok {
-		if ae.Accelerators != nil {
-			e.Accelerators = ptr(r.Accelerators)
-		}
-		if ae.VCPU != nil {
-			e.VCPU = cloneRat(r.VCPU)
-		}
-		if ae.MemoryGiB != nil {
-			e.MemoryGiB = cloneRat(r.MemoryGiB)
-		}
-		if ae.EFA != nil {
-			e.EFA = ptr(r.EFA)
-		}
-		if ap := ae.Partition; ap != nil {
-			p := Partition{Type: ap.Type}
-			if c, has := f.cells[MIGResourceName(ap.Type)]; has {
-				if p.Count, err = toInt64(c.nominal, MIGResourceName(ap.Type)); err != nil {
-					return Entry{}, Resolved{}, err
-				}
-			} else if n, err := strconv.ParseInt(ap.Count, 10, 64); err == nil {
-				p.Count = n
-			}
-			e.Partition = &p
-		}
-	} else {
-		switch {
-		case specPart != nil:
-			e.Partition = specPart
-		case accel != "":
-			e.Accelerators = ptr(r.Accelerators)
-		}
-		e.VCPU, e.MemoryGiB, e.EFA = cloneRat(r.VCPU), cloneRat(r.MemoryGiB), ptr(r.EFA)
+	ae, annotated := annEntries[f.name]
+	e, err := configuredEntry(f, r, ae, annotated, specPart)
+	if err != nil {
+		return Entry{}, Resolved{}, err
 	}
 	r.Configured = e.clone()
 	return e, r, nil
+}
+
+// configuredEntry is the entry as configured: the attributes the annotation entry ae records,
+// with values from the spec where it has them, or, for a flavor the annotation does not list
+// (or lists corruptly), every value inferred from the spec.
+func configuredEntry(f flavorTable, r Resolved, ae annotationEntry, annotated bool, specPart *Partition) (Entry, error) {
+	e := Entry{InstanceType: f.name}
+	if annotated {
+		var err error
+		if e.Count, err = parseIntPtr(ae.Count); err != nil {
+			annotated = false // a corrupt entry is inferred like one the annotation lacks
+		}
+	}
+	if !annotated {
+		switch {
+		case specPart != nil:
+			e.Partition = specPart
+		case r.AcceleratorResource != "":
+			e.Accelerators = ptr(r.Accelerators)
+		}
+		e.VCPU, e.MemoryGiB, e.EFA = cloneRat(r.VCPU), cloneRat(r.MemoryGiB), ptr(r.EFA)
+		return e, nil
+	}
+	if ae.Accelerators != nil {
+		e.Accelerators = ptr(r.Accelerators)
+	}
+	if ae.VCPU != nil {
+		e.VCPU = cloneRat(r.VCPU)
+	}
+	if ae.MemoryGiB != nil {
+		e.MemoryGiB = cloneRat(r.MemoryGiB)
+	}
+	if ae.EFA != nil {
+		e.EFA = ptr(r.EFA)
+	}
+	if ap := ae.Partition; ap != nil {
+		p := Partition{Type: ap.Type}
+		if c, has := f.cells[MIGResourceName(ap.Type)]; has {
+			var err error
+			if p.Count, err = toInt64(c.nominal, MIGResourceName(ap.Type)); err != nil {
+				return Entry{}, err
+			}
+		} else if n, err := strconv.ParseInt(ap.Count, 10, 64); err == nil {
+			p.Count = n
+		}
+		e.Partition = &p
+	}
+	return e, nil
 }
 
 // annotatedLimitsHold reports whether the annotated sharing explains the spec's limits, computed
