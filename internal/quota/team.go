@@ -104,8 +104,8 @@ var reservedNamespaceKeys = map[string]string{
 // import never takes them over.
 var namespaceSystemPrefixes = []string{"kubectl.kubernetes.io/"}
 
-// MaxAnnotationBytes is Kubernetes' limit on the total size of an object's annotations.
-const MaxAnnotationBytes = 256 * 1024
+// maxAnnotationBytes is Kubernetes' limit on the total size of an object's annotations.
+const maxAnnotationBytes = 256 * 1024
 
 // reservedNamespaceKey says why key is reserved, or returns "".
 func reservedNamespaceKey(key string) string {
@@ -150,9 +150,9 @@ func NamespaceMetadataProblems(attr string, values map[string]*string) []Problem
 			}
 		}
 	}
-	if attr == "annotations" && total > MaxAnnotationBytes {
+	if attr == "annotations" && total > maxAnnotationBytes {
 		l.add(-1, []string{attr}, "Annotations too large",
-			"The annotations add up to %d bytes; Kubernetes accepts at most %d. Remove or shorten some.", total, MaxAnnotationBytes)
+			"The annotations add up to %d bytes; Kubernetes accepts at most %d. Remove or shorten some.", total, maxAnnotationBytes)
 	}
 	return l.problems
 }
