@@ -25,7 +25,7 @@ import (
 )
 
 // createHyperPodTeam writes a team's objects with client-go in the shapes HyperPod's
-// task-governance add-on writes (hyperpod-reference.md section 2), without anything of this
+// task-governance add-on writes, without anything of this
 // provider: no managed-by label, no annotations. The quota is Count=1 of ml.g5.12xlarge with
 // LendAndBorrow and BorrowLimit=100: the raw instance size as nominal quota, as much again as
 // borrowing limit.

@@ -1,6 +1,6 @@
 package provider
 
-// Concurrent writers (issue 10, item 4): other field managers write the objects this provider
+// Concurrent writers: other field managers write the objects this provider
 // manages, between plan and apply, during an apply, and while Kueue holds a queue with its
 // finalizer. Server-side apply with force must restore exactly the provider's fields and leave
 // everyone else's alone.

@@ -24,7 +24,7 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-// The fault run of issue 10: twenty teams applied, updated and destroyed through a proxy that
+// The fault run: twenty teams applied, updated and destroyed through a proxy that
 // answers 30 % of the idempotent requests with 429, 500, 503, 504 or a reset (before or after
 // the server handled the request) and resets 10 % of the other requests (creates, deletes),
 // half of them after the server handled them. With the default retry settings every step must

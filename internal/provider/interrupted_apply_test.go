@@ -1,6 +1,6 @@
 package provider
 
-// Interrupted applies (issue 10, item 3), run with the real CLI (cli_harness_test.go): a
+// Interrupted applies, run with the real CLI (cli_harness_test.go): a
 // terraform killed with SIGKILL halfway through applying twenty teams, and an API server that
 // goes away halfway. After each, the state must hold exactly what exists, and a second apply
 // must converge with no manual step.
