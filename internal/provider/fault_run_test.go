@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/faultproxy"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
@@ -367,13 +368,13 @@ func frCheckDestroyed(*terraform.State) error {
 // handled it (asserted below), every step succeeded, and the inventory found exactly one object
 // per team.
 func TestAccFaultRun_twentyTeams(t *testing.T) {
-	requireKueue(t)
+	acctest.RequireKueue(t)
 	for i := range frTeams {
 		team := frTeam(i)
 		cleanupQueue(t, team)
 		tnsCleanupNamespace(t, quota.NamespaceName(team))
 	}
-	p, kubeconfig := faultProxy(t, faultproxy.Config{
+	p, kubeconfig := acctest.FaultProxy(t, faultproxy.Config{
 		Seed: frSeed,
 		// 30 % of GET, LIST, PUT and apply PATCH: 5 % each of 429, 500, 503, 504, reset
 		// before and reset after forwarding.
@@ -428,7 +429,7 @@ func TestAccFaultRun_twentyTeams(t *testing.T) {
 	}
 
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             frCheckDestroyed,
 		Steps: []resource.TestStep{

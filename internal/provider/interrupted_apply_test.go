@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/faultproxy"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -368,7 +369,7 @@ func iaDestroy(t *testing.T, cli *tfCLI, prefix string) {
 // iaLatencyProxy is the fault proxy with latency only (50-150 ms per request), which widens the
 // window in which some ClusterQueues exist and others do not.
 func iaLatencyProxy(t *testing.T) (*faultproxy.Proxy, string) {
-	return faultProxy(t, faultproxy.Config{
+	return acctest.FaultProxy(t, faultproxy.Config{
 		Seed:          1,
 		Idempotent:    faultproxy.Rates{Latency: 1},
 		NonIdempotent: faultproxy.Rates{Latency: 1},
@@ -415,7 +416,7 @@ func iaLogDiagnostics(t *testing.T, r tfResult) {
 // teams, then runs apply again: it must converge with no manual step (no import, no unlock, no
 // -lock=false), with an empty plan after it and the cluster equal to the state.
 func TestAccInterruptedApply_killedTerraform(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	prefix := iaPrefix("ik")
 	iaCleanup(t, prefix)
 	proxy, kubeconfig := iaLatencyProxy(t)
@@ -533,10 +534,10 @@ func iaUnwrap(s string) string { return strings.Join(strings.Fields(s), " ") }
 // included); and once the server is back, a second apply must converge with an empty plan after
 // it.
 func TestAccInterruptedApply_apiServerGone(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	prefix := iaPrefix("ig")
 	iaCleanup(t, prefix)
-	proxy, kubeconfig := faultProxy(t, faultproxy.Config{Seed: 1})
+	proxy, kubeconfig := acctest.FaultProxy(t, faultproxy.Config{Seed: 1})
 	cli := newTFCLI(t)
 	// A short retry budget keeps the outage's failures quick.
 	cli.writeConfig(iaConfig(prefix, fmt.Sprintf(`  config_path = %q
@@ -717,7 +718,7 @@ func iaInterrupt(p *tfProcess) error {
 // with no object left without state and nothing tainted that the provider did not report; a
 // second apply must converge with an empty plan after it.
 func TestAccInterruptedApply_interruptedTerraform(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	prefix := iaPrefix("ii")
 	iaCleanup(t, prefix)
 	proxy, kubeconfig := iaLatencyProxy(t)

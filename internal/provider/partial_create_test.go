@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/faultproxy"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -21,7 +22,7 @@ import (
 // fails exactly the second write of each resource: the LocalQueue of a team namespace, the
 // ClusterQueue's spec of a compute quota.
 func TestAccPartialCreate_savedTainted(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	const team = "pc-partial"
 	nsName, lqName, cqName := quota.NamespaceName(team), quota.LocalQueueName(team), quota.ClusterQueueName(team)
 	cleanupQueue(t, team)
@@ -30,8 +31,8 @@ func TestAccPartialCreate_savedTainted(t *testing.T) {
 		return r.Method == http.MethodPatch &&
 			(strings.Contains(r.URL.Path, "/localqueues/") || strings.Contains(r.URL.Path, "/clusterqueues/"))
 	}
-	_, kubeconfig := faultProxy(t, faultproxy.Config{Seed: 1, Idempotent: faultproxy.Rates{InternalError: 1}, Match: failSecondWrite})
-	resources := tnsConfig(team, "") + quotaConfig(team, `  resources = [{ instance_type = "ml.c5.4xlarge", vcpu = 2 }]`)
+	_, kubeconfig := acctest.FaultProxy(t, faultproxy.Config{Seed: 1, Idempotent: faultproxy.Rates{InternalError: 1}, Match: failSecondWrite})
+	resources := acctest.TeamNamespace(team).HCL() + acctest.Quota(team).Resource("ml.c5.4xlarge").VCPU(2).HCL()
 	flaky := fmt.Sprintf(`
 provider "hyperpod" {
   config_path = %q
@@ -97,15 +98,15 @@ provider "hyperpod" {
 
 // The compute quota's half of the same failure, on its own so its diagnostics can be matched.
 func TestAccPartialCreate_quotaSavedTainted(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	const team = "pc-partial-quota"
 	cqName := quota.ClusterQueueName(team)
 	cleanupQueue(t, team)
 	failSpec := func(r *http.Request) bool {
 		return r.Method == http.MethodPatch && strings.Contains(r.URL.Path, "/"+kueue.ClusterQueues.Resource+"/")
 	}
-	_, kubeconfig := faultProxy(t, faultproxy.Config{Seed: 1, Idempotent: faultproxy.Rates{ServiceUnavailable: 1}, Match: failSpec})
-	res := quotaConfig(team, `  resources = [{ instance_type = "ml.c5.4xlarge", vcpu = 2 }]`)
+	_, kubeconfig := acctest.FaultProxy(t, faultproxy.Config{Seed: 1, Idempotent: faultproxy.Rates{ServiceUnavailable: 1}, Match: failSpec})
+	res := acctest.Quota(team).Resource("ml.c5.4xlarge").VCPU(2).HCL()
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkQueueGone(t, team),

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"k8s.io/client-go/rest"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -115,10 +116,10 @@ func TestAccComputeQuota_refreshCost(t *testing.T) {
 provider "hyperpod" {
   host = %q
 }
-`, url) + quotaConfig(team, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }, { instance_type = "ml.c5.4xlarge", vcpu = 2 }]`)
+`, url) + acctest.Quota(team).Resource("ml.g5.12xlarge").Count(1).Resource("ml.c5.4xlarge").VCPU(2).HCL()
 	const apis = "/apis/kueue.x-k8s.io/v1beta2/"
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkQueueGone(t, team),
 		Steps: []resource.TestStep{
@@ -158,7 +159,7 @@ resource "hyperpod_team_namespace" "test" {
 `, url, team)
 	ns := quota.NamespaceName(team)
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: cfg},
@@ -269,7 +270,7 @@ resource "hyperpod_compute_quota" "q" {
 	}
 	lists := []string{"/api/v1/namespaces", apis + "localqueues", apis + "clusterqueues"}
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: cfg},
