@@ -155,3 +155,11 @@ func parsePath(p string) parsedPath {
 	}
 	return r
 }
+
+// MatchRequest returns a Match function accepting the requests whose classification f
+// accepts.
+func MatchRequest(f func(Request) bool) func(*http.Request) bool {
+	return func(r *http.Request) bool {
+		return f(ClassifyRequest(r.Method, r.URL.Path, r.URL.Query(), r.Header.Get("Content-Type")))
+	}
+}

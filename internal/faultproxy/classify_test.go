@@ -1,6 +1,7 @@
 package faultproxy
 
 import (
+	"net/http"
 	"net/url"
 	"testing"
 )
@@ -41,5 +42,27 @@ func TestClassifyRequest(t *testing.T) {
 	}
 	if got := (Request{NonResource: NonResourceDiscovery}).ResourceLabel(); got != NoResource {
 		t.Errorf("ResourceLabel of discovery = %q", got)
+	}
+}
+
+func TestMatchRequest(t *testing.T) {
+	match := MatchRequest(func(r Request) bool { return r.Verb == VerbApply && r.Resource == "clusterqueues" })
+	for _, c := range []struct {
+		method, path, contentType string
+		want                      bool
+	}{
+		{"PATCH", "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/q", "application/apply-patch+yaml", true},
+		{"PATCH", "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/q", "application/merge-patch+json", false},
+		{"GET", "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/q", "", false},
+		{"PATCH", "/apis/kueue.x-k8s.io/v1beta2/namespaces/n/localqueues/q", "application/apply-patch+yaml", false},
+	} {
+		r, err := http.NewRequest(c.method, "http://127.0.0.1"+c.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Header.Set("Content-Type", c.contentType)
+		if got := match(r); got != c.want {
+			t.Errorf("%s %s %s: match %t, want %t", c.method, c.path, c.contentType, got, c.want)
+		}
 	}
 }

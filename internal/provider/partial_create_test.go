@@ -2,9 +2,7 @@ package provider
 
 import (
 	"fmt"
-	"net/http"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -27,10 +25,9 @@ func TestAccPartialCreate_savedTainted(t *testing.T) {
 	nsName, lqName, cqName := quota.NamespaceName(team), quota.LocalQueueName(team), quota.ClusterQueueName(team)
 	cleanupQueue(t, team)
 	tnsCleanupNamespace(t, nsName)
-	failSecondWrite := func(r *http.Request) bool {
-		return r.Method == http.MethodPatch &&
-			(strings.Contains(r.URL.Path, "/localqueues/") || strings.Contains(r.URL.Path, "/clusterqueues/"))
-	}
+	failSecondWrite := faultproxy.MatchRequest(func(r faultproxy.Request) bool {
+		return isPatchOf(r, kueue.LocalQueues.Resource) || isPatchOf(r, kueue.ClusterQueues.Resource)
+	})
 	_, kubeconfig := acctest.FaultProxy(t, faultproxy.Config{Seed: 1, Idempotent: faultproxy.Rates{InternalError: 1}, Match: failSecondWrite})
 	resources := acctest.TeamNamespace(team).HCL() + acctest.Quota(team).Resource("ml.c5.4xlarge").VCPU(2).HCL()
 	flaky := fmt.Sprintf(`
@@ -102,9 +99,9 @@ func TestAccPartialCreate_quotaSavedTainted(t *testing.T) {
 	const team = "pc-partial-quota"
 	cqName := quota.ClusterQueueName(team)
 	cleanupQueue(t, team)
-	failSpec := func(r *http.Request) bool {
-		return r.Method == http.MethodPatch && strings.Contains(r.URL.Path, "/"+kueue.ClusterQueues.Resource+"/")
-	}
+	failSpec := faultproxy.MatchRequest(func(r faultproxy.Request) bool {
+		return isPatchOf(r, kueue.ClusterQueues.Resource)
+	})
 	_, kubeconfig := acctest.FaultProxy(t, faultproxy.Config{Seed: 1, Idempotent: faultproxy.Rates{ServiceUnavailable: 1}, Match: failSpec})
 	res := acctest.Quota(team).Resource("ml.c5.4xlarge").VCPU(2).HCL()
 	resource.Test(t, resource.TestCase{
@@ -125,4 +122,10 @@ func TestAccPartialCreate_quotaSavedTainted(t *testing.T) {
 			},
 		},
 	})
+}
+
+// isPatchOf reports whether r is a PATCH (server-side apply or another) of one object of
+// resource, or of one of its subresources.
+func isPatchOf(r faultproxy.Request, resource string) bool {
+	return (r.Verb == faultproxy.VerbApply || r.Verb == faultproxy.VerbPatch) && r.Resource == resource && r.Name != ""
 }
