@@ -1,6 +1,6 @@
 package catalog
 
-// Built-in figures: per-instance public figures from the HyperPod reference (section 3).
+// Built-in figures: per-instance public figures from the HyperPod instance reference table.
 // Each helper call is one instance type; sizes of a family are listed separately on purpose,
 // so a reviewer can compare each line with the reference table.
 

@@ -22,7 +22,7 @@ var (
 	wantMIGgb   = []string{"mig-1g.23gb", "mig-1g.47gb", "mig-2g.47gb", "mig-3g.93gb", "mig-4g.93gb", "mig-7g.186gb"}
 )
 
-// referenceTable is hyperpod-reference.md section 3, one entry per instance type, by hand.
+// referenceTable is the HyperPod instance reference table, one entry per instance type, by hand.
 var referenceTable = []struct {
 	name     string
 	acc      int64

@@ -63,6 +63,17 @@
 // byte, so a reset on such a request can be absorbed below the client and
 // shows up here as one more request (the next n, with its own decision).
 //
+// # Classifying, counting and recording
+//
+// ClassifyRequest is the one classifier of Kubernetes request paths (verb,
+// group, version, resource, subresource, namespace, name) that the proxy's
+// statistics, the bench and the request-count tests share. With Config.Record
+// the proxy keeps every request whole (Recorded) until ResetRecorded; with
+// Config.Upstream it reaches the target through a given transport, such as
+// rest.TransportFor, which adds the credentials for clients that send none.
+// With zero Rates the proxy injects nothing: it is then a request-counting
+// proxy.
+//
 // # Outages
 //
 // Down simulates the API server going away: the listener is closed (new
@@ -224,6 +235,16 @@ type Config struct {
 	// TLS makes the proxy serve HTTPS (HTTP/1.1) with a self-signed
 	// certificate for 127.0.0.1; clients trust Proxy.CAData.
 	TLS bool
+
+	// Upstream, when set, carries requests to the target instead of a
+	// transport built from New's tls.Config; rest.TransportFor(cfg) adds
+	// cfg's credentials, bearer tokens included, so that clients can talk
+	// plain HTTP to the proxy without any.
+	Upstream http.RoundTripper
+
+	// Record keeps every request whole (see Recorded), to count or replay
+	// them.
+	Record bool
 }
 
 // PathPrefix returns a Match function accepting requests whose URL path is
@@ -337,6 +358,8 @@ type Proxy struct {
 	decisions []Decision
 	paths     map[pathKey]*pathState
 	down      bool                        // between Down and Up: requests are reset
+	recorded  []Recorded                  // with Config.Record, since the last ResetRecorded
+	window    int                         // bumped by ResetRecorded: late answers of an old window are dropped
 	conns     map[net.Conn]http.ConnState // open client connections
 
 	// lifecycle serializes Down, Up and Close.
@@ -410,6 +433,10 @@ func New(target *url.URL, upstreamTLS *tls.Config, cfg Config) (*Proxy, error) {
 		}
 		scheme = "https"
 	}
+	var upstream http.RoundTripper = tr
+	if cfg.Upstream != nil {
+		upstream = cfg.Upstream
+	}
 	p := &Proxy{
 		cfg:       cfg,
 		caPEM:     caPEM,
@@ -425,7 +452,7 @@ func New(target *url.URL, upstreamTLS *tls.Config, cfg Config) (*Proxy, error) {
 			r.SetURL(target)
 			r.Out.Host = target.Host
 		},
-		Transport:     tr,
+		Transport:     upstream,
 		FlushInterval: -1, // watches stream
 		ModifyResponse: func(resp *http.Response) error {
 			if d, _ := resp.Request.Context().Value(ctxKey{}).(*Decision); d != nil && d.Fault == FaultResetAfter {
@@ -624,6 +651,9 @@ func (p *Proxy) Close() error {
 	p.ln = nil
 	err := p.srv.Close()
 	p.client.CloseIdleConnections()
+	if u, ok := p.cfg.Upstream.(interface{ CloseIdleConnections() }); ok {
+		u.CloseIdleConnections()
+	}
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
@@ -783,6 +813,14 @@ func (p *Proxy) countForwarded(verb string) {
 }
 
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
+	if p.cfg.Record {
+		done, err := p.record(r, &w)
+		if err != nil {
+			writeStatus(w, http.StatusBadRequest, "BadRequest", "faultproxy: reading the request body: "+err.Error(), 0)
+			return
+		}
+		defer done()
+	}
 	verb := Classify(r)
 	d := p.decide(r, verb)
 	if d != nil && d.Latency > 0 {
@@ -872,77 +910,6 @@ func writeStatus(w http.ResponseWriter, code int, reason, msg string, retryAfter
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)+1))
 	w.WriteHeader(code)
 	_, _ = w.Write(append(body, '\n'))
-}
-
-// Classify returns the Kubernetes verb of r (one of the Verb constants):
-//
-//	/api/v1/[watch/][namespaces/<ns>/]<resource>[/<name>[/<subresource>]]
-//	/apis/<g>/<v>/[watch/][namespaces/<ns>/]<resource>[/<name>[/<subresource>]]
-//
-// /api/v1/namespaces/<name> is the Namespace object. A GET of a collection is
-// a LIST, with watch=true (or the legacy /watch/ prefix) a WATCH.
-func Classify(r *http.Request) string {
-	name, watch, resource := parsePath(r.URL.Path)
-	if w := r.URL.Query().Get("watch"); w == "true" || w == "1" {
-		watch = true
-	}
-	switch r.Method {
-	case http.MethodGet, http.MethodHead:
-		switch {
-		case !resource:
-			return VerbGet
-		case watch:
-			return VerbWatch
-		case name == "":
-			return VerbList
-		default:
-			return VerbGet
-		}
-	case http.MethodPost:
-		return VerbCreate
-	case http.MethodPut:
-		return VerbUpdate
-	case http.MethodPatch:
-		if isApply(r.Header.Get("Content-Type")) {
-			return VerbApply
-		}
-		return VerbPatch
-	case http.MethodDelete:
-		if resource && name == "" {
-			return VerbDeleteCollection
-		}
-		return VerbDelete
-	default:
-		return VerbOther
-	}
-}
-
-// parsePath returns the object name ("" for a collection), whether the legacy
-// /watch/ prefix is used, and whether the path addresses a resource at all.
-func parsePath(p string) (name string, watch, resource bool) {
-	parts := strings.Split(strings.Trim(p, "/"), "/")
-	var rest []string
-	switch {
-	case len(parts) > 2 && parts[0] == "api":
-		rest = parts[2:]
-	case len(parts) > 3 && parts[0] == "apis":
-		rest = parts[3:]
-	default:
-		return "", false, false
-	}
-	if rest[0] == "watch" {
-		watch, rest = true, rest[1:]
-	}
-	if len(rest) >= 3 && rest[0] == "namespaces" && (len(rest) != 3 || rest[2] != "status" && rest[2] != "finalize") {
-		rest = rest[2:]
-	}
-	if len(rest) == 0 {
-		return "", watch, false
-	}
-	if len(rest) >= 2 {
-		name = rest[1]
-	}
-	return name, watch, true
 }
 
 // selfSigned makes a certificate for 127.0.0.1, valid for a day, that is its

@@ -20,12 +20,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
 // createHyperPodTeam writes a team's objects with client-go in the shapes HyperPod's
-// task-governance add-on writes (hyperpod-reference.md section 2), without anything of this
+// task-governance add-on writes, without anything of this
 // provider: no managed-by label, no annotations. The quota is Count=1 of ml.g5.12xlarge with
 // LendAndBorrow and BorrowLimit=100: the raw instance size as nominal quota, as much again as
 // borrowing limit.
@@ -38,11 +39,7 @@ func createHyperPodTeam(t *testing.T, team string) {
 	if _, err := acc.clientset.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating namespace: %v", err)
 	}
-	rf := kueue.ResourceFlavor{
-		TypeMeta:   metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: kueue.KindResourceFlavor},
-		ObjectMeta: metav1.ObjectMeta{Name: "ml.g5.12xlarge"},
-		Spec:       kueue.ResourceFlavorSpec{NodeLabels: map[string]string{quota.LabelInstanceType: "ml.g5.12xlarge"}},
-	}
+	rf := acctest.MakeResourceFlavor("ml.g5.12xlarge").Obj()
 	create := func(gvr schema.GroupVersionResource, namespace string, obj any) {
 		t.Helper()
 		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
@@ -54,7 +51,7 @@ func createHyperPodTeam(t *testing.T, team string) {
 			t.Fatalf("creating %s: %v", gvr.Resource, err)
 		}
 	}
-	create(kueue.ResourceFlavors, "", &rf)
+	create(kueue.ResourceFlavors, "", rf)
 	q := func(s string) k8sresource.Quantity { return k8sresource.MustParse(s) }
 	qp := func(s string) *k8sresource.Quantity { v := k8sresource.MustParse(s); return &v }
 	cq := kueue.ClusterQueue{
@@ -91,7 +88,7 @@ func createHyperPodTeam(t *testing.T, team string) {
 // imports and records this provider as the owner), plans empty; import blocks with for_each do
 // the same for a map of teams.
 func TestAccAdoption_hyperpodShapes(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	teams := []string{"adopt-gen", "adopt-each-a", "adopt-each-b"}
 	for _, team := range teams {
 		cleanupQueue(t, team)

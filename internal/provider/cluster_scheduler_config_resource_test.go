@@ -3,9 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -20,35 +18,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
 const schedAddr = "hyperpod_cluster_scheduler_config.test"
-
-// requireCluster skips without TF_ACC, like resource.Test, for tests that set up the cluster
-// before resource.Test runs.
-func requireCluster(t *testing.T) {
-	t.Helper()
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: runs with TF_ACC=1 (make test-acc), like every TestAcc test")
-	}
-	testAccPreCheck(t)
-}
-
-// schedConfig is a hyperpod_cluster_scheduler_config "test" with the given classes, in order.
-func schedConfig(classes ...quota.PriorityClass) string {
-	var b strings.Builder
-	for _, c := range classes {
-		fmt.Fprintf(&b, "    { name = %q, weight = %d },\n", c.Name, c.Weight)
-	}
-	return fmt.Sprintf(`
-resource "hyperpod_cluster_scheduler_config" "test" {
-  priority_classes = [
-%s  ]
-}
-`, b.String())
-}
 
 // getPriorityClass reads a WorkloadPriorityClass by object name; nil when it does not exist.
 func getPriorityClass(name string) (*unstructured.Unstructured, error) {
@@ -74,13 +49,9 @@ func cleanupPriorityClasses(t *testing.T, classes ...string) {
 }
 
 // createForeignPriorityClass creates a WorkloadPriorityClass as another tool would.
-func createForeignPriorityClass(t *testing.T, class string, value int64) {
+func createForeignPriorityClass(t *testing.T, class string, value int32) {
 	t.Helper()
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": kueue.GroupVersion.String(), "kind": kueue.KindWorkloadPriorityClass,
-		"metadata": map[string]any{"name": quota.PriorityClassObjectName(class)},
-		"value":    value,
-	}}
+	u := acctest.MakeWorkloadPriorityClass(quota.PriorityClassObjectName(class)).Value(value).Unstructured()
 	if _, err := acc.dynamic.Resource(kueue.WorkloadPriorityClasses).Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating priority class %s: %v", class, err)
 	}
@@ -129,7 +100,7 @@ func schedClass(i int, name string, weight int64) statecheck.StateCheck {
 // Create, drift (a changed value, a deleted class, an edited label), update (a class removed,
 // one added, a weight changed), import by class names, and destroy.
 func TestAccClusterSchedulerConfig_lifecycle(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	cleanupPriorityClasses(t, "acc-inference", "acc-training", "acc-research")
 	first := []quota.PriorityClass{{Name: "acc-inference", Weight: 100}, {Name: "acc-training", Weight: 50}}
 	second := []quota.PriorityClass{{Name: "acc-inference", Weight: 90}, {Name: "acc-research", Weight: 0}}
@@ -138,7 +109,7 @@ func TestAccClusterSchedulerConfig_lifecycle(t *testing.T) {
 		CheckDestroy:             checkPriorityClasses(nil, "acc-inference", "acc-training", "acc-research"),
 		Steps: []resource.TestStep{
 			{
-				Config: schedConfig(first...),
+				Config: acctest.SchedulerConfig(first...).HCL(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(schedAddr, tfjsonpath.New("id"), knownvalue.StringExact("acc-inference,acc-training")),
 					plancheck.ExpectKnownValue(schedAddr, tfjsonpath.New("priority_classes").AtSliceIndex(1).AtMapKey("priority_class_name"),
@@ -180,7 +151,7 @@ func TestAccClusterSchedulerConfig_lifecycle(t *testing.T) {
 						t.Errorf("patching: %v", err)
 					}
 				},
-				Config: schedConfig(first...),
+				Config: acctest.SchedulerConfig(first...).HCL(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(schedAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(schedAddr, tfjsonpath.New("drift"), knownvalue.ListExact(nil)),
@@ -188,7 +159,7 @@ func TestAccClusterSchedulerConfig_lifecycle(t *testing.T) {
 				Check: checkPriorityClasses(first),
 			},
 			{
-				Config: schedConfig(second...),
+				Config: acctest.SchedulerConfig(second...).HCL(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(schedAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(schedAddr, tfjsonpath.New("id"), knownvalue.StringExact("acc-inference,acc-research")),
@@ -209,13 +180,13 @@ func TestAccClusterSchedulerConfig_lifecycle(t *testing.T) {
 
 // The drift line of an edited label shows in the refreshed state.
 func TestAccClusterSchedulerConfig_labelDrift(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	cleanupPriorityClasses(t, "acc-labelled")
 	classes := []quota.PriorityClass{{Name: "acc-labelled", Weight: 5}}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			{Config: schedConfig(classes...), Check: checkPriorityClasses(classes)},
+			{Config: acctest.SchedulerConfig(classes...).HCL(), Check: checkPriorityClasses(classes)},
 			{
 				PreConfig: func() {
 					patch := []byte(`{"metadata":{"labels":{"app.kubernetes.io/managed-by":null}}}`)
@@ -232,7 +203,7 @@ func TestAccClusterSchedulerConfig_labelDrift(t *testing.T) {
 						`WorkloadPriorityClass "acc-labelled-priority" label app.kubernetes.io/managed-by is missing`),
 				),
 			},
-			{Config: schedConfig(classes...), Check: checkPriorityClasses(classes)},
+			{Config: acctest.SchedulerConfig(classes...).HCL(), Check: checkPriorityClasses(classes)},
 		},
 	})
 }
@@ -241,7 +212,7 @@ func TestAccClusterSchedulerConfig_labelDrift(t *testing.T) {
 // named and left untouched; the classes the failed create made are saved to the state, tainted,
 // and the next apply (here a destroy) deletes them. Importing it takes it over explicitly.
 func TestAccClusterSchedulerConfig_existingClass(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	cleanupPriorityClasses(t, "acc-fresh", "acc-taken")
 	createForeignPriorityClass(t, "acc-taken", 42)
 	classes := []quota.PriorityClass{{Name: "acc-fresh", Weight: 1}, {Name: "acc-taken", Weight: 2}}
@@ -249,7 +220,7 @@ func TestAccClusterSchedulerConfig_existingClass(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: schedConfig(classes...),
+				Config: acctest.SchedulerConfig(classes...).HCL(),
 				ExpectError: regexp.MustCompile(`(?s)WorkloadPriorityClass already exists.*acc-taken-priority.*another tool.*terraform import` +
 					`.*partly created.*` + tnsPhrase(`Written: WorkloadPriorityClass "acc-fresh-priority". Not written: WorkloadPriorityClass "acc-taken-priority"`)),
 			},
@@ -270,7 +241,7 @@ func TestAccClusterSchedulerConfig_existingClass(t *testing.T) {
 				},
 			},
 			{
-				Config:             schedConfig(quota.PriorityClass{Name: "acc-taken", Weight: 2}),
+				Config:             acctest.SchedulerConfig(quota.PriorityClass{Name: "acc-taken", Weight: 2}).HCL(),
 				ResourceName:       schedAddr,
 				ImportState:        true,
 				ImportStateId:      "acc-taken",
@@ -283,7 +254,7 @@ func TestAccClusterSchedulerConfig_existingClass(t *testing.T) {
 				},
 			},
 			{
-				Config: schedConfig(quota.PriorityClass{Name: "acc-taken", Weight: 2}),
+				Config: acctest.SchedulerConfig(quota.PriorityClass{Name: "acc-taken", Weight: 2}).HCL(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(schedAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectUnknownValue(schedAddr, tfjsonpath.New("owner_id")),
@@ -296,13 +267,13 @@ func TestAccClusterSchedulerConfig_existingClass(t *testing.T) {
 
 // A class recorded for another owner is refused at plan time, naming that owner.
 func TestAccClusterSchedulerConfig_foreignOwner(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	cleanupPriorityClasses(t, "acc-owned")
 	classes := []quota.PriorityClass{{Name: "acc-owned", Weight: 3}}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			{Config: schedConfig(classes...), Check: checkPriorityClasses(classes)},
+			{Config: acctest.SchedulerConfig(classes...).HCL(), Check: checkPriorityClasses(classes)},
 			{
 				PreConfig: func() {
 					patch := []byte(`{"metadata":{"annotations":{"` + quota.AnnotationOwner + `":"someone-else"}}}`)
@@ -311,7 +282,7 @@ func TestAccClusterSchedulerConfig_foreignOwner(t *testing.T) {
 						t.Errorf("patching: %v", err)
 					}
 				},
-				Config:      schedConfig(quota.PriorityClass{Name: "acc-owned", Weight: 4}),
+				Config:      acctest.SchedulerConfig(quota.PriorityClass{Name: "acc-owned", Weight: 4}).HCL(),
 				ExpectError: regexp.MustCompile(`(?s)Priority class owned by another resource.*` + tnsPhrase(`owner_id "someone-else"`)),
 			},
 			{
@@ -332,7 +303,7 @@ func TestAccClusterSchedulerConfig_foreignOwner(t *testing.T) {
 
 // Plan-time validation, before any API call.
 func TestAccClusterSchedulerConfig_validation(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	eleven := make([]quota.PriorityClass, 11)
 	for i := range eleven {
 		eleven[i] = quota.PriorityClass{Name: fmt.Sprintf("c%d", i), Weight: 1}
@@ -340,11 +311,11 @@ func TestAccClusterSchedulerConfig_validation(t *testing.T) {
 	for _, tc := range []struct {
 		name, config, want string
 	}{
-		{"duplicate", schedConfig(quota.PriorityClass{Name: "a", Weight: 1}, quota.PriorityClass{Name: "a", Weight: 2}),
+		{"duplicate", acctest.SchedulerConfig(quota.PriorityClass{Name: "a", Weight: 1}, quota.PriorityClass{Name: "a", Weight: 2}).HCL(),
 			`(?s)Duplicate priority class.*priority_classes\[1\]\.name.*already declared at\s+priority_classes\[0\]`},
-		{"weight", schedConfig(quota.PriorityClass{Name: "a", Weight: 101}), `(?s)weight.*between 0 and 100`},
-		{"name", schedConfig(quota.PriorityClass{Name: "Training", Weight: 1}), `(?s)lower-case letters`},
-		{"too many", schedConfig(eleven...), `(?s)priority_classes.*at most 10`},
+		{"weight", acctest.SchedulerConfig(quota.PriorityClass{Name: "a", Weight: 101}).HCL(), `(?s)weight.*between 0 and 100`},
+		{"name", acctest.SchedulerConfig(quota.PriorityClass{Name: "Training", Weight: 1}).HCL(), `(?s)lower-case letters`},
+		{"too many", acctest.SchedulerConfig(eleven...).HCL(), `(?s)priority_classes.*at most 10`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resource.Test(t, resource.TestCase{
@@ -357,7 +328,7 @@ func TestAccClusterSchedulerConfig_validation(t *testing.T) {
 
 // An unknown class name plans: only what depends on it is unknown.
 func TestAccClusterSchedulerConfig_unknownName(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	cleanupPriorityClasses(t, "acc-known", "acc-later")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -388,7 +359,7 @@ resource "hyperpod_cluster_scheduler_config" "test" {
 // Within a team, a higher-priority job preempts a lower-priority one when the team's
 // preempt_team_tasks is LowerPriority; with Never it waits for the lower one to finish.
 func TestAccAdmission_priorityPreemption(t *testing.T) {
-	requireKueue(t)
+	acctest.RequireKueue(t)
 	teams := []string{"e2e-prio-preempt", "e2e-prio-never"}
 	e2eCleanup(t, teams...)
 	cleanupPriorityClasses(t, "e2e-low", "e2e-high")
@@ -399,7 +370,7 @@ func TestAccAdmission_priorityPreemption(t *testing.T) {
   preempt_team_tasks = %q
   depends_on         = [hyperpod_cluster_scheduler_config.test]`, name, preempt))
 	}
-	config := schedConfig(quota.PriorityClass{Name: "e2e-low", Weight: 10}, quota.PriorityClass{Name: "e2e-high", Weight: 90}) +
+	config := acctest.SchedulerConfig(quota.PriorityClass{Name: "e2e-low", Weight: 10}, quota.PriorityClass{Name: "e2e-high", Weight: 90}).HCL() +
 		team("e2e-prio-preempt", "LowerPriority") + team("e2e-prio-never", "Never")
 	evicted := func(w *unstructured.Unstructured) bool {
 		s, _, _ := condition(w, "Evicted")

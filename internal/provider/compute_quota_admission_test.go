@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -32,17 +33,6 @@ import (
 // End-to-end tests: the real Kueue manager (started by TestMain with the local control plane)
 // decides admission for the quotas the provider writes. They need HYPERPOD_KUEUE on (the
 // default); with it off they fail rather than pass without Kueue.
-
-func requireKueue(t *testing.T) {
-	t.Helper()
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: runs with TF_ACC=1 (make test-acc), like every TestAcc test")
-	}
-	testAccPreCheck(t)
-	if !localcluster.KueueFromEnv() {
-		t.Fatalf("this test asserts decisions of the Kueue controller, which %s=off turned off", localcluster.EnvKueue)
-	}
-}
 
 // submitJob creates a suspended batch/v1 Job in the team's namespace, labelled with its
 // LocalQueue, on the instance type's nodes, requesting the given resources for one pod.
@@ -244,7 +234,7 @@ func conditionsOf(u *unstructured.Unstructured) any {
 // Job within the nominal quota is admitted on the quota's flavor, and one beyond it waits with
 // Kueue's reason.
 func TestAccAdmission_withinAndBeyondNominal(t *testing.T) {
-	requireKueue(t)
+	acctest.RequireKueue(t)
 	const team = "e2e-nominal"
 	cleanupQueue(t, team)
 	tnsCleanupNamespace(t, quota.NamespaceName(team))
@@ -253,10 +243,10 @@ func TestAccAdmission_withinAndBeyondNominal(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: tnsConfig(team, "  force_destroy = true") + quotaConfig(team, `
+			Config: acctest.TeamNamespace(team).ForceDestroy().HCL() + acctest.Quota(team).Body(`
   resources        = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
   resource_sharing = { strategy = "DontLend" }
-  depends_on       = [hyperpod_team_namespace.test]`),
+  depends_on       = [hyperpod_team_namespace.test]`).HCL(),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				checkQueueActive(t, team),
 				func(*terraform.State) error {
@@ -356,7 +346,7 @@ func waitBorrowed(team, flavor, res, want string) error {
 // percent from an idle lender; a job beyond that waits. A Lend team never borrows, and a
 // DontLend team's idle quota is never borrowed.
 func TestAccAdmission_lendingAndBorrowing(t *testing.T) {
-	requireKueue(t)
+	acctest.RequireKueue(t)
 	teams := []string{"e2e-lender", "e2e-borrower", "e2e-lend-only", "e2e-keeper", "e2e-wants"}
 	e2eCleanup(t, teams...)
 	one := `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]` // 4 GPUs
@@ -415,7 +405,7 @@ func TestAccAdmission_lendingAndBorrowing(t *testing.T) {
 
 // activation_state = "Disabled" holds new workloads; enabling the quota again admits them.
 func TestAccAdmission_disabledHolds(t *testing.T) {
-	requireKueue(t)
+	acctest.RequireKueue(t)
 	const team = "e2e-disabled"
 	cleanupQueue(t, team)
 	tnsCleanupNamespace(t, quota.NamespaceName(team))
@@ -470,7 +460,7 @@ func TestAccAdmission_disabledHolds(t *testing.T) {
 // ClusterQueue gets nothing admitted. A CPU-only quota admits a CPU job, and a quota sized by
 // MIG partitions admits a job requesting that partition.
 func TestAccAdmission_selectorCPUAndMIG(t *testing.T) {
-	requireKueue(t)
+	acctest.RequireKueue(t)
 	teams := []string{"e2e-owner", "e2e-intruder", "e2e-cpu", "e2e-mig"}
 	e2eCleanup(t, teams...)
 	config := e2eTeam("e2e-owner", `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
@@ -538,7 +528,7 @@ func TestAccAdmission_selectorCPUAndMIG(t *testing.T) {
 // hyperpod_team_usage reports what Kueue reports for a borrowing team: nominal quota, reserved
 // and used amounts, the borrowed part, the workload counts and the Active condition.
 func TestAccTeamUsage_borrowing(t *testing.T) {
-	requireKueue(t)
+	acctest.RequireKueue(t)
 	teams := []string{"e2e-usage-a", "e2e-usage-b"}
 	e2eCleanup(t, teams...)
 	config := lenderAndBorrower("e2e-usage", "e2e-usage-a", "e2e-usage-b", `{ strategy = "LendAndBorrow", borrow_limit = 50 }`)
@@ -585,7 +575,7 @@ data "hyperpod_team_usage" "b" {
 // A team without a ClusterQueue is a clear error.
 func TestAccTeamUsage_missingQueue(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      `data "hyperpod_team_usage" "none" { team = "no-such-team" }`,
@@ -667,7 +657,7 @@ func checkAllActive(t *testing.T, teams, flavors []string) resource.TestCheckFun
 // promises (ml-research borrows the idle evaluation team's H100s); and the quickstart's usage
 // data sources report the borrowing.
 func TestAccAdmission_quickstart(t *testing.T) {
-	requireKueue(t)
+	acctest.RequireKueue(t)
 	e2eCleanup(t, quickstartTeams...)
 	cleanupPriorityClasses(t, "inference", "training", "experimentation")
 	jobs, err := localcluster.ReadJobs(filepath.Join("..", "..", "examples", "quickstart", "jobs.yaml"))
@@ -847,7 +837,7 @@ func checkWorkloadPriorityClasses(want map[string]int64) resource.TestCheckFunc 
 // A lender reclaims its lent quota: when its own job arrives, Kueue preempts the borrower's
 // workload that uses the borrowed quota, and admits the lender's.
 func TestAccAdmission_lenderReclaims(t *testing.T) {
-	requireKueue(t)
+	acctest.RequireKueue(t)
 	teams := []string{"e2e-reclaim-lender", "e2e-reclaim-borrower"}
 	e2eCleanup(t, teams...)
 	config := lenderAndBorrower("e2e-reclaim", "e2e-reclaim-lender", "e2e-reclaim-borrower", `{ strategy = "LendAndBorrow", borrow_limit = 100 }`)
@@ -885,7 +875,7 @@ func TestAccAdmission_lenderReclaims(t *testing.T) {
 // borrow_limit = 100 but at most 1 borrowed GPU, a 5-GPU job on a 4-GPU quota is admitted by
 // borrowing 1, and one more GPU waits although the lender is idle.
 func TestAccAdmission_absoluteBorrowLimit(t *testing.T) {
-	requireKueue(t)
+	acctest.RequireKueue(t)
 	teams := []string{"e2e-abs-lender", "e2e-abs-borrower"}
 	e2eCleanup(t, teams...)
 	config := lenderAndBorrower("e2e-abs", "e2e-abs-lender", "e2e-abs-borrower", `{
@@ -914,7 +904,7 @@ func TestAccAdmission_absoluteBorrowLimit(t *testing.T) {
 // weight-0 team's share as infinite. So a weight-0 team that borrows 1 GPU is preempted for a
 // weight-1 team that wants 4, while with weight 1 on both the larger borrower waits.
 func TestAccAdmission_fairShareWeightZero(t *testing.T) {
-	requireKueue(t)
+	acctest.RequireKueue(t)
 	teams := []string{"e2e-fs0-lender", "e2e-fs0-small", "e2e-fs0-big", "e2e-fs1-lender", "e2e-fs1-small", "e2e-fs1-big"}
 	e2eCleanup(t, teams...)
 	team := func(name, cohort, sharing, weight string) string {
@@ -994,7 +984,7 @@ func exampleConfig(t *testing.T, files ...string) string {
 // webhooks: every queue and flavor they write is Active, except the quota the example disables
 // on purpose, which Kueue reports stopped. The data source examples then read them.
 func TestAccAdmission_docExamplesActive(t *testing.T) {
-	requireKueue(t)
+	acctest.RequireKueue(t)
 	teams := []string{"ml-research", "inference", "notebooks", "data-prep", "evaluation", "sandbox"}
 	e2eCleanup(t, teams...)
 	cleanupPriorityClasses(t, "inference", "training", "experimentation")

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ktypes "k8s.io/apimachinery/pkg/types"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
@@ -26,17 +27,6 @@ import (
 const quotaAddr = "hyperpod_compute_quota.test"
 
 var res0 = tfjsonpath.New("resources").AtSliceIndex(0)
-
-// quotaConfig is a quota named after its team with the given HCL body inside the resource.
-func quotaConfig(team, body string) string {
-	return fmt.Sprintf(`
-resource "hyperpod_compute_quota" "test" {
-  name = "%s-quota"
-  team = %q
-%s
-}
-`, team, team, body)
-}
 
 func planned(attr tfjsonpath.Path, v knownvalue.Check) plancheck.PlanCheck {
 	return plancheck.ExpectKnownValue(quotaAddr, attr, v)
@@ -51,7 +41,7 @@ func TestAccComputeQuota_acceleratorsOnly(t *testing.T) {
 	addr := quotaAddr
 	cleanupQueue(t, team)
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkQueueGone(t, team),
 		Steps: []resource.TestStep{{
@@ -96,7 +86,7 @@ func TestAccComputeQuota_countMetaArgumentAndInstances(t *testing.T) {
 	}
 	addr := "hyperpod_compute_quota.team"
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             resource.ComposeTestCheckFunc(checkQueueGone(t, teams[0]), checkQueueGone(t, teams[1])),
 		Steps: []resource.TestStep{{
@@ -141,11 +131,11 @@ func TestAccComputeQuota_mixedEntries(t *testing.T) {
 	const team = "qacc-mixed"
 	cleanupQueue(t, team)
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkQueueGone(t, team),
 		Steps: []resource.TestStep{{
-			Config: quotaConfig(team, `
+			Config: acctest.Quota(team).Body(`
   resources = [
     { instance_type = "ml.g5.24xlarge", accelerators = 16, vcpu = 200, memory_in_gib = 2 },
     { instance_type = "ml.p4d.24xlarge", accelerator_partition = { type = "mig-1g.5gb", count = 2 } },
@@ -153,7 +143,7 @@ func TestAccComputeQuota_mixedEntries(t *testing.T) {
     { instance_type = "ml.c5.9xlarge", memory_in_gib = 2.9 },
     { instance_type = "ml.trn1.32xlarge", accelerators = 8 },
   ]
-`),
+`).HCL(),
 			ConfigPlanChecks: preApply(
 				planned(res0.AtMapKey("vcpu"), knownvalue.Float64Exact(200)),
 				planned(res0.AtMapKey("memory_in_gib"), knownvalue.Float64Exact(2)),
@@ -192,12 +182,12 @@ func TestAccComputeQuota_strategies(t *testing.T) {
   resources = [{ instance_type = "ml.g5.12xlarge", count = 2 }]
 `
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkQueueGone(t, team),
 		Steps: []resource.TestStep{
 			{
-				Config: quotaConfig(team, entry+`
+				Config: acctest.Quota(team).Body(entry + `
   resource_sharing = {
     strategy     = "LendAndBorrow"
     borrow_limit = 75
@@ -206,7 +196,7 @@ func TestAccComputeQuota_strategies(t *testing.T) {
   fair_share_weight  = 40
   preempt_team_tasks = "Never"
   cohort             = "research-cohort"
-`),
+`).HCL(),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkQuantity(t, team, "ml.g5.12xlarge", "nvidia.com/gpu", "borrowing", "1"),
 					checkQuantity(t, team, "ml.g5.12xlarge", "memory", "borrowing", "10752Mi"),
@@ -239,10 +229,10 @@ func TestAccComputeQuota_strategies(t *testing.T) {
 				),
 			},
 			{
-				Config: quotaConfig(team, entry+`
+				Config: acctest.Quota(team).Body(entry + `
   resource_sharing = { strategy = "Lend" }
   activation_state = "Disabled"
-`),
+`).HCL(),
 				ConfigPlanChecks: preApply(
 					plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionUpdate),
 					planned(tfjsonpath.New("resource_sharing").AtMapKey("borrow_limit"), knownvalue.Null()),
@@ -262,9 +252,9 @@ func TestAccComputeQuota_strategies(t *testing.T) {
 				),
 			},
 			{
-				Config: quotaConfig(team, entry+`
+				Config: acctest.Quota(team).Body(entry + `
   resource_sharing = { strategy = "DontLend" }
-`),
+`).HCL(),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkQuantity(t, team, "ml.g5.12xlarge", "cpu", "borrowing", "0"),
 					checkQuantity(t, team, "ml.g5.12xlarge", "cpu", "lending", "0"),
@@ -282,12 +272,12 @@ func TestAccComputeQuota_updateAndReplace(t *testing.T) {
 	cleanupQueue(t, team)
 	cleanupQueue(t, team2)
 	cfg := func(team string, accelerators int) string {
-		return quotaConfig(team, fmt.Sprintf(`
+		return acctest.Quota(team).Body(fmt.Sprintf(`
   resources = [{ instance_type = "ml.p5.48xlarge", accelerators = %d }]
-`, accelerators))
+`, accelerators)).HCL()
 	}
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             resource.ComposeTestCheckFunc(checkQueueGone(t, team), checkQueueGone(t, team2)),
 		Steps: []resource.TestStep{
@@ -323,9 +313,9 @@ func TestAccComputeQuota_drift(t *testing.T) {
 	// A type no other test uses, so deleting its flavor cannot disturb them.
 	const driftFlavor = "ml.g6.4xlarge"
 	cleanupQueue(t, team)
-	cfg := quotaConfig(team, `
+	cfg := acctest.Quota(team).Body(`
   resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }, { instance_type = "ml.g6.4xlarge", count = 1 }]
-`)
+`).HCL()
 	expectUpdate := preApply(plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionUpdate))
 	restored := resource.ComposeAggregateTestCheckFunc(
 		checkQuantity(t, team, "ml.g5.12xlarge", "cpu", "nominal", "48"),
@@ -338,7 +328,7 @@ func TestAccComputeQuota_drift(t *testing.T) {
 		}),
 	)
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkQueueGone(t, team),
 		Steps: []resource.TestStep{
@@ -407,11 +397,11 @@ func TestAccComputeQuota_drift(t *testing.T) {
 func TestAccComputeQuota_noDrift(t *testing.T) {
 	const team = "qacc-nodrift"
 	cleanupQueue(t, team)
-	cfg := quotaConfig(team, `
+	cfg := acctest.Quota(team).Body(`
   resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
-`)
+`).HCL()
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkQueueGone(t, team),
 		Steps: []resource.TestStep{
@@ -456,7 +446,7 @@ func applyForeignLabel(t *testing.T, team string) {
 func TestAccComputeQuota_import(t *testing.T) {
 	const team = "qacc-import"
 	cleanupQueue(t, team)
-	cfg := quotaConfig(team, `
+	cfg := acctest.Quota(team).Body(`
   description = "imported"
   resources = [
     { instance_type = "ml.g5.12xlarge", count = 1 },
@@ -467,9 +457,9 @@ func TestAccComputeQuota_import(t *testing.T) {
     borrow_limit           = 20
     absolute_borrow_limits = [{ instance_type = "ml.g5.12xlarge", vcpu = 1.5 }]
   }
-`)
+`).HCL()
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkQueueGone(t, team),
 		Steps: []resource.TestStep{
@@ -506,13 +496,13 @@ func TestAccComputeQuota_import(t *testing.T) {
 func TestAccComputeQuota_refusesForeignQueue(t *testing.T) {
 	const team = "qacc-foreign"
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
-				makeClusterQueue(quota.ClusterQueueName(team)).flavor("ml.g5.12xlarge", nominal{cpu: "1", memory: "1Gi", accelerators: "0"}).create(t)
+				acctest.MakeClusterQueue(quota.ClusterQueueName(team)).Flavor("ml.g5.12xlarge", acctest.Nominal{CPU: "1", Memory: "1Gi", Accelerators: "0"}).Create(t)
 			},
-			Config:      quotaConfig(team, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`),
+			Config:      acctest.Quota(team).Resource("ml.g5.12xlarge").Count(1).HCL(),
 			ExpectError: regexp.MustCompile(`(?s)ClusterQueue already exists.*hyperpod-ns-qacc-foreign-clusterqueue.*terraform import.*qacc-foreign`),
 		}},
 	})
@@ -546,7 +536,7 @@ func TestAccComputeQuota_planTimeErrors(t *testing.T) {
 	var steps []resource.TestStep
 	for _, c := range cases {
 		steps = append(steps, resource.TestStep{
-			Config:      unreachableProvider + quotaConfig("qacc-errors", c.body),
+			Config:      unreachableProvider + acctest.Quota("qacc-errors").Body(c.body).HCL(),
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(c.want),
 		})
@@ -562,7 +552,7 @@ func TestAccComputeQuota_plansWithoutCluster(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config:             unreachableProvider + quotaConfig("qacc-offline", `  resources = [{ instance_type = "ml.g6e.48xlarge", accelerators = 4 }]`),
+			Config:             unreachableProvider + acctest.Quota("qacc-offline").Resource("ml.g6e.48xlarge").Accelerators(4).HCL(),
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
@@ -613,11 +603,7 @@ func TestAccComputeQuota_resourceFlavors(t *testing.T) {
 	cleanupQueue(t, team)
 	// Someone else's flavor, made before the quota: the provider must leave it alone.
 	createForeignFlavor := func() {
-		foreign := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": kueue.GroupVersion.String(), "kind": kueue.KindResourceFlavor,
-			"metadata": map[string]any{"name": theirs},
-			"spec":     map[string]any{"nodeLabels": map[string]any{quota.LabelInstanceType: theirs}},
-		}}
+		foreign := acctest.MakeResourceFlavor(theirs).Unstructured()
 		if _, err := acc.dynamic.Resource(kueue.ResourceFlavors).Create(context.Background(), foreign, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatal(err)
 		}
@@ -626,7 +612,7 @@ func TestAccComputeQuota_resourceFlavors(t *testing.T) {
 		})
 	}
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy: func(s *terraform.State) error {
 			if _, ok := flavorLabels(ours); ok {
@@ -640,7 +626,7 @@ func TestAccComputeQuota_resourceFlavors(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				PreConfig: createForeignFlavor,
-				Config:    quotaConfig(team, fmt.Sprintf(`  resources = [{ instance_type = %q, count = 1 }, { instance_type = %q, count = 1 }]`, ours, theirs)),
+				Config:    acctest.Quota(team).Body(fmt.Sprintf(`  resources = [{ instance_type = %q, count = 1 }, { instance_type = %q, count = 1 }]`, ours, theirs)).HCL(),
 				Check: func(*terraform.State) error {
 					labels, ok := flavorLabels(ours)
 					if !ok || labels[quota.LabelManagedBy] != quota.ManagedByValue {
@@ -661,10 +647,10 @@ func TestAccComputeQuota_resourceFlavors(t *testing.T) {
 func TestAccComputeQuota_deleteHeldByFinalizer(t *testing.T) {
 	const team = "qacc-finalizer"
 	cleanupQueue(t, team)
-	cfg := quotaConfig(team, `
+	cfg := acctest.Quota(team).Body(`
   resources = [{ instance_type = "ml.c5.4xlarge", vcpu = 2 }]
   timeouts { delete = "3s" }
-`)
+`).HCL()
 	setFinalizers := func(finalizers string) func() {
 		return func() {
 			patchQueue(t, team, fmt.Sprintf(`{"metadata":{"finalizers":%s}}`, finalizers))
@@ -679,7 +665,7 @@ func TestAccComputeQuota_deleteHeldByFinalizer(t *testing.T) {
 		}
 	})
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkQueueGone(t, team),
 		Steps: []resource.TestStep{
@@ -708,7 +694,7 @@ func TestAccComputeQuota_unknownInputs(t *testing.T) {
 	const team = "qacc-unknown"
 	cleanupQueue(t, team)
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkQueueGone(t, team),
 		Steps: []resource.TestStep{{
@@ -756,10 +742,10 @@ resource "hyperpod_compute_quota" "test" {
 func TestAccComputeQuota_ownership(t *testing.T) {
 	const team = "qacc-owner"
 	cleanupQueue(t, team)
-	cfg := quotaConfig(team, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`)
+	cfg := acctest.Quota(team).Resource("ml.g5.12xlarge").Count(1).HCL()
 	// Not parallel: a step runs a second, independent test case (another state) inside it.
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
 			cq, found := getClusterQueue(t, team)
@@ -782,7 +768,7 @@ func TestAccComputeQuota_ownership(t *testing.T) {
 					resource.Test(t, resource.TestCase{
 						ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 						Steps: []resource.TestStep{{
-							Config: quotaConfig(team, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 2 }]`),
+							Config: acctest.Quota(team).Resource("ml.g5.12xlarge").Count(2).HCL(),
 							ExpectError: regexp.MustCompile(`(?s)ClusterQueue already exists.*` +
 								tnsPhrase(`managed by another Terraform resource (owner_id "`) + `[0-9a-f-]+` +
 								tnsPhrase(`" for compute quota "qacc-owner-quota")`) + `.*` +
@@ -812,15 +798,15 @@ func TestAccComputeQuota_ownership(t *testing.T) {
 func TestAccComputeQuota_importTakesOver(t *testing.T) {
 	const team = "qacc-takeover"
 	cleanupQueue(t, team)
-	cfg := quotaConfig(team, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`)
+	cfg := acctest.Quota(team).Resource("ml.g5.12xlarge").Count(1).HCL()
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkQueueGone(t, team),
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
-					makeClusterQueue(quota.ClusterQueueName(team)).flavor("ml.g5.12xlarge", nominal{cpu: "48", memory: "192Gi", accelerators: "4"}).create(t)
+					acctest.MakeClusterQueue(quota.ClusterQueueName(team)).Flavor("ml.g5.12xlarge", acctest.Nominal{CPU: "48", Memory: "192Gi", Accelerators: "4"}).Create(t)
 					patchQueue(t, team, `{"metadata":{"labels":{"`+quota.LabelManagedBy+`":"`+quota.ManagedByValue+`"},"annotations":{"`+quota.AnnotationOwner+`":"previous-owner"}}}`)
 				},
 				Config: cfg + fmt.Sprintf("\nimport {\n  to = %s\n  id = %q\n}\n", quotaAddr, team),
@@ -846,23 +832,23 @@ func TestAccComputeQuota_createWaitsForDeletion(t *testing.T) {
 		patchQueue(t, team, `{"metadata":{"finalizers":null}}`)
 	}
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkQueueGone(t, team),
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
-					makeClusterQueue(quota.ClusterQueueName(team)).flavor("ml.g5.12xlarge", nominal{cpu: "1", memory: "1Gi", accelerators: "0"}).create(t)
+					acctest.MakeClusterQueue(quota.ClusterQueueName(team)).Flavor("ml.g5.12xlarge", acctest.Nominal{CPU: "1", Memory: "1Gi", Accelerators: "0"}).Create(t)
 					patchQueue(t, team, `{"metadata":{"finalizers":["`+finalizer+`"]}}`)
 					if err := acc.dynamic.Resource(kueue.ClusterQueues).Delete(context.Background(), quota.ClusterQueueName(team), metav1.DeleteOptions{}); err != nil {
 						t.Fatalf("deleting: %v", err)
 					}
 				},
-				Config: quotaConfig(team, `
+				Config: acctest.Quota(team).Body(`
   resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
   timeouts {
     create = "2s"
-  }`),
+  }`).HCL(),
 				ExpectError: regexp.MustCompile(`(?s)ClusterQueue is being deleted.*` + tnsPhrase(`finalizers [`+finalizer+`]`)),
 			},
 			{
@@ -870,11 +856,11 @@ func TestAccComputeQuota_createWaitsForDeletion(t *testing.T) {
 					// Released while the create waits: it goes on as soon as the queue is gone.
 					go func() { time.Sleep(time.Second); release() }()
 				},
-				Config: quotaConfig(team, `
+				Config: acctest.Quota(team).Body(`
   resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
   timeouts {
     create = "1m"
-  }`),
+  }`).HCL(),
 				Check: checkOwnerRecorded(t, team),
 			},
 		},
@@ -886,7 +872,7 @@ func TestAccComputeQuota_createWaitsForDeletion(t *testing.T) {
 func TestAccComputeQuota_driftOutsideAttributes(t *testing.T) {
 	const team = "qacc-drift-fields"
 	cleanupQueue(t, team)
-	cfg := quotaConfig(team, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`)
+	cfg := acctest.Quota(team).Resource("ml.g5.12xlarge").Count(1).HCL()
 	// Refresh-only steps run Check functions only (no state checks).
 	driftIs := func(pattern string, firstOfMore bool) resource.TestCheckFunc {
 		count := resource.TestCheckResourceAttr(quotaAddr, "drift.#", "1")
@@ -954,7 +940,7 @@ func TestAccComputeQuota_driftOutsideAttributes(t *testing.T) {
 		},
 	)
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkQueueGone(t, team),
 		Steps:                    steps,
@@ -966,13 +952,13 @@ func TestAccComputeQuota_emptyListKept(t *testing.T) {
 	const team = "qacc-empty-list"
 	cleanupQueue(t, team)
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkQueueGone(t, team),
 		Steps: []resource.TestStep{{
-			Config: quotaConfig(team, `
+			Config: acctest.Quota(team).Body(`
   resources        = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
-  resource_sharing = { absolute_borrow_limits = [] }`),
+  resource_sharing = { absolute_borrow_limits = [] }`).HCL(),
 			ConfigPlanChecks: preApply(planned(tfjsonpath.New("resource_sharing").AtMapKey("absolute_borrow_limits"), knownvalue.ListExact([]knownvalue.Check{}))),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(quotaAddr, tfjsonpath.New("resource_sharing").AtMapKey("absolute_borrow_limits"), knownvalue.ListExact([]knownvalue.Check{})),

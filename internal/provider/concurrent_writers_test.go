@@ -1,6 +1,6 @@
 package provider
 
-// Concurrent writers (issue 10, item 4): other field managers write the objects this provider
+// Concurrent writers: other field managers write the objects this provider
 // manages, between plan and apply, during an apply, and while Kueue holds a queue with its
 // finalizer. Server-side apply with force must restore exactly the provider's fields and leave
 // everyone else's alone.
@@ -36,6 +36,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
@@ -135,7 +136,7 @@ func cwSetNominal(u *unstructured.Unstructured, flavor, res, value string) error
 // apply of the (unrelated) planned update restores the provider's values, keeps the other
 // manager's own label, and leaves it no claim to the fields it overwrote.
 func TestAccConcurrentWriters_restoredBetweenPlanAndApply(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	const team, flavor, gpu = "cw-restore", "ml.g6.24xlarge", "nvidia.com/gpu"
 	const touched = "other.example.com/touched"
 	cleanupQueue(t, team)
@@ -386,7 +387,7 @@ func cwDiffKeys(path string, live, modelled any, out map[string]any) {
 // Destroying one of two quotas that share an instance type keeps the flavor with its foreign
 // fields, and leaves the team's namespace as it was.
 func TestAccConcurrentWriters_foreignFieldsSurvive(t *testing.T) {
-	requireKueue(t)
+	acctest.RequireKueue(t)
 	const teamA, teamB, flavor = "cw-keep-a", "cw-keep-b", "ml.g6e.12xlarge"
 	for _, team := range []string{teamA, teamB} {
 		cleanupQueue(t, team)
@@ -582,7 +583,7 @@ func cwAllOf(patterns ...string) *regexp.Regexp {
 // then fails with a message naming Kueue's finalizer, the workload and what to do. Once the
 // workload is gone, destroy succeeds.
 func TestAccConcurrentWriters_finalizerHoldsDestroy(t *testing.T) {
-	requireKueue(t)
+	acctest.RequireKueue(t)
 	const team, flavor = "cw-hold", "ml.g6.12xlarge"
 	const workNS, lqName, jobName = "cw-hold-work", "cw-hold-lq", "hold"
 	const deleteTimeout = 15 * time.Second
@@ -597,13 +598,13 @@ func TestAccConcurrentWriters_finalizerHoldsDestroy(t *testing.T) {
 		}
 	})
 
-	config := quotaConfig(team, fmt.Sprintf(`
+	config := acctest.Quota(team).Body(fmt.Sprintf(`
   resources        = [{ instance_type = %q, count = 1 }]
   cohort           = "cw-hold"
   resource_sharing = { strategy = "DontLend" }
   timeouts {
     delete = %q
-  }`, flavor, deleteTimeout.String()))
+  }`, flavor, deleteTimeout.String())).HCL()
 
 	// admit puts a Job in a namespace of the team (the queue selects namespaces by the team's
 	// label) through a LocalQueue of its own, and waits until Kueue admits it.
@@ -613,11 +614,7 @@ func TestAccConcurrentWriters_finalizerHoldsDestroy(t *testing.T) {
 		if _, err := acc.clientset.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("creating namespace %s: %w", workNS, err)
 		}
-		lq := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": kueue.GroupVersion.String(), "kind": kueue.KindLocalQueue,
-			"metadata": map[string]any{"name": lqName, "namespace": workNS},
-			"spec":     map[string]any{"clusterQueue": quota.ClusterQueueName(team)},
-		}}
+		lq := acctest.MakeLocalQueue(lqName, workNS).ClusterQueue(quota.ClusterQueueName(team)).Unstructured()
 		if _, err := acc.dynamic.Resource(kueue.LocalQueues).Namespace(workNS).Create(ctx, lq, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("creating LocalQueue %s/%s: %w", workNS, lqName, err)
 		}
@@ -849,7 +846,7 @@ func (r *cwRacer) stop() {
 // server-side apply with force needs no resourceVersion and never conflicts. Afterwards both
 // the provider's values and the other writer's last label are there, and the plan is empty.
 func TestAccConcurrentWriters_racingUpdates(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	const team, flavor = "cw-race", "ml.g6.48xlarge"
 	cleanupQueue(t, team)
 	tnsCleanupNamespace(t, quota.NamespaceName(team))

@@ -22,6 +22,7 @@ import (
 	k8sresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -207,7 +208,7 @@ var completeWant = map[string]map[string]plannedAmounts{
 // the quotas the plan showed, Kueue reports the queues Active, and a second plan is empty. The
 // check block passes, and warns about teams that want more accelerators than the nodes have.
 func TestAccExamples_complete(t *testing.T) {
-	requireKueue(t)
+	acctest.RequireKueue(t)
 	e2eCleanup(t, completeTeams...)
 	classes := make([]string, 0, len(completeClasses))
 	wantClasses := map[string]int64{}

@@ -18,13 +18,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/faultproxy"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-// The fault run of issue 10: twenty teams applied, updated and destroyed through a proxy that
+// The fault run: twenty teams applied, updated and destroyed through a proxy that
 // answers 30 % of the idempotent requests with 429, 500, 503, 504 or a reset (before or after
 // the server handled the request) and resets 10 % of the other requests (creates, deletes),
 // half of them after the server handled them. With the default retry settings every step must
@@ -367,13 +368,13 @@ func frCheckDestroyed(*terraform.State) error {
 // handled it (asserted below), every step succeeded, and the inventory found exactly one object
 // per team.
 func TestAccFaultRun_twentyTeams(t *testing.T) {
-	requireKueue(t)
+	acctest.RequireKueue(t)
 	for i := range frTeams {
 		team := frTeam(i)
 		cleanupQueue(t, team)
 		tnsCleanupNamespace(t, quota.NamespaceName(team))
 	}
-	p, kubeconfig := faultProxy(t, faultproxy.Config{
+	p, kubeconfig := acctest.FaultProxy(t, faultproxy.Config{
 		Seed: frSeed,
 		// 30 % of GET, LIST, PUT and apply PATCH: 5 % each of 429, 500, 503, 504, reset
 		// before and reset after forwarding.
@@ -428,7 +429,7 @@ func TestAccFaultRun_twentyTeams(t *testing.T) {
 	}
 
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             frCheckDestroyed,
 		Steps: []resource.TestStep{

@@ -44,7 +44,7 @@ func mig(profile string, count int64) map[string]knownvalue.Check {
 	return map[string]knownvalue.Check{"type": knownvalue.StringExact(profile), "count": knownvalue.Int64Exact(count)}
 }
 
-// Expected numbers are the ratio rule of design 3.1 worked by hand from the built-in catalog
+// Expected numbers are the documented ratio rule worked by hand from the built-in catalog
 // figures (accelerators, vCPU, GiB, EFA per instance), which each case quotes.
 func TestFunction_quotaDefaults(t *testing.T) {
 	cases := []struct {
@@ -203,7 +203,7 @@ output "same" {
 	})
 }
 
-// quotaDefaultsCase is one resources entry written as HCL literals, with the numbers design 3.1
+// quotaDefaultsCase is one resources entry written as HCL literals, with the numbers the ratio rule
 // gives for it (worked by hand from the catalog figures) or the error summary the plan reports.
 type quotaDefaultsCase struct {
 	name, instanceType string

@@ -31,6 +31,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"sigs.k8s.io/yaml"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
@@ -127,7 +128,7 @@ func guideEntry(addr string, i int, accelerators int64, vcpu, memoryInGiB float6
 // Every .tf example of the guides plans against the acceptance tests' cluster, its stripped
 // terraform and provider blocks plan offline, and its import blocks reach the provider.
 func TestAccGuideExamples_plan(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	dirs := guideExampleDirs(t)
 	if len(dirs) == 0 {
 		t.Fatalf("no .tf examples under %s", guidesDir)

@@ -6,9 +6,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -19,15 +16,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	k8sresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	ktypes "k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/faultproxy"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
@@ -262,13 +255,7 @@ func tnsCleanupNamespace(t *testing.T, name string) {
 
 func tnsCreateLocalQueue(t *testing.T, namespace, name, clusterQueue string, labels map[string]string) {
 	t.Helper()
-	lq := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": kueue.GroupVersion.String(),
-		"kind":       kueue.KindLocalQueue,
-		"metadata":   map[string]any{"name": name, "namespace": namespace},
-		"spec":       map[string]any{"clusterQueue": clusterQueue},
-	}}
-	lq.SetLabels(labels)
+	lq := acctest.MakeLocalQueue(name, namespace).ClusterQueue(clusterQueue).Labels(labels).Unstructured()
 	if _, err := acc.dynamic.Resource(kueue.LocalQueues).Namespace(namespace).Create(context.Background(), lq, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating LocalQueue %s/%s: %v", namespace, name, err)
 	}
@@ -313,107 +300,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-func testAccPreCheck(t *testing.T) {
-	t.Helper()
-	if acc.clientset == nil {
-		t.Fatal("TestMain did not set up a cluster; run the acceptance tests with TF_ACC=1 (make test-acc)")
-	}
-}
-
-// queueBuilder builds a ClusterQueue the way Kueue's own test wrappers do, for queues the tests
-// create out of band (as another tool or HyperPod's add-on would): one resource group covering
-// cpu, memory and both accelerator resources, and a namespace selector matching every namespace.
-type queueBuilder struct {
-	cq kueue.ClusterQueue
-}
-
-// nominal is the nominal quota of one flavor; accelerators count in the type's accelerator
-// resource, the other accelerator resource gets 0.
-type nominal struct {
-	cpu, memory, accelerators string
-}
-
-func makeClusterQueue(name string) *queueBuilder {
-	const gpu, neuron = "nvidia.com/gpu", "aws.amazon.com/neurondevice"
-	return &queueBuilder{cq: kueue.ClusterQueue{
-		TypeMeta:   metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: kueue.KindClusterQueue},
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: kueue.ClusterQueueSpec{
-			NamespaceSelector: &metav1.LabelSelector{},
-			ResourceGroups:    []kueue.ResourceGroup{{CoveredResources: []corev1.ResourceName{"cpu", "memory", gpu, neuron}}},
-		},
-	}}
-}
-
-// flavor adds the flavor of an instance type of the built-in catalog.
-func (b *queueBuilder) flavor(instanceType string, n nominal) *queueBuilder {
-	it, ok := catalog.Builtin().Lookup(instanceType)
-	if !ok {
-		panic("not in the catalog: " + instanceType)
-	}
-	var resources []kueue.ResourceQuota
-	for _, res := range b.cq.Spec.ResourceGroups[0].CoveredResources {
-		q := "0"
-		switch {
-		case res == "cpu":
-			q = n.cpu
-		case res == "memory":
-			q = n.memory
-		case string(res) == it.AcceleratorResource:
-			q = n.accelerators
-		}
-		resources = append(resources, kueue.ResourceQuota{Name: res, NominalQuota: k8sresource.MustParse(q)})
-	}
-	g := &b.cq.Spec.ResourceGroups[0]
-	g.Flavors = append(g.Flavors, kueue.FlavorQuotas{Name: instanceType, Resources: resources})
-	return b
-}
-
-// create creates the queue and deletes it when the test ends.
-func (b *queueBuilder) create(t *testing.T) {
-	t.Helper()
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&b.cq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := &unstructured.Unstructured{Object: content}
-	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
-	name := b.cq.Name
-	if _, err := acc.dynamic.Resource(kueue.ClusterQueues).Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating ClusterQueue %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		err := acc.dynamic.Resource(kueue.ClusterQueues).Delete(context.Background(), name, metav1.DeleteOptions{})
-		if err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("deleting ClusterQueue %s: %v", name, err)
-		}
-	})
-}
-
-// faultProxy starts a faultproxy (TLS: clientcmd drops credentials for http:// servers; the proxy
-// presents the harness's client certificate upstream) in front of the test cluster and writes a
-// kubeconfig for it.
-func faultProxy(t *testing.T, cfg faultproxy.Config) (*faultproxy.Proxy, string) {
-	t.Helper()
-	target, err := url.Parse(acc.config.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	upstream, err := rest.TLSConfigFor(acc.config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.TLS = true // clientcmd drops credentials for http:// servers; the proxy holds the client certificate
-	p, err := faultproxy.New(target, upstream, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close() })
-	path := filepath.Join(t.TempDir(), "proxy-kubeconfig")
-	if err := os.WriteFile(path, p.Kubeconfig(acc.config.BearerToken), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p, path
 }

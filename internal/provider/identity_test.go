@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -19,11 +20,11 @@ func TestAccIdentity_teamResources(t *testing.T) {
 	cleanupQueue(t, team)
 	tnsCleanupNamespace(t, quota.NamespaceName(team))
 	identity := map[string]knownvalue.Check{"team": knownvalue.StringExact(team)}
-	config := tnsConfig(team, "") + quotaConfig(team, `
+	config := acctest.TeamNamespace(team).HCL() + acctest.Quota(team).Body(`
   resources  = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
-  depends_on = [hyperpod_team_namespace.test]`)
+  depends_on = [hyperpod_team_namespace.test]`).HCL()
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
 )
@@ -85,7 +86,7 @@ func TestAccInstanceTypeCapacity_fleet(t *testing.T) {
 	)
 
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:            capacityConfig(names...),
@@ -98,15 +99,15 @@ func TestAccInstanceTypeCapacity_fleet(t *testing.T) {
 func TestAccInstanceTypeCapacity_allocated(t *testing.T) {
 	const trn1, g5 = "ml.trn1.32xlarge", "ml.g5.12xlarge"
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
-					makeClusterQueue("acc-capacity-a").
-						flavor(g5, nominal{cpu: "24", memory: "96Gi", accelerators: "2"}).
-						flavor(trn1, nominal{cpu: "64", memory: "256Gi", accelerators: "8"}).create(t)
-					makeClusterQueue("acc-capacity-b").flavor(g5, nominal{cpu: "1500m", memory: "512Mi", accelerators: "1"}).create(t)
+					acctest.MakeClusterQueue("acc-capacity-a").
+						Flavor(g5, acctest.Nominal{CPU: "24", Memory: "96Gi", Accelerators: "2"}).
+						Flavor(trn1, acctest.Nominal{CPU: "64", Memory: "256Gi", Accelerators: "8"}).Create(t)
+					acctest.MakeClusterQueue("acc-capacity-b").Flavor(g5, acctest.Nominal{CPU: "1500m", Memory: "512Mi", Accelerators: "1"}).Create(t)
 				},
 				Config: capacityConfig(trn1, g5),
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -131,7 +132,7 @@ func TestAccInstanceTypeCapacity_allocated(t *testing.T) {
 // An unknown instance type fails during plan and names the closest known types.
 func TestAccInstanceTypeCapacity_unknownType(t *testing.T) {
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      capacityConfig("ml.p5.48xl"),
@@ -144,7 +145,7 @@ func TestAccInstanceTypeCapacity_unknownType(t *testing.T) {
 // The provider's instance_types add types and override built-in figures.
 func TestAccInstanceTypeCapacity_providerOverride(t *testing.T) {
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: `
@@ -175,7 +176,7 @@ provider "hyperpod" {
 // what is missing.
 func TestAccInstanceTypeCapacity_invalidOverride(t *testing.T) {
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: `

@@ -1,6 +1,6 @@
 package provider
 
-// Interrupted applies (issue 10, item 3), run with the real CLI (cli_harness_test.go): a
+// Interrupted applies, run with the real CLI (cli_harness_test.go): a
 // terraform killed with SIGKILL halfway through applying twenty teams, and an API server that
 // goes away halfway. After each, the state must hold exactly what exists, and a second apply
 // must converge with no manual step.
@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/faultproxy"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -368,7 +369,7 @@ func iaDestroy(t *testing.T, cli *tfCLI, prefix string) {
 // iaLatencyProxy is the fault proxy with latency only (50-150 ms per request), which widens the
 // window in which some ClusterQueues exist and others do not.
 func iaLatencyProxy(t *testing.T) (*faultproxy.Proxy, string) {
-	return faultProxy(t, faultproxy.Config{
+	return acctest.FaultProxy(t, faultproxy.Config{
 		Seed:          1,
 		Idempotent:    faultproxy.Rates{Latency: 1},
 		NonIdempotent: faultproxy.Rates{Latency: 1},
@@ -415,7 +416,7 @@ func iaLogDiagnostics(t *testing.T, r tfResult) {
 // teams, then runs apply again: it must converge with no manual step (no import, no unlock, no
 // -lock=false), with an empty plan after it and the cluster equal to the state.
 func TestAccInterruptedApply_killedTerraform(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	prefix := iaPrefix("ik")
 	iaCleanup(t, prefix)
 	proxy, kubeconfig := iaLatencyProxy(t)
@@ -527,16 +528,150 @@ var iaTriedTimes = regexp.MustCompile(`tried \d+ times?`)
 // the provider's details may hold newlines).
 func iaUnwrap(s string) string { return strings.Join(strings.Fields(s), " ") }
 
+// iaOutcomes gathers what an apply -json said, by resource address: its errors and whether it
+// completed. Errors without an address (terraform's own) are returned apart.
+func iaOutcomes(r tfResult) (outcome map[string]*iaOutage, unaddressed []tfDiagnostic) {
+	diags, completed := parseTFJSONLines(r.stdout)
+	outcome = map[string]*iaOutage{}
+	at := func(addr string) *iaOutage {
+		if outcome[addr] == nil {
+			outcome[addr] = &iaOutage{}
+		}
+		return outcome[addr]
+	}
+	for _, d := range diags {
+		if d.Severity != "error" {
+			continue
+		}
+		if d.Address == "" {
+			unaddressed = append(unaddressed, d)
+			continue
+		}
+		at(d.Address).errs = append(at(d.Address).errs, d)
+	}
+	for addr := range completed {
+		at(addr).complete = true
+	}
+	return outcome, unaddressed
+}
+
+// iaUncertain lists the addresses the provider reported "may have been created".
+func iaUncertain(outcome map[string]*iaOutage) []string {
+	var uncertain []string
+	for addr, o := range outcome {
+		if slices.ContainsFunc(o.errs, func(d tfDiagnostic) bool { return strings.Contains(d.Summary, "may have been created") }) {
+			uncertain = append(uncertain, addr)
+		}
+	}
+	return uncertain
+}
+
+// iaTally counts the outcomes iaCheckOutcomes found.
+type iaTally struct {
+	created, partial, maybe, notCreated int
+	summary                             []string
+	examples                            map[string]string // one full text per outcome, for the log
+}
+
+func (c iaTally) logExamples(t *testing.T) {
+	t.Helper()
+	for _, k := range sortedKeys(c.examples) {
+		t.Logf("example, %s: %s", k, c.examples[k])
+	}
+}
+
+// iaCheckOutcomes checks, address by address, what an interrupted apply reported against the
+// state it saved: a completed resource has no errors and is saved untainted; one that may have
+// been created (uncertain) names its first object and is saved tainted; one partly created
+// (partly) carries the resource's "partly created" diagnostic, says what was and was not
+// written and is saved tainted; one not created says so and is not in state. An address that
+// neither completed nor failed was not attempted. failed, when not nil, runs on the errors of
+// every address that failed.
+func iaCheckOutcomes(t *testing.T, prefix string, outcome map[string]*iaOutage, state map[string]tfStateResource,
+	uncertain []string, partly func(kind string, o *iaOutage) bool, failed func(addr, text string)) iaTally {
+	t.Helper()
+	c := iaTally{examples: map[string]string{}}
+	for _, addr := range sortedKeys(outcome) {
+		o := outcome[addr]
+		kind, team, ok := iaAddrTeam(prefix, addr)
+		if !ok {
+			t.Errorf("unexpected address %s", addr)
+			continue
+		}
+		res, inState := state[addr]
+		if o.complete {
+			c.created++
+			c.summary = append(c.summary, addr+": created")
+			if len(o.errs) > 0 || !inState || res.Tainted {
+				t.Errorf("%s completed, but has %d errors, in state %v, tainted %v", addr, len(o.errs), inState, res.Tainted)
+			}
+			continue
+		}
+		if len(o.errs) == 0 {
+			continue // not attempted: its namespace failed
+		}
+		text := o.text()
+		firstKind, firstName := "Namespace", quota.NamespaceName(team)
+		if kind == iaQuotaType {
+			firstKind, firstName = "ClusterQueue", quota.ClusterQueueName(team)
+		}
+		partSummary := kind + " partly created"
+		switch {
+		case slices.Contains(uncertain, addr):
+			// Saved tainted, so that the object, if the server made it, has a state.
+			c.examples[kind+" may have been created"] = addr + ":\n" + text
+			c.maybe++
+			c.summary = append(c.summary, addr+": may have been created (tainted)")
+			if !strings.Contains(text, fmt.Sprintf("%s %q", firstKind, firstName)) {
+				t.Errorf("%s: diagnostics do not name %s %q:\n%s", addr, firstKind, firstName, text)
+			}
+			if !inState || !res.Tainted {
+				t.Errorf("%s may have been created, but in state: %v, tainted: %v", addr, inState, res.Tainted)
+			}
+		case partly(kind, o):
+			c.examples[partSummary] = addr + ":\n" + text
+			c.partial++
+			c.summary = append(c.summary, addr+": partly created (tainted)")
+			if !slices.ContainsFunc(o.errs, func(d tfDiagnostic) bool { return d.Summary == partSummary }) {
+				t.Errorf("%s: no %q diagnostic:\n%s", addr, partSummary, text)
+			}
+			if want := fmt.Sprintf("Written: %s %q", firstKind, firstName); !strings.Contains(iaUnwrap(text), want) {
+				t.Errorf("%s: diagnostics do not say %s:\n%s", addr, want, text)
+			}
+			if !strings.Contains(iaUnwrap(text), "Not written: ") {
+				t.Errorf("%s: diagnostics do not name what was not written:\n%s", addr, text)
+			}
+			if !inState || !res.Tainted {
+				t.Errorf("%s was partly created, but in state: %v, tainted: %v", addr, inState, res.Tainted)
+			}
+		default:
+			c.examples[kind+" not created"] = addr + ":\n" + text
+			c.notCreated++
+			c.summary = append(c.summary, addr+": not created")
+			if !strings.Contains(iaUnwrap(text), "was not created") {
+				t.Errorf("%s: its error does not say the object was not created:\n%s", addr, text)
+			}
+			if inState {
+				t.Errorf("%s wrote nothing, but is in state (tainted: %v)", addr, res.Tainted)
+			}
+		}
+		if failed != nil {
+			failed(addr, text)
+		}
+	}
+	return c
+}
+
 // TestAccInterruptedApply_apiServerGone takes the API server away (faultproxy.Down) while
 // twenty teams are being created. The apply must fail in bounded time with diagnostics that name
 // what was and was not written; the state must then hold exactly what exists (tainted resources
 // included); and once the server is back, a second apply must converge with an empty plan after
 // it.
 func TestAccInterruptedApply_apiServerGone(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	prefix := iaPrefix("ig")
 	iaCleanup(t, prefix)
-	proxy, kubeconfig := faultProxy(t, faultproxy.Config{Seed: 1})
+	proxy, kubeconfig := acctest.FaultProxy(t, faultproxy.Config{Seed: 1})
 	cli := newTFCLI(t)
 	// A short retry budget keeps the outage's failures quick.
 	cli.writeConfig(iaConfig(prefix, fmt.Sprintf(`  config_path = %q
@@ -559,111 +694,24 @@ func TestAccInterruptedApply_apiServerGone(t *testing.T) {
 	}
 
 	// What the apply said, by address.
-	diags, completed := parseTFJSONLines(failed.stdout)
-	outcome := map[string]*iaOutage{}
-	at := func(addr string) *iaOutage {
-		if outcome[addr] == nil {
-			outcome[addr] = &iaOutage{}
-		}
-		return outcome[addr]
-	}
-	for _, d := range diags {
-		if d.Severity != "error" {
-			continue
-		}
-		if d.Address == "" {
-			t.Errorf("error without a resource address: %s: %s", d.Summary, d.Detail)
-			continue
-		}
-		at(d.Address).errs = append(at(d.Address).errs, d)
-	}
-	for addr := range completed {
-		at(addr).complete = true
+	outcome, unaddressed := iaOutcomes(failed)
+	for _, d := range unaddressed {
+		t.Errorf("error without a resource address: %s: %s", d.Summary, d.Detail)
 	}
 
 	// Still while the server is away: the state, read against the cluster directly.
 	state := cli.show()
 	cl := iaList(t, prefix)
-	var uncertain []string
-	for addr, o := range outcome {
-		if slices.ContainsFunc(o.errs, func(d tfDiagnostic) bool { return strings.Contains(d.Summary, "may have been created") }) {
-			uncertain = append(uncertain, addr)
-		}
-	}
+	uncertain := iaUncertain(outcome)
 	for _, p := range iaCompare(state, cl, uncertain...) {
 		t.Errorf("while the API server is away: %s", p)
 	}
 
-	var summary []string
-	var created, partial, notCreated int
-	examples := map[string]string{} // one full text per outcome, for the log
-	for _, addr := range sortedKeys(outcome) {
-		o := outcome[addr]
-		kind, team, ok := iaAddrTeam(prefix, addr)
-		if !ok {
-			t.Errorf("unexpected address %s", addr)
-			continue
-		}
-		res, inState := state[addr]
-		if o.complete {
-			created++
-			summary = append(summary, addr+": created")
-			if len(o.errs) > 0 || !inState || res.Tainted {
-				t.Errorf("%s completed, but has %d errors, in state %v, tainted %v", addr, len(o.errs), inState, res.Tainted)
-			}
-			continue
-		}
-		if len(o.errs) == 0 {
-			continue // not attempted: its namespace failed
-		}
-		text := o.text()
-		firstKind, firstName := "Namespace", quota.NamespaceName(team)
-		if kind == iaQuotaType {
-			firstKind, firstName = "ClusterQueue", quota.ClusterQueueName(team)
-		}
-		partSummary := kind + " partly created"
-		isPartial := slices.ContainsFunc(o.errs, func(d tfDiagnostic) bool { return strings.Contains(d.Summary, "partly created") })
-		isMaybe := slices.Contains(uncertain, addr)
-		switch {
-		case isMaybe:
-			// The create's response was lost as the server went away, and reading back failed:
-			// saved tainted, so that the object, if it exists, has a state.
-			examples[kind+" may have been created"] = addr + ":\n" + text
-			partial++
-			summary = append(summary, addr+": may have been created (tainted)")
-			if !strings.Contains(text, fmt.Sprintf("%s %q", firstKind, firstName)) {
-				t.Errorf("%s: diagnostics do not name %s %q:\n%s", addr, firstKind, firstName, text)
-			}
-			if !inState || !res.Tainted {
-				t.Errorf("%s may have been created, but in state: %v, tainted: %v", addr, inState, res.Tainted)
-			}
-		case isPartial:
-			examples[kind+" partly created"] = addr + ":\n" + text
-			partial++
-			summary = append(summary, addr+": partly created (tainted)")
-			if !slices.ContainsFunc(o.errs, func(d tfDiagnostic) bool { return d.Summary == partSummary }) {
-				t.Errorf("%s: no %q diagnostic:\n%s", addr, partSummary, text)
-			}
-			if want := fmt.Sprintf("Written: %s %q", firstKind, firstName); !strings.Contains(iaUnwrap(text), want) {
-				t.Errorf("%s: diagnostics do not say %s:\n%s", addr, want, text)
-			}
-			if !strings.Contains(iaUnwrap(text), "Not written: ") {
-				t.Errorf("%s: diagnostics do not name what was not written:\n%s", addr, text)
-			}
-			if !inState || !res.Tainted {
-				t.Errorf("%s was partly created, but in state: %v, tainted: %v", addr, inState, res.Tainted)
-			}
-		default:
-			examples[kind+" not created"] = addr + ":\n" + text
-			notCreated++
-			summary = append(summary, addr+": not created")
-			if !strings.Contains(iaUnwrap(text), "was not created") {
-				t.Errorf("%s: its error does not say the object was not created:\n%s", addr, text)
-			}
-			if inState {
-				t.Errorf("%s wrote nothing, but is in state (tainted: %v)", addr, res.Tainted)
-			}
-		}
+	// Any summary naming a partial create counts as one, and must be the resource's own.
+	partly := func(_ string, o *iaOutage) bool {
+		return slices.ContainsFunc(o.errs, func(d tfDiagnostic) bool { return strings.Contains(d.Summary, "partly created") })
+	}
+	tally := iaCheckOutcomes(t, prefix, outcome, state, uncertain, partly, func(addr, text string) {
 		// Every failure here is the outage's: transient, retried, safe to apply again.
 		if !iaTriedTimes.MatchString(text) || !strings.Contains(text, "Running apply again is safe") {
 			t.Errorf("%s: the error does not say how often it was tried and that running apply again is safe:\n%s", addr, text)
@@ -671,19 +719,17 @@ func TestAccInterruptedApply_apiServerGone(t *testing.T) {
 		if strings.Contains(text, "credentials") {
 			t.Errorf("%s: a transient error carries a permission hint:\n%s", addr, text)
 		}
-	}
+	})
 	for addr, r := range state {
 		if o := outcome[addr]; o == nil || (!o.complete && !r.Tainted) {
 			t.Errorf("%s is in state (tainted: %v) but the apply neither completed it nor reported it partly created", addr, r.Tainted)
 		}
 	}
 	t.Logf("during the outage: %d created, %d partly created, %d not created, the rest not attempted:\n  %s",
-		created, partial, notCreated, strings.Join(summary, "\n  "))
-	for _, k := range sortedKeys(examples) {
-		t.Logf("example, %s: %s", k, examples[k])
-	}
-	if created == 0 || partial+notCreated == 0 {
-		t.Errorf("the outage did not split the apply: %d created, %d failed", created, partial+notCreated)
+		tally.created, tally.partial+tally.maybe, tally.notCreated, strings.Join(tally.summary, "\n  "))
+	tally.logExamples(t)
+	if failedCount := tally.partial + tally.maybe + tally.notCreated; tally.created == 0 || failedCount == 0 {
+		t.Errorf("the outage did not split the apply: %d created, %d failed", tally.created, failedCount)
 	}
 	if t.Failed() {
 		iaLogDiagnostics(t, failed)
@@ -717,7 +763,7 @@ func iaInterrupt(p *tfProcess) error {
 // with no object left without state and nothing tainted that the provider did not report; a
 // second apply must converge with an empty plan after it.
 func TestAccInterruptedApply_interruptedTerraform(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	prefix := iaPrefix("ii")
 	iaCleanup(t, prefix)
 	proxy, kubeconfig := iaLatencyProxy(t)
@@ -747,27 +793,10 @@ func TestAccInterruptedApply_interruptedTerraform(t *testing.T) {
 	}
 
 	// What the apply said, by address.
-	diags, completed := parseTFJSONLines(interrupted.stdout)
-	outcome := map[string]*iaOutage{}
-	at := func(addr string) *iaOutage {
-		if outcome[addr] == nil {
-			outcome[addr] = &iaOutage{}
-		}
-		return outcome[addr]
-	}
+	outcome, unaddressed := iaOutcomes(interrupted)
 	own := map[string]int{} // terraform's own errors, without an address ("execution halted")
-	for _, d := range diags {
-		if d.Severity != "error" {
-			continue
-		}
-		if d.Address == "" {
-			own[strings.TrimSpace(d.Summary+": "+d.Detail)]++
-			continue
-		}
-		at(d.Address).errs = append(at(d.Address).errs, d)
-	}
-	for addr := range completed {
-		at(addr).complete = true
+	for _, d := range unaddressed {
+		own[strings.TrimSpace(d.Summary+": "+d.Detail)]++
 	}
 	for _, e := range sortedKeys(own) {
 		t.Logf("terraform's own error, %d times: %s", own[e], e)
@@ -775,78 +804,16 @@ func TestAccInterruptedApply_interruptedTerraform(t *testing.T) {
 
 	state := cli.show()
 	cl := iaList(t, prefix)
-	var uncertain []string
-	for addr, o := range outcome {
-		if slices.ContainsFunc(o.errs, func(d tfDiagnostic) bool { return strings.Contains(d.Summary, "may have been created") }) {
-			uncertain = append(uncertain, addr)
-		}
-	}
+	uncertain := iaUncertain(outcome)
 	for _, p := range iaCompare(state, cl, uncertain...) {
 		t.Errorf("after the interrupt: %s", p)
 	}
 
-	var summary []string
-	var created, partial, maybe, notCreated int
-	examples := map[string]string{} // one full text per outcome, for the log
-	for _, addr := range sortedKeys(outcome) {
-		o := outcome[addr]
-		kind, team, ok := iaAddrTeam(prefix, addr)
-		if !ok {
-			t.Errorf("unexpected address %s", addr)
-			continue
-		}
-		res, inState := state[addr]
-		if o.complete {
-			created++
-			summary = append(summary, addr+": created")
-			if len(o.errs) > 0 || !inState || res.Tainted {
-				t.Errorf("%s completed, but has %d errors, in state %v, tainted %v", addr, len(o.errs), inState, res.Tainted)
-			}
-			continue
-		}
-		text := o.text()
-		firstKind, firstName := "Namespace", quota.NamespaceName(team)
-		if kind == iaQuotaType {
-			firstKind, firstName = "ClusterQueue", quota.ClusterQueueName(team)
-		}
-		switch {
-		case slices.Contains(uncertain, addr):
-			// The create was cut off with its POST in flight: saved tainted, so that the object,
-			// if the server made it, has a state.
-			examples[kind+" may have been created"] = addr + ":\n" + text
-			maybe++
-			summary = append(summary, addr+": may have been created (tainted)")
-			if !strings.Contains(text, fmt.Sprintf("%s %q", firstKind, firstName)) {
-				t.Errorf("%s: diagnostics do not name %s %q:\n%s", addr, firstKind, firstName, text)
-			}
-			if !inState || !res.Tainted {
-				t.Errorf("%s may have been created, but in state: %v, tainted: %v", addr, inState, res.Tainted)
-			}
-		case slices.ContainsFunc(o.errs, func(d tfDiagnostic) bool { return d.Summary == kind+" partly created" }):
-			examples[kind+" partly created"] = addr + ":\n" + text
-			partial++
-			summary = append(summary, addr+": partly created (tainted)")
-			if want := fmt.Sprintf("Written: %s %q", firstKind, firstName); !strings.Contains(iaUnwrap(text), want) {
-				t.Errorf("%s: diagnostics do not say %s:\n%s", addr, want, text)
-			}
-			if !strings.Contains(iaUnwrap(text), "Not written: ") {
-				t.Errorf("%s: diagnostics do not name what was not written:\n%s", addr, text)
-			}
-			if !inState || !res.Tainted {
-				t.Errorf("%s was partly created, but in state: %v, tainted: %v", addr, inState, res.Tainted)
-			}
-		case len(o.errs) > 0:
-			examples[kind+" not created"] = addr + ":\n" + text
-			notCreated++
-			summary = append(summary, addr+": not created")
-			if !strings.Contains(iaUnwrap(text), "was not created") {
-				t.Errorf("%s: its error does not say the object was not created:\n%s", addr, text)
-			}
-			if inState {
-				t.Errorf("%s wrote nothing, but is in state (tainted: %v)", addr, res.Tainted)
-			}
-		}
+	// Only the resource's own summary counts as a partial create.
+	partly := func(kind string, o *iaOutage) bool {
+		return slices.ContainsFunc(o.errs, func(d tfDiagnostic) bool { return d.Summary == kind+" partly created" })
 	}
+	tally := iaCheckOutcomes(t, prefix, outcome, state, uncertain, partly, nil)
 	// Tainted only what the provider reported partly created or maybe created; untainted only
 	// what completed.
 	for addr, r := range state {
@@ -861,14 +828,12 @@ func TestAccInterruptedApply_interruptedTerraform(t *testing.T) {
 	}
 	t.Logf("after the interrupt: %d created, %d partly created, %d may have been created, %d not created, "+
 		"the rest not attempted; the cluster held %s and the state %d resources:\n  %s",
-		created, partial, maybe, notCreated, cl, len(state), strings.Join(summary, "\n  "))
-	for _, k := range sortedKeys(examples) {
-		t.Logf("example, %s: %s", k, examples[k])
-	}
+		tally.created, tally.partial, tally.maybe, tally.notCreated, cl, len(state), strings.Join(tally.summary, "\n  "))
+	tally.logExamples(t)
 	// Terraform waits for the creates in flight; had the provider not cancelled them on
 	// StopProvider, they would all have completed and none would have been cut off.
-	if created == 0 || partial+maybe+notCreated == 0 {
-		t.Errorf("the interrupt cut off no create: %d created, %d cut off", created, partial+maybe+notCreated)
+	if cutOff := tally.partial + tally.maybe + tally.notCreated; tally.created == 0 || cutOff == 0 {
+		t.Errorf("the interrupt cut off no create: %d created, %d cut off", tally.created, cutOff)
 	}
 	if t.Failed() {
 		iaLogDiagnostics(t, interrupted)

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -91,9 +92,9 @@ func TestAccKueueVersions_v1beta1Only(t *testing.T) {
 	})
 	dyn := dynamic.NewForConfigOrDie(cluster.RESTConfig)
 	provider := fmt.Sprintf("provider \"hyperpod\" {\n  config_path = %q\n}\n", cluster.KubeconfigPath)
-	config := provider + tnsConfig("old-kueue", "") + quotaConfig("old-kueue", `
+	config := provider + acctest.TeamNamespace("old-kueue").HCL() + acctest.Quota("old-kueue").Body(`
   resources  = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
-  depends_on = [hyperpod_team_namespace.test]`)
+  depends_on = [hyperpod_team_namespace.test]`).HCL()
 	notServed := func(resource string) *regexp.Regexp {
 		return regexp.MustCompile(`(?s)does\s+not\s+serve\s+kueue\.x-k8s\.io/v1beta2\s+` + resource +
 			`.*serves\s+kueue\.x-k8s\.io\s+v1beta1\s+only.*upgrade\s+Kueue\s+to\s+v0\.15\s+or\s+newer`)
@@ -129,8 +130,8 @@ func TestAccKueueVersions_v1beta1Only(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() { serveKueueVersion(t, dyn, "v1beta1") },
-				Config: provider + quotaConfig("old-kueue-new", `
-  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`),
+				Config: provider + acctest.Quota("old-kueue-new").Body(`
+  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`).HCL(),
 				ExpectError: notServed("clusterqueues"),
 			},
 			{
@@ -146,8 +147,8 @@ func TestAccKueueVersions_v1beta1Only(t *testing.T) {
 						t.Errorf("creating a v1beta1 ClusterQueue: %v", err)
 					}
 				},
-				Config: provider + quotaConfig("old-kueue-v1", `
-  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`) + `
+				Config: provider + acctest.Quota("old-kueue-v1").Body(`
+  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`).HCL() + `
 import {
   to = hyperpod_compute_quota.test
   id = "old-kueue-v1"

@@ -2,15 +2,14 @@ package provider
 
 import (
 	"fmt"
-	"net/http"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/faultproxy"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -21,17 +20,16 @@ import (
 // fails exactly the second write of each resource: the LocalQueue of a team namespace, the
 // ClusterQueue's spec of a compute quota.
 func TestAccPartialCreate_savedTainted(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	const team = "pc-partial"
 	nsName, lqName, cqName := quota.NamespaceName(team), quota.LocalQueueName(team), quota.ClusterQueueName(team)
 	cleanupQueue(t, team)
 	tnsCleanupNamespace(t, nsName)
-	failSecondWrite := func(r *http.Request) bool {
-		return r.Method == http.MethodPatch &&
-			(strings.Contains(r.URL.Path, "/localqueues/") || strings.Contains(r.URL.Path, "/clusterqueues/"))
-	}
-	_, kubeconfig := faultProxy(t, faultproxy.Config{Seed: 1, Idempotent: faultproxy.Rates{InternalError: 1}, Match: failSecondWrite})
-	resources := tnsConfig(team, "") + quotaConfig(team, `  resources = [{ instance_type = "ml.c5.4xlarge", vcpu = 2 }]`)
+	failSecondWrite := faultproxy.MatchRequest(func(r faultproxy.Request) bool {
+		return isPatchOf(r, kueue.LocalQueues.Resource) || isPatchOf(r, kueue.ClusterQueues.Resource)
+	})
+	_, kubeconfig := acctest.FaultProxy(t, faultproxy.Config{Seed: 1, Idempotent: faultproxy.Rates{InternalError: 1}, Match: failSecondWrite})
+	resources := acctest.TeamNamespace(team).HCL() + acctest.Quota(team).Resource("ml.c5.4xlarge").VCPU(2).HCL()
 	flaky := fmt.Sprintf(`
 provider "hyperpod" {
   config_path = %q
@@ -97,15 +95,15 @@ provider "hyperpod" {
 
 // The compute quota's half of the same failure, on its own so its diagnostics can be matched.
 func TestAccPartialCreate_quotaSavedTainted(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	const team = "pc-partial-quota"
 	cqName := quota.ClusterQueueName(team)
 	cleanupQueue(t, team)
-	failSpec := func(r *http.Request) bool {
-		return r.Method == http.MethodPatch && strings.Contains(r.URL.Path, "/"+kueue.ClusterQueues.Resource+"/")
-	}
-	_, kubeconfig := faultProxy(t, faultproxy.Config{Seed: 1, Idempotent: faultproxy.Rates{ServiceUnavailable: 1}, Match: failSpec})
-	res := quotaConfig(team, `  resources = [{ instance_type = "ml.c5.4xlarge", vcpu = 2 }]`)
+	failSpec := faultproxy.MatchRequest(func(r faultproxy.Request) bool {
+		return isPatchOf(r, kueue.ClusterQueues.Resource)
+	})
+	_, kubeconfig := acctest.FaultProxy(t, faultproxy.Config{Seed: 1, Idempotent: faultproxy.Rates{ServiceUnavailable: 1}, Match: failSpec})
+	res := acctest.Quota(team).Resource("ml.c5.4xlarge").VCPU(2).HCL()
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkQueueGone(t, team),
@@ -124,4 +122,10 @@ func TestAccPartialCreate_quotaSavedTainted(t *testing.T) {
 			},
 		},
 	})
+}
+
+// isPatchOf reports whether r is a PATCH (server-side apply or another) of one object of
+// resource, or of one of its subresources.
+func isPatchOf(r faultproxy.Request, resource string) bool {
+	return (r.Verb == faultproxy.VerbApply || r.Verb == faultproxy.VerbPatch) && r.Resource == resource && r.Name != ""
 }

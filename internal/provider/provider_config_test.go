@@ -26,6 +26,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
@@ -215,7 +216,7 @@ func TestAccProvider_unknownExecArgs(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: runs with TF_ACC=1 (make test-acc), like every TestAcc test")
 	}
-	testAccPreCheck(t)
+	acctest.PreCheck(t)
 	const team = "pacc-exec"
 	cleanupQueue(t, team)
 	dir := t.TempDir()
@@ -249,7 +250,7 @@ provider "hyperpod" {
   }
 }
 `, filepath.Join(dir, file), acc.config.Host, string(acc.config.CAData)) +
-			quotaConfig(team, `  resources = [{ instance_type = "ml.g6e.48xlarge", accelerators = 4 }]`)
+			acctest.Quota(team).Resource("ml.g6e.48xlarge").Accelerators(4).HCL()
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -284,7 +285,7 @@ func TestAccProvider_unknownInstanceTypeEntry(t *testing.T) {
 	const team = "pacc-unknown-type"
 	cleanupQueue(t, team)
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkQueueGone(t, team),
 		Steps: []resource.TestStep{{
@@ -298,11 +299,11 @@ provider "hyperpod" {
     "ml.custom.8xlarge" = { vcpu = terraform_data.sizes.output, memory_in_gib = 128 }
   }
 }
-` + quotaConfig(team, `
+` + acctest.Quota(team).Body(`
   resources = [
     { instance_type = "ml.custom.8xlarge", memory_in_gib = 64 },
     { instance_type = "ml.g5.12xlarge", count = 1 },
-  ]`),
+  ]`).HCL(),
 			ConfigPlanChecks: preApply(
 				plancheck.ExpectUnknownValue(quotaAddr, res0.AtMapKey("vcpu")),
 				plancheck.ExpectUnknownValue(quotaAddr, res0.AtMapKey("efa")),
@@ -320,7 +321,7 @@ provider "hyperpod" {
 
 // The same mistakes fail a plan of new resources, which makes no API call.
 func TestAccProvider_configErrorsAtPlan(t *testing.T) {
-	newQuota := quotaConfig("pacc-config-errors", `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`)
+	newQuota := acctest.Quota("pacc-config-errors").Resource("ml.g5.12xlarge").Count(1).HCL()
 	steps := []resource.TestStep{}
 	for _, c := range []struct{ block, want string }{
 		{`cluster_ca_certificate = "bm90IGEgY2VydA=="`, `must be PEM data`},

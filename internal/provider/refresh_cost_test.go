@@ -3,81 +3,40 @@ package provider
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"k8s.io/client-go/rest"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/faultproxy"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-// countingProxy forwards requests to the test cluster with the admin credentials and records
-// each one as "METHOD path?query".
-type countingProxy struct {
-	mu       sync.Mutex
-	requests []string
-}
-
-func (p *countingProxy) reset() { p.mu.Lock(); p.requests = nil; p.mu.Unlock() }
-
-func (p *countingProxy) snapshot() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.requests...)
-}
-
-func startCountingProxy(t *testing.T) (*countingProxy, string) {
-	t.Helper()
-	rt, err := rest.TransportFor(acc.config)
-	if err != nil {
-		t.Fatal(err)
+// requestLines are the requests the proxy recorded since its last reset, each as
+// "METHOD path?query".
+func requestLines(p *faultproxy.Proxy) []string {
+	var lines []string
+	for _, r := range p.Recorded() {
+		lines = append(lines, r.Method+" "+r.URI)
 	}
-	p := &countingProxy{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.mu.Lock()
-		p.requests = append(p.requests, r.Method+" "+r.URL.RequestURI())
-		p.mu.Unlock()
-		out, err := http.NewRequestWithContext(r.Context(), r.Method, strings.TrimSuffix(acc.config.Host, "/")+r.URL.RequestURI(), r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		out.Header = r.Header.Clone()
-		resp, err := rt.RoundTrip(out)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(resp.StatusCode)
-		_, _ = io.Copy(w, resp.Body)
-	}))
-	t.Cleanup(srv.Close)
-	return p, srv.URL
+	return lines
 }
 
 // expectRequests is a plan check on the requests the provider made while Terraform refreshed
 // and planned: exactly one GET of each expected object and nothing else (no second read of a
 // shared object, no LIST, discovery or OpenAPI).
 type expectRequests struct {
-	proxy *countingProxy
+	proxy *faultproxy.Proxy
 	want  []string
 }
 
 func (e expectRequests) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
-	got := e.proxy.snapshot()
+	got := requestLines(e.proxy)
 	counts := map[string]int{}
 	for _, r := range got {
 		counts[r]++
@@ -107,24 +66,17 @@ func (e expectRequests) CheckPlan(_ context.Context, _ plancheck.CheckPlanReques
 func TestAccComputeQuota_refreshCost(t *testing.T) {
 	const team = "qacc-cost"
 	cleanupQueue(t, team)
-	proxy, url := &countingProxy{}, "http://127.0.0.1:1" // placeholder when acceptance tests are off
-	if acc.config != nil {
-		proxy, url = startCountingProxy(t)
-	}
-	cfg := fmt.Sprintf(`
-provider "hyperpod" {
-  host = %q
-}
-`, url) + quotaConfig(team, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }, { instance_type = "ml.c5.4xlarge", vcpu = 2 }]`)
+	proxy, url := acctest.CountingProxy(t)
+	cfg := acctest.ProviderHost(url) + acctest.Quota(team).Resource("ml.g5.12xlarge").Count(1).Resource("ml.c5.4xlarge").VCPU(2).HCL()
 	const apis = "/apis/kueue.x-k8s.io/v1beta2/"
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkQueueGone(t, team),
 		Steps: []resource.TestStep{
 			{Config: cfg},
 			{
-				PreConfig: proxy.reset,
+				PreConfig: proxy.ResetRecorded,
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
@@ -142,10 +94,7 @@ provider "hyperpod" {
 // Refreshing a team namespace costs one GET of the Namespace and one of the LocalQueue.
 func TestAccTeamNamespace_refreshCost(t *testing.T) {
 	const team = "nsacc-cost"
-	proxy, url := &countingProxy{}, "http://127.0.0.1:1" // placeholder when acceptance tests are off
-	if acc.config != nil {
-		proxy, url = startCountingProxy(t)
-	}
+	proxy, url := acctest.CountingProxy(t)
 	cfg := fmt.Sprintf(`
 provider "hyperpod" {
   host = %q
@@ -158,12 +107,12 @@ resource "hyperpod_team_namespace" "test" {
 `, url, team)
 	ns := quota.NamespaceName(team)
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: cfg},
 			{
-				PreConfig: proxy.reset,
+				PreConfig: proxy.ResetRecorded,
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
@@ -182,13 +131,13 @@ resource "hyperpod_team_namespace" "test" {
 // the objects carrying this provider's label, which answers the rest; no object is read twice
 // and nothing else is requested.
 type expectPrimedRefresh struct {
-	proxy   *countingProxy
+	proxy   *faultproxy.Proxy
 	objects []string // paths of every object, one GET each without priming
 	lists   []string // collection paths, one LIST each
 }
 
 func (e expectPrimedRefresh) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
-	got := e.proxy.snapshot()
+	got := requestLines(e.proxy)
 	const maxGetsBeforeList = 15 // kube.primeAfter - 1
 	object := map[string]bool{}
 	for _, o := range e.objects {
@@ -236,10 +185,7 @@ func (e expectPrimedRefresh) CheckPlan(_ context.Context, _ plancheck.CheckPlanR
 // would be 302 and reading the flavors per quota 500.
 func TestAccRefreshCost_sharedFlavors(t *testing.T) {
 	const teams = 100
-	proxy, url := &countingProxy{}, "http://127.0.0.1:1" // placeholder when acceptance tests are off
-	if acc.config != nil {
-		proxy, url = startCountingProxy(t)
-	}
+	proxy, url := acctest.CountingProxy(t)
 	cfg := fmt.Sprintf(`
 provider "hyperpod" {
   host = %q
@@ -269,12 +215,12 @@ resource "hyperpod_compute_quota" "q" {
 	}
 	lists := []string{"/api/v1/namespaces", apis + "localqueues", apis + "clusterqueues"}
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: cfg},
 			{
-				PreConfig: proxy.reset,
+				PreConfig: proxy.ResetRecorded,
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),

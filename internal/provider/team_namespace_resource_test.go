@@ -25,22 +25,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
 const tnsAddr = "hyperpod_team_namespace.test"
-
-// tnsConfig is a hyperpod_team_namespace "test" with the given team and extra body lines.
-func tnsConfig(team, body string) string {
-	return fmt.Sprintf(`
-resource "hyperpod_team_namespace" "test" {
-  team = %q
-%s
-}
-`, team, body)
-}
 
 func tnsExpectName(attr, want string) plancheck.PlanCheck {
 	return plancheck.ExpectKnownValue(tnsAddr, tfjsonpath.New(attr), knownvalue.StringExact(want))
@@ -127,19 +118,19 @@ func TestAccTeamNamespace_basic(t *testing.T) {
 	annotations := map[string]string{"example.com/contact": "alice@example.com"}
 
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             tnsCheckGone(team, team2),
 		Steps: []resource.TestStep{
 			{
-				Config: tnsConfig(team, `
+				Config: acctest.TeamNamespace(team).Body(`
   labels = {
     "example.com/owner" = "alice"
     "cost-center"       = "cc-42"
   }
   annotations = {
     "example.com/contact" = "alice@example.com"
-  }`),
+  }`).HCL(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(tnsAddr, plancheck.ResourceActionCreate),
 					tnsExpectName("id", team),
@@ -162,10 +153,10 @@ func TestAccTeamNamespace_basic(t *testing.T) {
 			{
 				// One label changes, one is removed, the annotations go: in place, and the
 				// removed keys disappear from the cluster.
-				Config: tnsConfig(team, `
+				Config: acctest.TeamNamespace(team).Body(`
   labels = {
     "example.com/owner" = "bob"
-  }`),
+  }`).HCL(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(tnsAddr, plancheck.ResourceActionUpdate),
 					tnsExpectName("namespace", "hyperpod-ns-nsacc-basic"),
@@ -198,10 +189,10 @@ func TestAccTeamNamespace_basic(t *testing.T) {
 				}},
 			},
 			{
-				Config: tnsConfig(team2, `
+				Config: acctest.TeamNamespace(team2).Body(`
   labels = {
     "example.com/owner" = "bob"
-  }`),
+  }`).HCL(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(tnsAddr, plancheck.ResourceActionReplace),
 					tnsExpectName("id", team2),
@@ -225,20 +216,20 @@ func TestAccTeamNamespace_drift(t *testing.T) {
 	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
 	labels := map[string]string{"example.com/owner": "alice"}
 	annotations := map[string]string{"example.com/contact": "alice@example.com"}
-	config := tnsConfig(team, `
+	config := acctest.TeamNamespace(team).Body(`
   labels = {
     "example.com/owner" = "alice"
   }
   annotations = {
     "example.com/contact" = "alice@example.com"
-  }`)
+  }`).HCL()
 	expectUpdate := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 		plancheck.ExpectResourceAction(tnsAddr, plancheck.ResourceActionUpdate),
 	}}
 	ctx := context.Background()
 
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             tnsCheckGone(team),
 		Steps: []resource.TestStep{
@@ -329,14 +320,14 @@ func TestAccTeamNamespace_drift(t *testing.T) {
 func TestAccTeamNamespace_existingNamespace(t *testing.T) {
 	const team = "nsacc-foreign"
 	nsName := quota.NamespaceName(team)
-	config := tnsConfig(team, `
+	config := acctest.TeamNamespace(team).Body(`
   labels = {
     "example.com/owner" = "platform"
-  }`)
+  }`).HCL()
 	tnsCleanupNamespace(t, nsName)
 
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             tnsCheckGone(team),
 		Steps: []resource.TestStep{
@@ -393,7 +384,7 @@ func TestAccTeamNamespace_refusesUnrecordedNamespace(t *testing.T) {
 	tnsCleanupNamespace(t, nsName)
 
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
@@ -402,7 +393,7 @@ func TestAccTeamNamespace_refusesUnrecordedNamespace(t *testing.T) {
 					t.Fatalf("creating namespace: %v", err)
 				}
 			},
-			Config: tnsConfig(team, ""),
+			Config: acctest.TeamNamespace(team).HCL(),
 			ExpectError: regexp.MustCompile(`(?s)Namespace already exists.*` +
 				tnsPhrase(`Namespace "hyperpod-ns-nsacc-unrecorded" already exists and is managed by a Terraform state using an earlier version of this provider, which recorded no owner identity`) + `.*` +
 				tnsPhrase(`terraform import hyperpod_team_namespace.<name> nsacc-unrecorded`)),
@@ -417,12 +408,12 @@ func TestAccTeamNamespace_forceDestroy(t *testing.T) {
 	ctx := context.Background()
 
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             tnsCheckGone(team),
 		Steps: []resource.TestStep{
 			{
-				Config: tnsConfig(team, ""),
+				Config: acctest.TeamNamespace(team).HCL(),
 				Check:  tnsCheckCluster(team, nil, nil),
 			},
 			{
@@ -454,17 +445,17 @@ func TestAccTeamNamespace_forceDestroy(t *testing.T) {
 						t.Fatalf("creating workload: %v", err)
 					}
 				},
-				Config:  tnsConfig(team, ""),
+				Config:  acctest.TeamNamespace(team).HCL(),
 				Destroy: true,
 				ExpectError: regexp.MustCompile(`(?s)Namespace is not empty.*` + tnsPhrase(
 					`namespace "hyperpod-ns-nsacc-force" still holds 1 Pod and 1 Kueue Workload; delete them, or set force_destroy = true and apply before destroying`)),
 			},
 			{
-				Config: tnsConfig(team, `
+				Config: acctest.TeamNamespace(team).Body(`
   force_destroy = true
   timeouts {
     delete = "2m"
-  }`),
+  }`).HCL(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(tnsAddr, plancheck.ResourceActionUpdate),
 				}},
@@ -486,35 +477,35 @@ func TestAccTeamNamespace_forceDestroy(t *testing.T) {
 // Reserved label and annotation keys and invalid teams fail at plan time, before any API call.
 func TestAccTeamNamespace_validation(t *testing.T) {
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: tnsConfig("nsacc-invalid", `
+				Config: acctest.TeamNamespace("nsacc-invalid").Body(`
   labels = {
     "app.kubernetes.io/managed-by" = "me"
-  }`),
+  }`).HCL(),
 				PlanOnly: true,
 				ExpectError: regexp.MustCompile(`(?s)Reserved label key.*` + tnsPhrase(
 					`"app.kubernetes.io/managed-by" is reserved: the provider sets this label itself`) + `.*` +
 					tnsPhrase(`Remove it from labels`)),
 			},
 			{
-				Config: tnsConfig("nsacc-invalid", `
+				Config: acctest.TeamNamespace("nsacc-invalid").Body(`
   annotations = {
     "hyperpod.quotaworks.io/name" = "x"
-  }`),
+  }`).HCL(),
 				PlanOnly: true,
 				ExpectError: regexp.MustCompile(`(?s)Reserved annotation key.*` + tnsPhrase(
 					`"hyperpod.quotaworks.io/name" is reserved: keys under "hyperpod.quotaworks.io/" are kept for the provider's own bookkeeping`)),
 			},
 			{
-				Config:      tnsConfig("ML_Research", ""),
+				Config:      acctest.TeamNamespace("ML_Research").HCL(),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`(?s)Attribute team must be 1-40 lower-case letters.*got: ML_Research`),
 			},
 			{
-				Config:      tnsConfig(strings.Repeat("a", 41), ""),
+				Config:      acctest.TeamNamespace(strings.Repeat("a", 41)).HCL(),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`(?s)Attribute team string length must be between 1 and 40`),
 			},
@@ -591,11 +582,11 @@ func TestAccTeamNamespace_finishedPodsDoNotBlockDestroy(t *testing.T) {
 	const team = "nsacc-finished"
 	nsName := quota.NamespaceName(team)
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             tnsCheckGone(team),
 		Steps: []resource.TestStep{
-			{Config: tnsConfig(team, "")},
+			{Config: acctest.TeamNamespace(team).HCL()},
 			{
 				PreConfig: func() {
 					ctx := context.Background()
@@ -614,7 +605,7 @@ func TestAccTeamNamespace_finishedPodsDoNotBlockDestroy(t *testing.T) {
 						}
 					}
 				},
-				Config: tnsConfig(team, ""),
+				Config: acctest.TeamNamespace(team).HCL(),
 			},
 		},
 	})
@@ -627,10 +618,10 @@ func TestAccTeamNamespace_ownership(t *testing.T) {
 	const team = "nsacc-owner"
 	nsName := quota.NamespaceName(team)
 	tnsCleanupNamespace(t, nsName)
-	cfg := tnsConfig(team, "  labels = {}\n  annotations = {}")
+	cfg := acctest.TeamNamespace(team).Body("  labels = {}\n  annotations = {}").HCL()
 	// Not parallel: a step runs a second, independent test case (another state) inside it.
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
 			ns, err := tnsGetNamespace(nsName)
@@ -654,7 +645,7 @@ func TestAccTeamNamespace_ownership(t *testing.T) {
 					resource.Test(t, resource.TestCase{
 						ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 						Steps: []resource.TestStep{{
-							Config: tnsConfig(team, ""),
+							Config: acctest.TeamNamespace(team).HCL(),
 							ExpectError: regexp.MustCompile(`(?s)Namespace already exists.*` +
 								tnsPhrase(`managed by another Terraform resource (owner_id "`) + `.*` +
 								tnsPhrase(`terraform import hyperpod_team_namespace.<name> nsacc-owner`)),
@@ -759,7 +750,7 @@ func TestAccTeamNamespace_createWaitsForDeletion(t *testing.T) {
 		}
 	}
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             tnsCheckGone(team),
 		Steps: []resource.TestStep{
@@ -773,17 +764,17 @@ func TestAccTeamNamespace_createWaitsForDeletion(t *testing.T) {
 						t.Fatalf("deleting namespace: %v", err)
 					}
 				},
-				Config: tnsConfig(team, `  timeouts {
+				Config: acctest.TeamNamespace(team).Body(`  timeouts {
     create = "2s"
-  }`),
+  }`).HCL(),
 				ExpectError: regexp.MustCompile(`(?s)Namespace is being deleted.*` + tnsPhrase(`finalizers [`+finalizer+`]`)),
 			},
 			{
 				// Released while the create waits: it goes on as soon as the namespace is gone.
 				PreConfig: func() { go func() { time.Sleep(time.Second); release() }() },
-				Config: tnsConfig(team, `  timeouts {
+				Config: acctest.TeamNamespace(team).Body(`  timeouts {
     create = "1m"
-  }`),
+  }`).HCL(),
 				Check: tnsCheckOwnerRecorded(team),
 			},
 		},

@@ -7,7 +7,7 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 )
 
-// PlanEntry gives a lone entry the amounts of the documented ratio rule (design 3.1, worked
+// PlanEntry gives a lone entry the amounts of the documented ratio rule (worked
 // by hand from the catalog figures) and fails where the resource's plan fails.
 func TestPlanEntry(t *testing.T) {
 	cat := catalog.Builtin()

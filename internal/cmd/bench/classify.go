@@ -1,12 +1,14 @@
 package main
 
 import (
-	"net/url"
 	"strings"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/faultproxy"
 )
 
-// Verbs a request is counted under. "apply" is a PATCH with an apply-patch content type
-// (server-side apply); every other PATCH is "patch".
+// Verbs a request is counted under: faultproxy's verbs in lower case, with requests that
+// address no resource counted by kind and further pages of a paginated LIST apart. "apply" is
+// a PATCH with an apply-patch content type (server-side apply); every other PATCH is "patch".
 const (
 	verbGet              = "get"
 	verbList             = "list"
@@ -18,130 +20,23 @@ const (
 	verbUpdate           = "update"
 	verbDelete           = "delete"
 	verbDeleteCollection = "deletecollection"
-	verbDiscovery        = "discovery"
-	verbOpenAPI          = "openapi"
+	verbDiscovery        = faultproxy.NonResourceDiscovery
+	verbOpenAPI          = faultproxy.NonResourceOpenAPI
 	verbOther            = "other"
 )
 
 // noResource is the resource label of requests that address no resource (discovery,
 // OpenAPI, health checks).
-const noResource = "-"
+const noResource = faultproxy.NoResource
 
-// apiRequest is a Kubernetes API request, classified from its method, URL and content type.
-type apiRequest struct {
-	Verb        string
-	Group       string // "" for the core group
-	Version     string
-	Resource    string // plural, e.g. "clusterqueues"; "" when none
-	Subresource string // e.g. "status"
-	Namespace   string
-	Name        string // "" for a collection
-}
-
-// ResourceLabel is what requests are counted under: the plural resource, with the
-// subresource after a slash ("namespaces/finalize"), or noResource.
-func (r apiRequest) ResourceLabel() string {
+// benchVerb is the verb the bench counts a classified request under.
+func benchVerb(r faultproxy.Request) string {
 	switch {
-	case r.Resource == "":
-		return noResource
-	case r.Subresource != "":
-		return r.Resource + "/" + r.Subresource
+	case r.NonResource != "":
+		return r.NonResource
+	case r.Verb == faultproxy.VerbList && r.Continue:
+		return verbListContinue
 	default:
-		return r.Resource
+		return strings.ToLower(r.Verb)
 	}
-}
-
-// classify parses a Kubernetes API request:
-//
-//	/api, /api/v1, /apis, /apis/<g>, /apis/<g>/<v>, /version    discovery
-//	/openapi/...                                                openapi
-//	/api/v1/[watch/][namespaces/<ns>/]<resource>[/<name>[/<subresource>]]
-//	/apis/<g>/<v>/[watch/][namespaces/<ns>/]<resource>[/<name>[/<subresource>]]
-//
-// /api/v1/namespaces/<name> is the Namespace object itself, and .../namespaces/<name>/status
-// or /finalize its subresources. A GET of a collection is a list, with watch=true (or the
-// legacy /watch/ prefix) a watch.
-func classify(method, rawPath string, query url.Values, contentType string) apiRequest {
-	path := strings.Trim(rawPath, "/")
-	parts := strings.Split(path, "/")
-	if path == "" {
-		return apiRequest{Verb: verbOther}
-	}
-	var r apiRequest
-	var rest []string
-	switch parts[0] {
-	case "version":
-		return apiRequest{Verb: verbDiscovery}
-	case "openapi":
-		return apiRequest{Verb: verbOpenAPI}
-	case "api":
-		if len(parts) <= 2 {
-			return apiRequest{Verb: verbDiscovery}
-		}
-		r.Version, rest = parts[1], parts[2:]
-	case "apis":
-		if len(parts) <= 3 {
-			return apiRequest{Verb: verbDiscovery}
-		}
-		r.Group, r.Version, rest = parts[1], parts[2], parts[3:]
-	default:
-		return apiRequest{Verb: verbOther} // /healthz, /livez, /metrics, ...
-	}
-
-	watch := false
-	if rest[0] == "watch" {
-		watch, rest = true, rest[1:]
-	}
-	if len(rest) >= 2 && rest[0] == "namespaces" {
-		switch {
-		case len(rest) == 2: // the Namespace object
-		case len(rest) == 3 && (rest[2] == "status" || rest[2] == "finalize"):
-		default:
-			r.Namespace, rest = rest[1], rest[2:]
-		}
-	}
-	if len(rest) == 0 {
-		return apiRequest{Verb: verbOther}
-	}
-	r.Resource = rest[0]
-	if len(rest) >= 2 {
-		r.Name = rest[1]
-	}
-	if len(rest) >= 3 {
-		r.Subresource = strings.Join(rest[2:], "/")
-	}
-	if w := query.Get("watch"); w == "true" || w == "1" {
-		watch = true
-	}
-
-	switch strings.ToUpper(method) {
-	case "GET", "HEAD":
-		switch {
-		case watch:
-			r.Verb = verbWatch
-		case r.Name == "" && query.Get("continue") != "":
-			r.Verb = verbListContinue
-		case r.Name == "":
-			r.Verb = verbList
-		default:
-			r.Verb = verbGet
-		}
-	case "POST":
-		r.Verb = verbCreate
-	case "PUT":
-		r.Verb = verbUpdate
-	case "PATCH":
-		r.Verb = verbPatch
-		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(contentType)), "application/apply-patch") {
-			r.Verb = verbApply
-		}
-	case "DELETE":
-		r.Verb = verbDelete
-		if r.Name == "" {
-			r.Verb = verbDeleteCollection
-		}
-	default:
-		r.Verb = verbOther
-	}
-	return r
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"net/url"
 	"testing"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/faultproxy"
 )
 
 func TestClassify(t *testing.T) {
@@ -71,21 +73,21 @@ func TestClassify(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.uri, err)
 		}
-		got := classify(tc.method, u.Path, u.Query(), tc.contentType)
-		if got.Verb != tc.verb || got.ResourceLabel() != tc.resource || got.Namespace != tc.ns || got.Name != tc.name {
+		got := faultproxy.ClassifyRequest(tc.method, u.Path, u.Query(), tc.contentType)
+		if benchVerb(got) != tc.verb || got.ResourceLabel() != tc.resource || got.Namespace != tc.ns || got.Name != tc.name {
 			t.Errorf("classify(%s %s, %q) = verb %q resource %q ns %q name %q; want %q %q %q %q",
-				tc.method, tc.uri, tc.contentType, got.Verb, got.ResourceLabel(), got.Namespace, got.Name,
+				tc.method, tc.uri, tc.contentType, benchVerb(got), got.ResourceLabel(), got.Namespace, got.Name,
 				tc.verb, tc.resource, tc.ns, tc.name)
 		}
 	}
 }
 
 func TestClassifyGroupVersion(t *testing.T) {
-	got := classify("GET", "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/q", nil, "")
+	got := faultproxy.ClassifyRequest("GET", "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/q", nil, "")
 	if got.Group != "kueue.x-k8s.io" || got.Version != "v1beta2" {
 		t.Errorf("group/version = %q/%q", got.Group, got.Version)
 	}
-	got = classify("GET", "/api/v1/namespaces/a", nil, "")
+	got = faultproxy.ClassifyRequest("GET", "/api/v1/namespaces/a", nil, "")
 	if got.Group != "" || got.Version != "v1" {
 		t.Errorf("core group/version = %q/%q", got.Group, got.Version)
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/faultproxy"
 )
 
 // replayer is the sequential-requests floor: one client-go HTTP client (rest.HTTPClientFor)
@@ -53,7 +55,7 @@ func (p *replayer) replay(ctx context.Context, reqs []recordedRequest) (replayRe
 	var res replayResult
 	start := time.Now()
 	for _, r := range reqs {
-		if r.Class.Verb == verbWatch {
+		if r.Class.Verb == faultproxy.VerbWatch {
 			continue
 		}
 		req, err := http.NewRequestWithContext(ctx, r.Method, p.base+r.URI, bytes.NewReader(r.Body))

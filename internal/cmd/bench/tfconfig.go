@@ -9,7 +9,7 @@ import (
 )
 
 // The generated configurations use explicit resources, two per team, rather than for_each:
-// that is how the figures were taken, "change one quota" is a one-line edit of one
+// that is how the baseline figures were taken, "change one quota" is a one-line edit of one
 // resource, and the terraform_data floor gets exactly the same graph (2N nodes, N edges).
 
 // configKind selects the resources a configuration is made of.

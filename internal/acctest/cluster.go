@@ -1,0 +1,157 @@
+// Package acctest is the acceptance tests' kit: the cluster they run against (the local
+// control plane, or an existing cluster confirmed disposable), checks that skip or fail a test
+// without one, chainable builders for the Kueue objects tests create out of band and for the
+// HCL they apply, and the request-counting, fault-injecting proxy they put in front of the API
+// server. It is an ordinary package so that the provider's tests and the bench share it; it
+// must not import the provider.
+package acctest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
+)
+
+// Env is the cluster the acceptance tests run against, set up once by Main.
+type Env struct {
+	Config    *rest.Config
+	Clientset kubernetes.Interface
+	Dynamic   dynamic.Interface
+	// Cluster is the local control plane Main started; nil when KUBE_CONFIG_PATH named an
+	// existing cluster.
+	Cluster *localcluster.Cluster
+}
+
+// env is the cluster of the running test binary; nil until Main set it up (always nil
+// without TF_ACC).
+var env *Env
+
+// Current returns the cluster Main set up, nil when there is none.
+func Current() *Env { return env }
+
+// Main runs m, the tests of a package. With TF_ACC set it first starts the local control
+// plane unless KUBE_CONFIG_PATH already names a cluster, and stops it afterwards. The provider
+// under test finds the cluster through KUBE_CONFIG_PATH, the same way users configure it. An
+// existing cluster must carry the marker the harness writes (localcluster.MarkerNamespace) or
+// be confirmed disposable with HYPERPOD_DISPOSABLE_CLUSTER=1; otherwise nothing runs. ready,
+// when not nil, is called with the cluster before the tests run. Main returns the exit code.
+func Main(m *testing.M, ready func(*Env)) int {
+	if os.Getenv("TF_ACC") == "" {
+		return m.Run()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	e := &Env{}
+	kubeconfig := os.Getenv("KUBE_CONFIG_PATH")
+	external := kubeconfig != ""
+	if !external {
+		assets, err := localcluster.AssetsDirFromEnv()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "acceptance tests need the local control plane:", err)
+			return 1
+		}
+		workDir, err := os.MkdirTemp("", "hyperpod-acc-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(workDir)
+		started := time.Now()
+		cluster, err := localcluster.Start(ctx, localcluster.Options{AssetsDir: assets, WorkDir: workDir, Kueue: localcluster.KueueFromEnv()})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "starting the local control plane:", err)
+			return 1
+		}
+		defer func() {
+			if err := cluster.Stop(); err != nil {
+				fmt.Fprintln(os.Stderr, "stopping the local control plane:", err)
+			}
+		}()
+		fmt.Fprintf(os.Stderr, "local control plane at %s started in %s\n", cluster.Host, time.Since(started).Round(time.Millisecond))
+		kubeconfig = cluster.KubeconfigPath
+		e.Cluster = cluster
+		if err := os.Setenv("KUBE_CONFIG_PATH", kubeconfig); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+
+	// Refuse, before writing anything, a cluster the harness did not start (it could be
+	// production) unless HYPERPOD_DISPOSABLE_CLUSTER=1 says it is disposable. The cluster checked
+	// is the one the provider under test resolves from the KUBE_* variables, and the tests' own
+	// clients use that same configuration. The control plane started above is marked by Start;
+	// the check still catches KUBE_HOST or KUBE_CTX pointing the provider elsewhere.
+	var setHere []string
+	if !external {
+		setHere = []string{"KUBE_CONFIG_PATH"}
+	}
+	verdict, _, cfg, err := localcluster.CheckDisposableFromEnv(ctx, setHere...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "acceptance tests:", err)
+		return 1
+	}
+	fmt.Fprintln(os.Stderr, verdict)
+	cfg.UserAgent = "" // client-go's default, as before: tests' writes must not look like the provider's
+	e.Config = cfg
+	e.Clientset = kubernetes.NewForConfigOrDie(cfg)
+	e.Dynamic = dynamic.NewForConfigOrDie(cfg)
+	// An existing cluster (kind) gets the same fake HyperPod nodes; creating them is idempotent.
+	if err := localcluster.CreateFleet(ctx, e.Clientset, localcluster.Fleet, catalog.Builtin()); err != nil {
+		fmt.Fprintln(os.Stderr, "creating the fake HyperPod nodes:", err)
+		return 1
+	}
+	if external {
+		// A real cluster (kind) has a node lifecycle controller that marks kubelet-less nodes
+		// NotReady; heartbeat for them while the tests run.
+		alive, stop := context.WithCancel(context.Background())
+		defer stop()
+		go func() {
+			if err := localcluster.KeepFleetAlive(alive, e.Clientset, localcluster.Fleet, catalog.Builtin(), 10*time.Second); err != nil {
+				fmt.Fprintln(os.Stderr, "keeping the fake HyperPod nodes alive:", err)
+			}
+		}()
+	}
+	env = e
+	if ready != nil {
+		ready(e)
+	}
+	return m.Run()
+}
+
+// PreCheck fails the test when Main set up no cluster (TF_ACC unset).
+func PreCheck(t testing.TB) {
+	t.Helper()
+	if env == nil {
+		t.Fatal("TestMain did not set up a cluster; run the acceptance tests with TF_ACC=1 (make test-acc)")
+	}
+}
+
+// RequireCluster skips without TF_ACC, like resource.Test, for tests that set up the cluster
+// before resource.Test runs.
+func RequireCluster(t testing.TB) {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: runs with TF_ACC=1 (make test-acc), like every TestAcc test")
+	}
+	PreCheck(t)
+}
+
+// RequireKueue is RequireCluster for tests that assert decisions of the Kueue controller:
+// with HYPERPOD_KUEUE off they fail rather than pass without Kueue.
+func RequireKueue(t testing.TB) {
+	t.Helper()
+	RequireCluster(t)
+	if !localcluster.KueueFromEnv() {
+		t.Fatalf("this test asserts decisions of the Kueue controller, which %s=off turned off", localcluster.EnvKueue)
+	}
+}

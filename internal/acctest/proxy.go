@@ -1,0 +1,65 @@
+package acctest
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/faultproxy"
+)
+
+// FaultProxy starts a faultproxy in front of the test cluster, closed when the test ends, and
+// writes a kubeconfig for it. The proxy serves TLS, because clientcmd drops credentials for
+// http:// servers, and presents the harness's client certificate upstream.
+func FaultProxy(t testing.TB, cfg faultproxy.Config) (*faultproxy.Proxy, string) {
+	t.Helper()
+	PreCheck(t)
+	target, err := url.Parse(env.Config.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream, err := rest.TLSConfigFor(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.TLS = true
+	p, err := faultproxy.New(target, upstream, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	path := filepath.Join(t.TempDir(), "proxy-kubeconfig")
+	if err := os.WriteFile(path, p.Kubeconfig(env.Config.BearerToken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p, path
+}
+
+// CountingProxy starts a faultproxy in front of the test cluster that injects nothing and
+// records every request (faultproxy.Proxy.Recorded), closed when the test ends. It serves plain
+// HTTP and holds the harness's credentials, so a provider block with only host set to the URL
+// reaches the cluster. Without a cluster it returns nil and an unreachable URL, for
+// configurations built before resource.Test skips the test.
+func CountingProxy(t testing.TB) (*faultproxy.Proxy, string) {
+	t.Helper()
+	if env == nil {
+		return nil, "http://127.0.0.1:1"
+	}
+	target, err := url.Parse(env.Config.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := rest.TransportFor(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := faultproxy.New(target, nil, faultproxy.Config{Upstream: rt, Record: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	return p, p.URL()
+}
