@@ -102,6 +102,10 @@ func Main(m *testing.M, ready func(*Env)) int {
 	}
 	fmt.Fprintln(os.Stderr, verdict)
 	cfg.UserAgent = "" // client-go's default, as before: tests' writes must not look like the provider's
+	// The tests' own reads, writes and access reviews must not queue behind a client-side rate
+	// limit: parallel tests share these clients, and at client-go's default of 5 requests a
+	// second they spent most of their time waiting for each other, not for the API server.
+	cfg.QPS = -1
 	e.Config = cfg
 	e.Clientset = kubernetes.NewForConfigOrDie(cfg)
 	e.Dynamic = dynamic.NewForConfigOrDie(cfg)

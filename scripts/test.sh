@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# test.sh: what `make test` and `make test-all` run, phase by phase, with a timing summary.
+#
+#   scripts/test.sh          builds, unit tests, the acceptance suite under Terraform, and under
+#                            OpenTofu the tests whose outcome depends on the CLI
+#   scripts/test.sh --all    the full cross product: every acceptance test under every CLI
+#
+# Phases run in order and stop at the first failure. Each phase's whole output is kept in
+# .cache/test/<phase>.log; at the end (also after a failure) the script prints the time of each
+# phase and the ten slowest acceptance tests, so a slow test is seen before it becomes a slow CI.
+#
+# Environment: TERRAFORM (terraform binary, default: the one on PATH), TOFU (an OpenTofu binary
+# instead of building one), KUBE_CONFIG_PATH (an existing, disposable cluster instead of the local
+# control plane), TEST_TIMEOUT (go test -timeout of an acceptance phase, default 60m).
+set -euo pipefail
+
+script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
+repo_root=$(cd -- "${script_dir}/.." && pwd -P)
+cd -- "${repo_root}"
+
+all=false
+case "${1:-}" in
+--all) all=true ;;
+"") ;;
+*)
+	echo "usage: scripts/test.sh [--all]" >&2
+	exit 2
+	;;
+esac
+
+# The acceptance tests OpenTofu runs in `make test`: those whose outcome depends on the CLI
+# (state saving on failure, interrupts and kills, import and import blocks, -generate-config-out,
+# identity, provider functions, unknown provider configuration, modules) and one lifecycle per
+# resource and data source. Everything else talks to the same provider server and the same API
+# server under either CLI, so a second run buys nothing; `make test-all` runs it anyway.
+opentofu_tests=(
+	'TestAccInterruptedApply_.*'
+	'TestAccPartialCreate_.*'
+	'TestAccAdoption_hyperpodShapes'
+	'TestAccIdentity_teamResources'
+	'TestAccComputeQuota_import'
+	'TestAccComputeQuota_updateAndReplace'
+	'TestAccComputeQuota_plansWithoutCluster'
+	'TestAccTeamNamespace_basic'
+	'TestAccClusterSchedulerConfig_lifecycle'
+	'TestAccInstanceTypeCapacity_fleet'
+	'TestAccTeamUsage_missingQueue'
+	'TestAccExamples_complete'
+	'TestAccProvider_configErrorsAtPlan'
+	'TestFunction_.*'
+)
+
+terraform=${TERRAFORM:-$(command -v terraform || true)}
+if [[ -z "${terraform}" ]]; then
+	echo "terraform is not on PATH. Install Terraform >= 1.11 (https://developer.hashicorp.com/terraform/install)," >&2
+	echo "or set TERRAFORM=/path/to/terraform." >&2
+	exit 1
+fi
+timeout=${TEST_TIMEOUT:-60m}
+# The unit phase runs provider functions through the CLI too; never let plugin-testing download one.
+export TF_ACC_TERRAFORM_PATH="${terraform}"
+
+logs=${repo_root}/.cache/test
+mkdir -p -- "${logs}"
+rm -f -- "${logs}"/*.log
+
+phases=()   # "name<TAB>seconds<TAB>result"
+current=""
+started=0
+
+begin() {
+	current=$1
+	started=$(date +%s)
+	printf '\n==> %s\n' "${current}"
+}
+finish() { # result
+	phases+=("${current}"$'\t'"$(($(date +%s) - started))"$'\t'"$1")
+	current=""
+}
+
+summary() {
+	local rc=$?
+	if [[ -n "${current}" ]]; then
+		finish "FAILED"
+	fi
+	printf '\n==> Time per phase\n'
+	local total=0 line name secs result
+	for line in "${phases[@]}"; do
+		IFS=$'\t' read -r name secs result <<<"${line}"
+		total=$((total + secs))
+		printf '  %-52s %4dm%02ds  %s\n' "${name}" $((secs / 60)) $((secs % 60)) "${result}"
+	done
+	printf '  %-52s %4dm%02ds\n' "total" $((total / 60)) $((total % 60))
+	# Top-level tests only: go test -v prints them at column 0, subtests indented.
+	local slow
+	slow=$(for f in "${logs}"/acc-*.log; do
+		[[ -f "$f" ]] || continue
+		sed -nE 's/^--- (PASS|FAIL|SKIP): ([^ ]+) \(([0-9.]+)s\)$/\3\t\2\t\1/p' "$f" |
+			awk -v phase="$(basename "$f" .log)" -F'\t' '{ printf "%s\t%s\t%s\t%s\n", $1, $2, $3, phase }'
+	done | sort -t$'\t' -k1,1 -rn | head -10)
+	if [[ -n "${slow}" ]]; then
+		printf '\n==> Ten slowest acceptance tests\n'
+		printf '%s\n' "${slow}" | awk -F'\t' '{ printf "  %7.1fs  %-58s %-4s  %s\n", $1, $2, $3, $4 }'
+	fi
+	printf '\nLogs: %s\n' "${logs}"
+	exit "${rc}"
+}
+trap summary EXIT
+
+# run <log> <command...>: the command's output goes to the log and, unless QUIET_FILTER is set,
+# to the terminal; with QUIET_FILTER only lines matching it reach the terminal.
+run() {
+	local log=$1
+	shift
+	if [[ -n "${QUIET_FILTER:-}" ]]; then
+		"$@" 2>&1 | tee "${log}" | { grep -E "${QUIET_FILTER}" || true; }
+	else
+		"$@" 2>&1 | tee "${log}"
+	fi
+}
+
+begin "builds (control plane, OpenTofu, test binaries)"
+assets=$(scripts/controlplane-assets.sh)
+tofu=${TOFU:-$(scripts/tofu-assets.sh)}
+kueue_version=$(basename "${assets}" | sed -nE 's/.*_kueue-(v[0-9.]+).*/\1/p')
+kueue_version=${kueue_version:-unknown}
+go build ./...
+go test -count=1 -run '^$' ./... >"${logs}/build.log"
+finish ok
+
+begin "unit tests"
+QUIET_FILTER='^(ok|FAIL|---|panic)' run "${logs}/unit.log" go test -count=1 -v ./...
+finish ok
+
+export HYPERPOD_CONTROLPLANE_DIR="${assets}" TF_ACC=1
+
+begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p'), Kueue ${kueue_version}"
+run "${logs}/acc-terraform.log" go test -count=1 -timeout "${timeout}" ./internal/... -run '^TestAcc' -v
+finish ok
+
+# plugin-testing serves the provider in-process and registers it as
+# <TF_ACC_PROVIDER_HOST>/hashicorp/hyperpod; OpenTofu's implied address for "hyperpod" is
+# registry.opentofu.org/hashicorp/hyperpod. OpenTofu prints warnings about a missing CLI
+# configuration on stdout, which breaks the JSON plugin-testing reads: give it an empty one.
+selection="^($(IFS='|'; printf '%s' "${opentofu_tests[*]}"))\$"
+label="CLI-dependent tests"
+if ${all}; then
+	selection='^(TestAcc|TestFunction_)'
+	label="all tests"
+fi
+begin "acceptance, OpenTofu $("${tofu}" version | sed -nE '1s/^OpenTofu v//p') (${label}), Kueue ${kueue_version}"
+TF_ACC_TERRAFORM_PATH="${tofu}" TF_ACC_PROVIDER_HOST=registry.opentofu.org TF_CLI_CONFIG_FILE=/dev/null \
+	run "${logs}/acc-opentofu.log" go test -count=1 -timeout "${timeout}" ./internal/provider -run "${selection}" -v
+# A renamed test must not drop out of the OpenTofu run unnoticed.
+if ! ${all}; then
+	for pattern in "${opentofu_tests[@]}"; do
+		if ! grep -qE "^--- (PASS|SKIP): ${pattern} \(" "${logs}/acc-opentofu.log"; then
+			echo "no test matches '${pattern}' of the OpenTofu selection in scripts/test.sh: was it renamed?" >&2
+			exit 1
+		fi
+	done
+fi
+finish ok
