@@ -12,7 +12,6 @@ import (
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/rpcctx"
 )
 
@@ -45,17 +44,4 @@ func TestMain(m *testing.M) {
 	os.Exit(acctest.Main(m, func(e *acctest.Env) {
 		acc.config, acc.clientset, acc.dynamic, acc.cluster = e.Config, e.Clientset, e.Dynamic, e.Cluster
 	}))
-}
-
-// Names rbac_test.go calls; the test kit holds what they do.
-
-func requireCluster(t *testing.T) {
-	t.Helper()
-	acctest.RequireCluster(t)
-}
-
-func tnsConfig(team, body string) string { return acctest.TeamNamespace(team).Body(body).HCL() }
-
-func schedConfig(classes ...quota.PriorityClass) string {
-	return acctest.SchedulerConfig(classes...).HCL()
 }

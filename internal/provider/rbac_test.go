@@ -24,6 +24,7 @@ import (
 	ktypes "k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -222,7 +223,7 @@ func (u *rbacUser) waitFor(rules []rbacv1.PolicyRule, removedResource, removedVe
 
 // Configurations of the RBAC tests, each named "test" like the other tests' configurations.
 
-func rbacTeamNamespace(team, body string) string { return tnsConfig(team, body) }
+func rbacTeamNamespace(team, body string) string { return acctest.TeamNamespace(team).Body(body).HCL() }
 
 func rbacTeamNamespaces(prefix string, n int) string {
 	return fmt.Sprintf(`
@@ -320,7 +321,7 @@ func checkAllGone(team string, classes []string) resource.TestCheckFunc {
 // example ClusterRole: create, update, drift, import and destroy, and refreshes of 18 team
 // namespaces, which read the 16th and later Namespace and LocalQueue with one LIST (priming).
 func TestAccRBAC_leastPrivilege(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	u := newRBACUser(t, "least")
 	team := "rbac-least"
 	it := "ml.g5.12xlarge"
@@ -339,7 +340,7 @@ func TestAccRBAC_leastPrivilege(t *testing.T) {
 			rbacTeamNamespace(team, fmt.Sprintf("  labels = { tier = %q }", label)) +
 			rbacTeamNamespaces(team+"-many", 17) +
 			rbacQuota(team, it, count) +
-			schedConfig(classes...) + rbacCapacity + `
+			acctest.SchedulerConfig(classes...).HCL() + rbacCapacity + `
 data "hyperpod_team_usage" "test" {
   team = hyperpod_compute_quota.test.team
 }
@@ -458,11 +459,13 @@ func rbacMissingCases() []rbacCase {
 	}
 	capacity := func(string, string) string { return rbacCapacity }
 	sched := func(w int64) func(team, _ string) string {
-		return func(team, _ string) string { return schedConfig(rbacClasses(team, 1, w)...) }
+		return func(team, _ string) string { return acctest.SchedulerConfig(rbacClasses(team, 1, w)...).HCL() }
 	}
 	// At most 10 classes per resource: one resource never reads enough for priming; this checks the
 	// largest one without list.
-	manyClasses := func(team, _ string) string { return schedConfig(rbacClasses(team, quota.MaxPriorityClasses, 1)...) }
+	manyClasses := func(team, _ string) string {
+		return acctest.SchedulerConfig(rbacClasses(team, quota.MaxPriorityClasses, 1)...).HCL()
+	}
 	flavorLeft := func(_, it string) error {
 		if ok, err := flavorExists(it); err != nil || !ok {
 			return fmt.Errorf("ResourceFlavor %s should be left behind (warning, not failure), found %t (%v)", it, ok, err)
@@ -525,7 +528,7 @@ func rbacMissingCases() []rbacCase {
 // that needs it fails with a diagnostic naming the verb and the resource; one that can do
 // without it (list for priming, watch, flavor cleanup) succeeds.
 func TestAccRBAC_missingRule(t *testing.T) {
-	requireCluster(t)
+	acctest.RequireCluster(t)
 	if acc.cluster == nil {
 		t.Skip("RBAC tests provision users with the local control plane's client CA; KUBE_CONFIG_PATH names an external cluster")
 	}
