@@ -55,35 +55,33 @@ func classAttr(i int) path.Path { return path.Root("priority_classes").AtListInd
 func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan clusterSchedulerConfigModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) || r.data.client("create priority classes", &resp.Diagnostics) == nil {
+	if resp.Diagnostics.HasError() || !r.data.ready("create priority classes", &resp.Diagnostics) {
 		return
 	}
-	rpcCtx := ctx
-	defer r.data.finished.markIfTerraformGone(rpcCtx, r.data.kube)
-	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
-	defer cancel()
+	run := r.data.startCreate(ctx, schedulerConfigResourceKind, schedulerConfigTimeout, &resp.Diagnostics)
+	defer run.end()
 
-	owner := newOwnerID()
 	classes := classesOf(plan.PriorityClasses)
+	var created []quota.PriorityClass
 	save := func(written []quota.PriorityClass) {
 		plan.ID = types.StringValue(schedulerConfigID(written))
 		plan.PriorityClasses = priorityClassList(written)
-		plan.OwnerID = types.StringValue(owner)
+		plan.OwnerID = types.StringValue(run.owner)
 		plan.Drift = noDrift()
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		r.data.finished.add(owner, classObjects(written)...)
+		resp.Diagnostics.Append(resp.State.Set(run.ctx, &plan)...)
+		run.handOver(classObjects(written)...)
 	}
-	var created []quota.PriorityClass
+	// Saved tainted: the classes written and the one that may have been, so none is left without
+	// state; the next refresh drops those that do not exist.
+	run.saveTainted = func() { save(created) }
 	for i, c := range classes {
-		result := r.create(ctx, i, c, owner, &resp.Diagnostics)
+		result := r.create(run.ctx, i, c, run.owner, &resp.Diagnostics)
 		if result == claimOK {
 			created = append(created, c)
 			continue
 		}
-		if terraformGone(rpcCtx) {
-			// Nobody will store a state: delete what this create made. The last POST may have
-			// reached the server before the context ended.
-			undoAbandonedCreate(rpcCtx, r.data.kube, owner, classObjects(append(created, c))...)
+		// The last POST may have reached the server before the context ended.
+		if run.undoIfGone(classObjects(append(created, c))...) {
 			return
 		}
 		if result == claimMaybe {
@@ -92,8 +90,6 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 		if len(created) == 0 {
 			return
 		}
-		// Save the classes written (and the one that may have been), tainted, so none is left
-		// without state; the next refresh drops those that do not exist.
 		notWritten := []string{"nothing else"}
 		if rest := classObjects(classes[len(created):]); len(rest) > 0 {
 			notWritten = make([]string, len(rest))
@@ -101,8 +97,7 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 				notWritten[j] = o.String()
 			}
 		}
-		partlyCreated(&resp.Diagnostics, schedulerConfigResourceKind, classObjects(created), notWritten)
-		save(created)
+		run.partlyCreated(classObjects(created), notWritten)
 		return
 	}
 	save(classes)
@@ -155,7 +150,7 @@ func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c qu
 func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state clusterSchedulerConfigModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || !r.data.configured(&resp.Diagnostics) {
 		return
 	}
 	if len(r.data.pendingConfig) > 0 {
@@ -206,7 +201,7 @@ func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resourc
 	var plan, prior clusterSchedulerConfigModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) || r.data.client("update priority classes", &resp.Diagnostics) == nil {
+	if resp.Diagnostics.HasError() || !r.data.ready("update priority classes", &resp.Diagnostics) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
@@ -300,7 +295,7 @@ func (r *clusterSchedulerConfigResource) deleteClass(ctx context.Context, class,
 func (r *clusterSchedulerConfigResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state clusterSchedulerConfigModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) || r.data.client("delete priority classes", &resp.Diagnostics) == nil {
+	if resp.Diagnostics.HasError() || !r.data.ready("delete priority classes", &resp.Diagnostics) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
@@ -333,7 +328,7 @@ func (r *clusterSchedulerConfigResource) ImportState(ctx context.Context, req re
 			return
 		}
 	}
-	if !r.configured(&resp.Diagnostics) || r.data.client("import priority classes", &resp.Diagnostics) == nil {
+	if !r.data.ready("import priority classes", &resp.Diagnostics) {
 		return
 	}
 	var missing []string

@@ -124,15 +124,6 @@ func (r *clusterSchedulerConfigResource) Configure(_ context.Context, req resour
 	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
-func (r *clusterSchedulerConfigResource) configured(diags *diag.Diagnostics) bool {
-	if r.data == nil {
-		diags.AddError("Provider not configured", "The hyperpod provider was not configured before this resource was "+
-			"used; this is a bug in the provider or in Terraform, please report it.")
-		return false
-	}
-	return true
-}
-
 // priorityClassElements reads a priority_classes value element by element. An unknown name is
 // "" and an unknown weight 0; known reports, per element, whether both are known.
 func priorityClassElements(list types.List) (classes []quota.PriorityClass, known []bool) {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -34,59 +33,41 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	}
 	timeout, diags := plan.Timeouts.Create(ctx, defaultQuotaTimeout)
 	resp.Diagnostics.Append(diags...)
-	rpcCtx := ctx
-	defer r.data.finished.markIfTerraformGone(rpcCtx, r.data.kube)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	run := r.data.startCreate(ctx, quotaResourceKind, timeout, &resp.Diagnostics)
+	defer run.end()
 
 	team := plan.Team.ValueString()
-	owner := newOwnerID()
 	claimed := createdObject{gvr: kueue.ClusterQueues, kind: "ClusterQueue", name: quota.ClusterQueueName(team)}
-	saveTainted := func() {
-		plan.OwnerID = types.StringValue(owner)
-		plan.Drift = driftList([]string{"the create stopped before it finished: the next refresh reads the ClusterQueue"})
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
-		r.data.finished.add(owner, claimed)
+	save := func(drift types.List) {
+		plan.OwnerID = types.StringValue(run.owner)
+		plan.Drift = drift
+		resp.Diagnostics.Append(resp.State.Set(run.ctx, &plan)...)
+		setTeamIdentity(run.ctx, resp.Identity, team, &resp.Diagnostics)
+		run.handOver(claimed)
 	}
-	_, claim := r.claim(ctx, team, owner, &resp.Diagnostics)
-	if claimStopped(rpcCtx, r.data.kube, claim, quotaResourceKind, owner, claimed, &resp.Diagnostics, saveTainted) {
+	run.saveTainted = func() {
+		save(driftList([]string{"the create stopped before it finished: the next refresh reads the ClusterQueue"}))
+	}
+	if _, claim := r.claim(run.ctx, team, run.owner, &resp.Diagnostics); run.claimStopped(claim, claimed) {
 		return
 	}
-	flavors, ok := r.write(ctx, config, owner, &resp.Diagnostics)
+	flavors, ok := r.write(run.ctx, config, run.owner, &resp.Diagnostics)
 	if !ok {
-		if terraformGone(rpcCtx) {
-			undoAbandonedCreate(rpcCtx, r.data.kube, owner, claimed)
-			cleanup, cancel := context.WithTimeout(context.WithoutCancel(rpcCtx), abandonedCleanupTimeout)
-			defer cancel()
-			r.removeUnusedFlavors(cleanup, flavors, &resp.Diagnostics)
+		if run.undoIfGone(claimed) {
+			run.cleanUp(func(ctx context.Context) { r.removeUnusedFlavors(ctx, flavors, &resp.Diagnostics) })
 			return
 		}
-		notWritten := []string{fmt.Sprintf("the quotas of ClusterQueue %q (it holds only the provider's labels and owner annotation)", claimed.name)}
+		notWritten := fmt.Sprintf("the quotas of ClusterQueue %q (it holds only the provider's labels and owner annotation)", claimed.name)
 		if len(flavors) > 0 {
 			// Flavors are shared by every quota of their type, not this resource's: named, not saved.
-			notWritten[0] += fmt.Sprintf(". The ResourceFlavors %s were created for it (or may have been); they are "+
+			notWritten += fmt.Sprintf(". The ResourceFlavors %s were created for it (or may have been); they are "+
 				"shared by every quota of their instance type and deleted with the last one that uses them", strings.Join(flavors, ", "))
 		}
-		partlyCreated(&resp.Diagnostics, quotaResourceKind, []createdObject{claimed}, notWritten)
-		saveTainted()
+		run.partlyCreated([]createdObject{claimed}, []string{notWritten})
 		return
 	}
-	plan.OwnerID = types.StringValue(owner)
-	plan.Drift = noDrift()
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	setTeamIdentity(ctx, resp.Identity, plan.Team.ValueString(), &resp.Diagnostics)
-	r.data.finished.add(owner, claimed)
+	save(noDrift())
 }
-
-// claimResult is how a claim ended: the object is this resource's, it is not, or nobody knows.
-type claimResult int
-
-const (
-	claimOK claimResult = iota
-	claimFailed
-	claimMaybe // the POST's response was lost and the object could not be read back
-)
 
 // claim creates the team's ClusterQueue with only its identity (labels and the owner
 // annotation): a POST, so that of two resources creating the same team only one succeeds. An
@@ -522,26 +503,4 @@ func (r *computeQuotaResource) ImportState(ctx context.Context, req resource.Imp
 			"deleted), so there is nothing to import for team %q. Check the team name, or remove the import and let "+
 			"terraform apply create the quota.", name, team.ValueString()))
 	}
-}
-
-// warnNotRefreshed explains why a resource kept its prior state during a plan whose provider
-// configuration is not known yet. The text is the same for every resource, so Terraform shows
-// it once with a count.
-func warnNotRefreshed(pd *providerData, diags *diag.Diagnostics) {
-	diags.AddWarning("Resources not refreshed", fmt.Sprintf(
-		"The hyperpod provider's %s depend on values known only after apply, so existing quotas and namespaces "+
-			"were not read from the cluster during this plan: the plan compares the configuration with the last "+
-			"known state, and changes made outside Terraform since then are not shown. Apply writes the full "+
-			"configuration, which repairs them.", strings.Join(pd.pendingConfig, ", ")))
-}
-
-// noDrift is the drift attribute of a resource in sync with the cluster.
-func noDrift() types.List { return types.ListValueMust(types.StringType, []attr.Value{}) }
-
-func driftList(reasons []string) types.List {
-	elems := make([]attr.Value, 0, len(reasons))
-	for _, r := range reasons {
-		elems = append(elems, types.StringValue(r))
-	}
-	return types.ListValueMust(types.StringType, elems)
 }

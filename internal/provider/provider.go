@@ -70,6 +70,23 @@ func (pd *providerData) client(what string, diags *diag.Diagnostics) *kube.Clien
 	return nil
 }
 
+// configured reports whether the provider was configured before a resource used it; a nil
+// providerData adds an error.
+func (pd *providerData) configured(diags *diag.Diagnostics) bool {
+	if pd == nil {
+		diags.AddError("Provider not configured", "The hyperpod provider was not configured before this resource was "+
+			"used; this is a bug in the provider or in Terraform, please report it.")
+		return false
+	}
+	return true
+}
+
+// ready is configured and client together: the prologue of every write. what says what needed
+// the cluster.
+func (pd *providerData) ready(what string, diags *diag.Diagnostics) bool {
+	return pd.configured(diags) && pd.client(what, diags) != nil
+}
+
 // capacityPending reports whether the per-instance capacity of an instance type is not known at
 // plan time because its instance_types entry is not.
 func (pd *providerData) capacityPending(instanceType string) bool {

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -299,4 +301,26 @@ func driftAttribute(object string) schema.ListAttribute {
 			"namespace selector, preemption), an edited label or annotation this provider owns, a deleted " +
 			"ResourceFlavor, or another owner. Empty when the cluster matches; the plan shows the lines it repairs.",
 	}
+}
+
+// warnNotRefreshed explains why a resource kept its prior state during a plan whose provider
+// configuration is not known yet. The text is the same for every resource, so Terraform shows
+// it once with a count.
+func warnNotRefreshed(pd *providerData, diags *diag.Diagnostics) {
+	diags.AddWarning("Resources not refreshed", fmt.Sprintf(
+		"The hyperpod provider's %s depend on values known only after apply, so existing quotas and namespaces "+
+			"were not read from the cluster during this plan: the plan compares the configuration with the last "+
+			"known state, and changes made outside Terraform since then are not shown. Apply writes the full "+
+			"configuration, which repairs them.", strings.Join(pd.pendingConfig, ", ")))
+}
+
+// noDrift is the drift attribute of a resource in sync with the cluster.
+func noDrift() types.List { return types.ListValueMust(types.StringType, []attr.Value{}) }
+
+func driftList(reasons []string) types.List {
+	elems := make([]attr.Value, 0, len(reasons))
+	for _, r := range reasons {
+		elems = append(elems, types.StringValue(r))
+	}
+	return types.ListValueMust(types.StringType, elems)
 }

@@ -61,7 +61,7 @@ func (r *teamNamespaceResource) get(ctx context.Context, team string) (teamNames
 func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan teamNamespaceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) || r.data.client("create a Namespace", &resp.Diagnostics) == nil {
+	if resp.Diagnostics.HasError() || !r.data.ready("create a Namespace", &resp.Diagnostics) {
 		return
 	}
 	timeout, d := plan.Timeouts.Create(ctx, teamNamespaceCreateTimeout)
@@ -69,49 +69,43 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	rpcCtx := ctx
-	defer r.data.finished.markIfTerraformGone(rpcCtx, r.data.kube)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	run := r.data.startCreate(ctx, teamNamespaceResourceKind, timeout, &resp.Diagnostics)
+	defer run.end()
 
 	team := plan.Team.ValueString()
-	ctx = tflog.SetField(ctx, "team", team)
-	owner := newOwnerID()
+	ctx = tflog.SetField(run.ctx, "team", team)
 	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
 	ns := createdObject{gvr: kube.Namespaces, kind: "Namespace", name: nsName}
 	lq := createdObject{gvr: kueue.LocalQueues, kind: "LocalQueue", namespace: nsName, name: lqName}
-	saveTainted := func() {
-		plan.OwnerID = types.StringValue(owner)
-		plan.Drift = driftList([]string{"the create stopped before it finished: the next refresh reads the Namespace and LocalQueue"})
+	save := func(drift types.List) {
+		plan.OwnerID = types.StringValue(run.owner)
+		plan.Drift = drift
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
-		r.data.finished.add(owner, ns)
+		run.handOver(ns)
 	}
-	claim, existing := r.claim(ctx, team, owner, &resp.Diagnostics)
-	if claimStopped(rpcCtx, r.data.kube, claim, teamNamespaceResourceKind, owner, ns, &resp.Diagnostics, saveTainted) {
+	run.saveTainted = func() {
+		save(driftList([]string{"the create stopped before it finished: the next refresh reads the Namespace and LocalQueue"}))
+	}
+	claim, existing := r.claim(ctx, team, run.owner, &resp.Diagnostics)
+	if run.claimStopped(claim, ns) {
 		return
 	}
 	tflog.Debug(ctx, "creating team namespace", map[string]any{"namespace": nsName})
-	d, stage := r.apply(ctx, &plan, existing, owner)
+	d, stage := r.apply(ctx, &plan, existing, run.owner)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
-		if terraformGone(rpcCtx) {
-			undoAbandonedCreate(rpcCtx, r.data.kube, owner, ns, lq)
+		if run.undoIfGone(ns, lq) {
 			return
 		}
 		notWritten := []string{lq.String()}
 		if stage == stageNamespace {
 			notWritten = append([]string{fmt.Sprintf("the labels and annotations of Namespace %q", nsName)}, notWritten...)
 		}
-		partlyCreated(&resp.Diagnostics, teamNamespaceResourceKind, []createdObject{ns}, notWritten)
-		saveTainted()
+		run.partlyCreated([]createdObject{ns}, notWritten)
 		return
 	}
-	plan.OwnerID = types.StringValue(owner)
-	plan.Drift = noDrift()
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	setTeamIdentity(ctx, resp.Identity, plan.Team.ValueString(), &resp.Diagnostics)
-	r.data.finished.add(owner, ns)
+	save(noDrift())
 }
 
 // claim creates the team's Namespace with only its identity (the provider's labels and the
@@ -167,7 +161,7 @@ func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, d
 func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state teamNamespaceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || !r.data.configured(&resp.Diagnostics) {
 		return
 	}
 	team := state.Team.ValueString()
@@ -215,7 +209,7 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 	var plan, prior teamNamespaceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) || r.data.client("update a Namespace", &resp.Diagnostics) == nil {
+	if resp.Diagnostics.HasError() || !r.data.ready("update a Namespace", &resp.Diagnostics) {
 		return
 	}
 	timeout, d := plan.Timeouts.Update(ctx, teamNamespaceCreateTimeout)
@@ -312,7 +306,7 @@ func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceMo
 func (r *teamNamespaceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state teamNamespaceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) || r.data.client("delete a Namespace", &resp.Diagnostics) == nil {
+	if resp.Diagnostics.HasError() || !r.data.ready("delete a Namespace", &resp.Diagnostics) {
 		return
 	}
 	timeout, d := state.Timeouts.Delete(ctx, teamNamespaceDeleteTimeout)
@@ -423,7 +417,7 @@ func (r *teamNamespaceResource) ImportState(ctx context.Context, req resource.Im
 	if resp.Diagnostics.HasError() || !validImportTeam(team, "hyperpod_team_namespace.example", &resp.Diagnostics) {
 		return
 	}
-	if !r.configured(&resp.Diagnostics) || r.data.client("import a team namespace", &resp.Diagnostics) == nil {
+	if !r.data.ready("import a team namespace", &resp.Diagnostics) {
 		return
 	}
 	ctx = tflog.SetField(ctx, "team", team)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -211,15 +210,6 @@ func teamNamespaceReservedKey(key string) string {
 		return fmt.Sprintf("keys under %q are kept for the provider's own bookkeeping", quota.AnnotationPrefix)
 	}
 	return ""
-}
-
-func (r *teamNamespaceResource) configured(diags *diag.Diagnostics) bool {
-	if r.data == nil {
-		diags.AddError("Provider not configured", "The hyperpod provider was not configured before this resource was "+
-			"used; this is a bug in the provider or in Terraform, please report it.")
-		return false
-	}
-	return true
 }
 
 // IdentitySchema declares the team as the resource identity, for import by identity.

@@ -29,6 +29,102 @@ import (
 //     will store a state, so the create deletes what it wrote, if it still carries this create's
 //     owner identity.
 
+// A createRun is one Create: it holds what every create needs besides the objects it writes, so
+// that a resource's Create states only those, in order:
+//
+//	run := r.data.startCreate(ctx, kind, timeout, &resp.Diagnostics)
+//	defer run.end()
+//	run.saveTainted = ...            // the state to save when the create stops halfway
+//	if run.claimStopped(r.claim(...), claimed) { return }
+//	... write; on failure: if !run.undoIfGone(...) { run.partlyCreated(...) }
+//	... save the state; run.handOver(claimed)
+type createRun struct {
+	// rpcCtx is the RPC's own context: cancelled when Terraform goes away, which nothing else
+	// tells apart from the timeout.
+	rpcCtx context.Context
+	// ctx is rpcCtx bounded by the create timeout: the context of every request the create makes.
+	ctx    context.Context
+	cancel context.CancelFunc
+	data   *providerData
+	// resourceKind names the resource type in diagnostics, e.g. hyperpod_compute_quota.
+	resourceKind string
+	// owner is the fresh owner identity the create records on everything it writes.
+	owner string
+	diags *diag.Diagnostics
+	// saveTainted saves the state of a create that stopped halfway: with the error the create
+	// returns, Terraform marks the resource tainted.
+	saveTainted func()
+}
+
+// startCreate begins a create bounded by timeout. The caller defers end.
+func (pd *providerData) startCreate(rpcCtx context.Context, resourceKind string, timeout time.Duration, diags *diag.Diagnostics) *createRun {
+	ctx, cancel := context.WithTimeout(rpcCtx, timeout)
+	return &createRun{rpcCtx: rpcCtx, ctx: ctx, cancel: cancel, data: pd, resourceKind: resourceKind, owner: newOwnerID(), diags: diags}
+}
+
+// end releases the timeout and, when Terraform went away, marks what this process's creates
+// handed to it (see finishedCreates).
+func (c *createRun) end() {
+	c.cancel()
+	c.data.finished.markIfTerraformGone(c.rpcCtx, c.data.kube)
+}
+
+// claimStopped finishes a create whose claim did not succeed and reports whether it must stop:
+// after Terraform went away it deletes what the POST may have made; an unknown outcome is
+// reported and saved tainted; a refusal has said why already.
+func (c *createRun) claimStopped(result claimResult, claimed createdObject) bool {
+	switch {
+	case result == claimOK:
+		return false
+	case c.undoIfGone(claimed):
+		// The POST may have reached the server before the context ended.
+	case result == claimMaybe:
+		createOutcomeUnknown(c.diags, c.resourceKind, claimed)
+		c.saveTainted()
+	}
+	return true
+}
+
+// undoIfGone reports whether Terraform went away, after deleting objs (what the create wrote or
+// may have written), each only while it carries this create's owner.
+func (c *createRun) undoIfGone(objs ...createdObject) bool {
+	if !terraformGone(c.rpcCtx) {
+		return false
+	}
+	undoAbandonedCreate(c.rpcCtx, c.data.kube, c.owner, objs...)
+	return true
+}
+
+// cleanUp runs f with a context that outlives the RPC's, for clean-up after Terraform went away.
+func (c *createRun) cleanUp(f func(ctx context.Context)) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.rpcCtx), abandonedCleanupTimeout)
+	defer cancel()
+	f(ctx)
+}
+
+// partlyCreated reports a create that stopped after writing some objects and saves them tainted.
+func (c *createRun) partlyCreated(written []createdObject, notWritten []string) {
+	partlyCreated(c.diags, c.resourceKind, written, notWritten)
+	c.saveTainted()
+}
+
+// handOver records claimed objects whose create returned a state.
+func (c *createRun) handOver(objs ...createdObject) {
+	c.data.finished.add(c.owner, objs...)
+}
+
+// claimResult is how a claim ended: the object is this resource's, it is not, or nobody knows.
+type claimResult int
+
+const (
+	claimOK claimResult = iota
+	claimFailed
+	claimMaybe // the POST's response was lost and the object could not be read back
+)
+
+// deletePoll is how often a delete or a wait for a deletion looks again.
+const deletePoll = 500 * time.Millisecond
+
 // abandonedCleanupTimeout bounds the clean-up after Terraform went away.
 const abandonedCleanupTimeout = 30 * time.Second
 
@@ -76,23 +172,6 @@ func undoAbandonedCreate(rpcCtx context.Context, k *kube.Client, owner string, o
 		}
 		tflog.Info(ctx, "Terraform went away during the create; deleted what it wrote", map[string]any{"object": o.String()})
 	}
-}
-
-// claimStopped finishes a create whose claim did not succeed and reports whether it must stop:
-// after Terraform went away it deletes what the POST may have made; an unknown outcome is
-// reported and saved tainted (save); a refusal has said why already.
-func claimStopped(rpcCtx context.Context, k *kube.Client, result claimResult, resourceKind, owner string, claimed createdObject, diags *diag.Diagnostics, save func()) bool {
-	switch {
-	case result == claimOK:
-		return false
-	case terraformGone(rpcCtx):
-		// The POST may have reached the server before the context ended.
-		undoAbandonedCreate(rpcCtx, k, owner, claimed)
-	case result == claimMaybe:
-		createOutcomeUnknown(diags, resourceKind, claimed)
-		save()
-	}
-	return true
 }
 
 // partlyCreated is the error of a create that stopped after writing some objects; the state
