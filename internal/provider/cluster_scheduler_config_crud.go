@@ -25,8 +25,7 @@ func (r *clusterSchedulerConfigResource) get(ctx context.Context, class string) 
 	var wpc kueue.WorkloadPriorityClass
 	found, err := r.data.kube.Get(ctx, kueue.WorkloadPriorityClasses, "", name, &wpc)
 	if err != nil {
-		diags.AddError("Cannot read WorkloadPriorityClass", kubeErrorDetail(fmt.Sprintf("Reading %s WorkloadPriorityClass %q",
-			kueue.GroupVersion, name), "get", "workloadpriorityclasses.kueue.x-k8s.io", err))
+		priorityClassKind.object("", name).readFailed(err).addTo(&diags)
 		return nil, diags
 	}
 	if !found {
@@ -42,10 +41,10 @@ func classesOf(list types.List) []quota.PriorityClass {
 }
 
 // classObjects names the WorkloadPriorityClasses of classes.
-func classObjects(classes []quota.PriorityClass) []createdObject {
-	out := make([]createdObject, len(classes))
+func classObjects(classes []quota.PriorityClass) []kubeObject {
+	out := make([]kubeObject, len(classes))
 	for i, c := range classes {
-		out[i] = createdObject{gvr: kueue.WorkloadPriorityClasses, kind: "WorkloadPriorityClass", name: quota.PriorityClassObjectName(c.Name)}
+		out[i] = priorityClassKind.object("", quota.PriorityClassObjectName(c.Name))
 	}
 	return out
 }
@@ -113,13 +112,12 @@ func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c qu
 		existing, d := r.get(ctx, c.Name)
 		diags.Append(d...)
 		if existing != nil && existing.DeletionTimestamp == nil && quota.Unconfirmed(existing.ObjectMeta) {
-			o := createdObject{gvr: kueue.WorkloadPriorityClasses, kind: "WorkloadPriorityClass", name: wpc.Name}
+			o := priorityClassKind.object("", wpc.Name)
 			if !adoptUnconfirmed(ctx, r.data.kube, o, existing.ObjectMeta, diags) {
 				return claimFailed
 			}
 			if err := r.data.kube.Apply(ctx, kueue.WorkloadPriorityClasses, quota.FieldManager, &wpc, nil); err != nil {
-				diags.AddAttributeError(classAttr(i), "Cannot apply WorkloadPriorityClass", kubeErrorDetail(
-					fmt.Sprintf("Server-side apply of WorkloadPriorityClass %q", wpc.Name), "patch", "workloadpriorityclasses.kueue.x-k8s.io", err))
+				o.applyFailed(err).addAt(diags, classAttr(i))
 				return claimFailed
 			}
 			return claimOK
@@ -136,8 +134,7 @@ func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c qu
 		}
 	}
 	if err != nil {
-		diags.AddAttributeError(classAttr(i), "Cannot create WorkloadPriorityClass", kubeErrorDetail(
-			fmt.Sprintf("Creating WorkloadPriorityClass %q", wpc.Name), "create", "workloadpriorityclasses.kueue.x-k8s.io", err))
+		priorityClassKind.object("", wpc.Name).createFailed(err).addAt(diags, classAttr(i))
 		if errors.Is(err, kube.ErrCreateOutcomeUnknown) || ctx.Err() != nil {
 			// Cut off mid-request (an interrupt, the timeout): the POST may have been handled.
 			return claimMaybe
@@ -226,7 +223,7 @@ func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resourc
 		}
 		if wpc != nil && !quota.Owns(wpc.ObjectMeta, priorOwner) && (!takeover || !priorNames[c.Name]) {
 			if priorNames[c.Name] {
-				foreignOwnerError(&resp.Diagnostics, classAttr(i), "WorkloadPriorityClass", wpc.Name, wpc.ObjectMeta)
+				priorityClassKind.object("", wpc.Name).refused(&resp.Diagnostics, classAttr(i), wpc.ObjectMeta)
 			} else {
 				resp.Diagnostics.AddAttributeError(classAttr(i), "WorkloadPriorityClass already exists", fmt.Sprintf(
 					"WorkloadPriorityClass %q already exists and is managed by %s, so this resource will not take it "+
@@ -248,8 +245,7 @@ func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resourc
 		}
 		wpc := quota.RenderPriorityClass(c, owner)
 		if err := r.data.kube.Apply(ctx, kueue.WorkloadPriorityClasses, quota.FieldManager, &wpc, nil); err != nil {
-			resp.Diagnostics.AddAttributeError(classAttr(i), "Cannot apply WorkloadPriorityClass", kubeErrorDetail(
-				fmt.Sprintf("Server-side apply of WorkloadPriorityClass %q", wpc.Name), "patch", "workloadpriorityclasses.kueue.x-k8s.io", err))
+			priorityClassKind.object("", wpc.Name).applyFailed(err).addAt(&resp.Diagnostics, classAttr(i))
 			return
 		}
 	}
@@ -279,15 +275,12 @@ func (r *clusterSchedulerConfigResource) deleteClass(ctx context.Context, class,
 		return
 	}
 	if !takeover && !quota.Owns(wpc.ObjectMeta, owner) {
-		diags.AddWarning("WorkloadPriorityClass left in place", fmt.Sprintf(
-			"WorkloadPriorityClass %q is managed by %s, not by this resource, so it was not deleted.",
-			wpc.Name, quota.DescribeOwner(wpc.ObjectMeta)))
+		priorityClassKind.object("", wpc.Name).leftInPlace(diags, wpc.ObjectMeta, "it was not deleted.")
 		return
 	}
 	tflog.Debug(ctx, "deleting WorkloadPriorityClass", map[string]any{"name": wpc.Name})
 	if err := r.data.kube.DeleteAndWait(ctx, kueue.WorkloadPriorityClasses, "", wpc.Name, schedulerConfigPollInterval, kube.OnlyUID(string(wpc.UID))); err != nil {
-		diags.AddError("Cannot delete WorkloadPriorityClass", kubeErrorDetail(
-			fmt.Sprintf("Deleting WorkloadPriorityClass %q", wpc.Name), "delete", "workloadpriorityclasses.kueue.x-k8s.io", err))
+		priorityClassKind.object("", wpc.Name).deleteFailed(err).addTo(diags)
 	}
 }
 

@@ -37,7 +37,7 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	defer run.end()
 
 	team := plan.Team.ValueString()
-	claimed := createdObject{gvr: kueue.ClusterQueues, kind: "ClusterQueue", name: quota.ClusterQueueName(team)}
+	claimed := clusterQueueKind.object("", quota.ClusterQueueName(team))
 	save := func(drift types.List) {
 		plan.OwnerID = types.StringValue(run.owner)
 		plan.Drift = drift
@@ -63,7 +63,7 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 			notWritten += fmt.Sprintf(". The ResourceFlavors %s were created for it (or may have been); they are "+
 				"shared by every quota of their instance type and deleted with the last one that uses them", strings.Join(flavors, ", "))
 		}
-		run.partlyCreated([]createdObject{claimed}, []string{notWritten})
+		run.partlyCreated([]kubeObject{claimed}, []string{notWritten})
 		return
 	}
 	save(noDrift())
@@ -77,8 +77,8 @@ func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, di
 	var existing kueue.ClusterQueue
 	found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &existing)
 	if err != nil {
-		diags.AddError("Cannot read the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Reading ClusterQueue %q", name), "get", "clusterqueues.kueue.x-k8s.io", err)+
-			fmt.Sprintf(" ClusterQueue %q was not created.", name))
+		e := clusterQueueKind.object("", name).readFailed(err)
+		diags.AddError(e.summary, fmt.Sprintf("%s ClusterQueue %q was not created.", e.detail, name))
 		return "", claimFailed
 	}
 	if found && existing.DeletionTimestamp != nil {
@@ -91,7 +91,7 @@ func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, di
 		found = false
 	}
 	if found && quota.Unconfirmed(existing.ObjectMeta) {
-		o := createdObject{gvr: kueue.ClusterQueues, kind: "ClusterQueue", name: name}
+		o := clusterQueueKind.object("", name)
 		if !adoptUnconfirmed(ctx, r.data.kube, o, existing.ObjectMeta, diags) {
 			return "", claimFailed
 		}
@@ -120,7 +120,7 @@ func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, di
 		}
 	}
 	if err != nil {
-		diags.AddError("Cannot create the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Creating ClusterQueue %q", name), "create", "clusterqueues.kueue.x-k8s.io", err))
+		clusterQueueKind.object("", name).createFailed(err).addTo(diags)
 		if errors.Is(err, kube.ErrCreateOutcomeUnknown) || ctx.Err() != nil {
 			// Cut off mid-request (an interrupt, the timeout): the POST may have been handled.
 			return "", claimMaybe
@@ -154,11 +154,11 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 	var current kueue.ClusterQueue
 	found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &current)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Reading ClusterQueue %q", name), "get", "clusterqueues.kueue.x-k8s.io", err))
+		clusterQueueKind.object("", name).readFailed(err).addTo(&resp.Diagnostics)
 		return
 	}
 	if found && !takeover && !quota.Owns(current.ObjectMeta, owner) {
-		foreignOwnerError(&resp.Diagnostics, path.Root("team"), "ClusterQueue", name, current.ObjectMeta)
+		clusterQueueKind.object("", name).refused(&resp.Diagnostics, path.Root("team"), current.ObjectMeta)
 		return
 	}
 	owner = ownerToRecord(plan.OwnerID)
@@ -201,7 +201,7 @@ func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaMod
 		}
 	}
 	if err := r.data.kube.Apply(ctx, kueue.ClusterQueues, quota.FieldManager, &cq, nil); err != nil {
-		diags.AddError("Cannot apply the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Server-side apply of ClusterQueue %q", cq.Name), "patch", "clusterqueues.kueue.x-k8s.io", err))
+		clusterQueueKind.object("", cq.Name).applyFailed(err).addTo(diags)
 		return createdFlavors, false
 	}
 	tflog.Info(ctx, "applied ClusterQueue", map[string]any{"name": cq.Name})
@@ -223,7 +223,7 @@ func (r *computeQuotaResource) ensureFlavor(ctx context.Context, instanceType st
 	var rf kueue.ResourceFlavor
 	found, err := r.data.kube.Get(ctx, kueue.ResourceFlavors, "", instanceType, &rf)
 	if err != nil {
-		diags.AddError("Cannot read the ResourceFlavor", kubeErrorDetail(fmt.Sprintf("Reading ResourceFlavor %q", instanceType), "get", "resourceflavors.kueue.x-k8s.io", err))
+		resourceFlavorKind.object("", instanceType).readFailed(err).addTo(diags)
 		return false, false
 	}
 	if found && rf.DeletionTimestamp == nil {
@@ -239,7 +239,7 @@ func (r *computeQuotaResource) ensureFlavor(ctx context.Context, instanceType st
 	}
 	want := quota.RenderResourceFlavor(instanceType)
 	if err := r.data.kube.Apply(ctx, kueue.ResourceFlavors, quota.FieldManager, &want, nil); err != nil {
-		diags.AddError("Cannot create the ResourceFlavor", kubeErrorDetail(fmt.Sprintf("Creating ResourceFlavor %q", instanceType), "create and patch", "resourceflavors.kueue.x-k8s.io", err))
+		resourceFlavorKind.object("", instanceType).createFailed(err).addTo(diags)
 		// A server-side apply may have created it before its response was lost.
 		return true, false
 	}
@@ -291,7 +291,7 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 	var cq kueue.ClusterQueue
 	found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Reading ClusterQueue %q", name), "get", "clusterqueues.kueue.x-k8s.io", err))
+		clusterQueueKind.object("", name).readFailed(err).addTo(&resp.Diagnostics)
 		return
 	}
 	if found && cq.DeletionTimestamp != nil && quota.Owns(cq.ObjectMeta, prior.OwnerID.ValueString()) {
@@ -363,7 +363,7 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		var rf kueue.ResourceFlavor
 		found, err := r.data.kube.Get(ctx, kueue.ResourceFlavors, "", e.Configured.InstanceType, &rf)
 		if err != nil {
-			resp.Diagnostics.AddError("Cannot read the ResourceFlavor", kubeErrorDetail(fmt.Sprintf("Reading ResourceFlavor %q", e.Configured.InstanceType), "get", "resourceflavors.kueue.x-k8s.io", err))
+			resourceFlavorKind.object("", e.Configured.InstanceType).readFailed(err).addTo(&resp.Diagnostics)
 			return
 		}
 		if !found {
@@ -405,13 +405,12 @@ func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRe
 	var cq kueue.ClusterQueue
 	found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Reading ClusterQueue %q", name), "get", "clusterqueues.kueue.x-k8s.io", err))
+		clusterQueueKind.object("", name).readFailed(err).addTo(&resp.Diagnostics)
 		return
 	}
 	if found && !quota.Owns(cq.ObjectMeta, state.OwnerID.ValueString()) {
-		resp.Diagnostics.AddWarning("ClusterQueue left in place", fmt.Sprintf(
-			"ClusterQueue %q is managed by %s, not by this resource, so destroying this resource did not delete it. "+
-				"It was removed from this state only.", name, quota.DescribeOwner(cq.ObjectMeta)))
+		clusterQueueKind.object("", name).leftInPlace(&resp.Diagnostics, cq.ObjectMeta,
+			"destroying this resource did not delete it. It was removed from this state only.")
 		return
 	}
 	if found {
@@ -497,7 +496,8 @@ func (r *computeQuotaResource) ImportState(ctx context.Context, req resource.Imp
 	found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq)
 	switch {
 	case err != nil:
-		resp.Diagnostics.AddError("Cannot import compute quota", kubeErrorDetail(fmt.Sprintf("Reading ClusterQueue %q", name), "get", "clusterqueues.kueue.x-k8s.io", err))
+		e := clusterQueueKind.object("", name).readFailed(err)
+		resp.Diagnostics.AddError("Cannot import compute quota", e.detail)
 	case !found || cq.DeletionTimestamp != nil:
 		resp.Diagnostics.AddError("Cannot import compute quota", fmt.Sprintf("ClusterQueue %q does not exist (or is being "+
 			"deleted), so there is nothing to import for team %q. Check the team name, or remove the import and let "+

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -72,7 +71,7 @@ func (c *createRun) end() {
 // claimStopped finishes a create whose claim did not succeed and reports whether it must stop:
 // after Terraform went away it deletes what the POST may have made; an unknown outcome is
 // reported and saved tainted; a refusal has said why already.
-func (c *createRun) claimStopped(result claimResult, claimed createdObject) bool {
+func (c *createRun) claimStopped(result claimResult, claimed kubeObject) bool {
 	switch {
 	case result == claimOK:
 		return false
@@ -87,7 +86,7 @@ func (c *createRun) claimStopped(result claimResult, claimed createdObject) bool
 
 // undoIfGone reports whether Terraform went away, after deleting objs (what the create wrote or
 // may have written), each only while it carries this create's owner.
-func (c *createRun) undoIfGone(objs ...createdObject) bool {
+func (c *createRun) undoIfGone(objs ...kubeObject) bool {
 	if !terraformGone(c.rpcCtx) {
 		return false
 	}
@@ -103,13 +102,13 @@ func (c *createRun) cleanUp(f func(ctx context.Context)) {
 }
 
 // partlyCreated reports a create that stopped after writing some objects and saves them tainted.
-func (c *createRun) partlyCreated(written []createdObject, notWritten []string) {
+func (c *createRun) partlyCreated(written []kubeObject, notWritten []string) {
 	partlyCreated(c.diags, c.resourceKind, written, notWritten)
 	c.saveTainted()
 }
 
 // handOver records claimed objects whose create returned a state.
-func (c *createRun) handOver(objs ...createdObject) {
+func (c *createRun) handOver(objs ...kubeObject) {
 	c.data.finished.add(c.owner, objs...)
 }
 
@@ -128,20 +127,6 @@ const deletePoll = 500 * time.Millisecond
 // abandonedCleanupTimeout bounds the clean-up after Terraform went away.
 const abandonedCleanupTimeout = 30 * time.Second
 
-// createdObject is an object a create wrote (or may have written).
-type createdObject struct {
-	gvr             schema.GroupVersionResource
-	kind            string
-	namespace, name string
-}
-
-func (o createdObject) String() string {
-	if o.namespace != "" {
-		return fmt.Sprintf("%s %q in namespace %q", o.kind, o.name, o.namespace)
-	}
-	return fmt.Sprintf("%s %q", o.kind, o.name)
-}
-
 // terraformGone reports whether the RPC's own context was cancelled without Terraform asking the
 // provider to stop: Terraform (or its connection to the provider) went away while the create
 // ran, as opposed to the create's timeout ending or an interrupt, after which Terraform still
@@ -152,19 +137,19 @@ func terraformGone(rpcCtx context.Context) bool {
 
 // undoAbandonedCreate deletes the objects a create wrote after Terraform went away, each only
 // while it still carries owner. Failures are logged: there is nobody to tell.
-func undoAbandonedCreate(rpcCtx context.Context, k *kube.Client, owner string, objs ...createdObject) {
+func undoAbandonedCreate(rpcCtx context.Context, k *kube.Client, owner string, objs ...kubeObject) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rpcCtx), abandonedCleanupTimeout)
 	defer cancel()
 	for i := len(objs) - 1; i >= 0; i-- {
 		o := objs[i]
 		var meta metav1.PartialObjectMetadata
-		found, err := k.Get(ctx, o.gvr, o.namespace, o.name, &meta)
+		found, err := k.Get(ctx, o.kind.gvr, o.namespace, o.name, &meta)
 		if err != nil || !found || !quota.Owns(meta.ObjectMeta, owner) {
 			tflog.Warn(ctx, "Terraform went away during the create; not deleting", map[string]any{
 				"object": o.String(), "found": found, "error": fmt.Sprint(err)})
 			continue
 		}
-		err = k.DeleteAndWait(ctx, o.gvr, o.namespace, o.name, deletePoll, kube.OnlyUID(string(meta.UID)))
+		err = k.DeleteAndWait(ctx, o.kind.gvr, o.namespace, o.name, deletePoll, kube.OnlyUID(string(meta.UID)))
 		if err != nil && !errors.Is(err, kube.ErrStillExists) {
 			tflog.Warn(ctx, "Terraform went away during the create; deleting what it wrote failed", map[string]any{
 				"object": o.String(), "error": err.Error()})
@@ -176,7 +161,7 @@ func undoAbandonedCreate(rpcCtx context.Context, k *kube.Client, owner string, o
 
 // partlyCreated is the error of a create that stopped after writing some objects; the state
 // it saves holds them, and Terraform marks the resource tainted.
-func partlyCreated(diags *diag.Diagnostics, resourceKind string, written []createdObject, notWritten []string) {
+func partlyCreated(diags *diag.Diagnostics, resourceKind string, written []kubeObject, notWritten []string) {
 	names := make([]string, len(written))
 	for i, o := range written {
 		names[i] = o.String()
@@ -192,7 +177,7 @@ func partlyCreated(diags *diag.Diagnostics, resourceKind string, written []creat
 // createOutcomeUnknown is the error of a create whose first object may or may not exist: the
 // POST's response was lost and reading it back failed. The state is saved (tainted) all the same,
 // so that the object, if it exists, is not left without state.
-func createOutcomeUnknown(diags *diag.Diagnostics, resourceKind string, o createdObject) {
+func createOutcomeUnknown(diags *diag.Diagnostics, resourceKind string, o kubeObject) {
 	diags.AddError(fmt.Sprintf("%s may have been created", resourceKind), fmt.Sprintf(
 		"It is not known whether the API server created %s: the response to the create was lost and reading it back "+
 			"failed too (see the error above). The resource is saved in the state, marked tainted, so that the object is "+
@@ -213,12 +198,12 @@ type finishedCreates struct {
 }
 
 type finishedClaim struct {
-	createdObject
+	kubeObject
 	owner string
 }
 
 // add records a claimed object whose create returned a state.
-func (f *finishedCreates) add(owner string, objs ...createdObject) {
+func (f *finishedCreates) add(owner string, objs ...kubeObject) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, o := range objs {
@@ -243,11 +228,11 @@ func (f *finishedCreates) markIfTerraformGone(rpcCtx context.Context, k *kube.Cl
 	value := "Terraform went away at " + time.Now().UTC().Format(time.RFC3339) + " before it could have saved this object's state"
 	for _, c := range f.claims {
 		var meta metav1.PartialObjectMetadata
-		found, err := k.Get(ctx, c.gvr, c.namespace, c.name, &meta)
+		found, err := k.Get(ctx, c.kind.gvr, c.namespace, c.name, &meta)
 		if err != nil || !found || !quota.Owns(meta.ObjectMeta, c.owner) || meta.DeletionTimestamp != nil {
 			continue
 		}
-		if err := k.Annotate(ctx, c.gvr, c.namespace, c.name, string(meta.UID), quota.FieldManager,
+		if err := k.Annotate(ctx, c.kind.gvr, c.namespace, c.name, string(meta.UID), quota.FieldManager,
 			map[string]*string{quota.AnnotationUnconfirmed: &value}); err != nil {
 			tflog.Warn(ctx, "Terraform went away; cannot mark a created object as unconfirmed", map[string]any{
 				"object": c.String(), "error": err.Error()})
@@ -259,13 +244,13 @@ func (f *finishedCreates) markIfTerraformGone(rpcCtx context.Context, k *kube.Cl
 
 // adoptUnconfirmed takes over an object an interrupted run created and marked: it removes the
 // mark (the caller's server-side apply then records the new owner) and warns.
-func adoptUnconfirmed(ctx context.Context, k *kube.Client, o createdObject, meta metav1.ObjectMeta, diags *diag.Diagnostics) bool {
-	if err := k.Annotate(ctx, o.gvr, o.namespace, o.name, string(meta.UID), quota.FieldManager,
+func adoptUnconfirmed(ctx context.Context, k *kube.Client, o kubeObject, meta metav1.ObjectMeta, diags *diag.Diagnostics) bool {
+	if err := k.Annotate(ctx, o.kind.gvr, o.namespace, o.name, string(meta.UID), quota.FieldManager,
 		map[string]*string{quota.AnnotationUnconfirmed: nil}); err != nil {
-		diags.AddError("Cannot adopt "+o.kind, kubeErrorDetail(fmt.Sprintf("Removing the %s annotation of %s", quota.AnnotationUnconfirmed, o), "patch", o.gvr.GroupResource().String(), err))
+		o.adoptFailed(err).addTo(diags)
 		return false
 	}
-	diags.AddWarning(o.kind+" adopted from an interrupted run", fmt.Sprintf(
+	diags.AddWarning(o.kind.name+" adopted from an interrupted run", fmt.Sprintf(
 		"%s was created by an earlier run that was killed before it could save its state (%s). This resource has "+
 			"taken it over and records its own owner identity on it.", o, meta.Annotations[quota.AnnotationUnconfirmed]))
 	return true
@@ -273,7 +258,7 @@ func adoptUnconfirmed(ctx context.Context, k *kube.Client, o createdObject, meta
 
 // notCreated adds to each error of diags that the create wrote nothing: the errors of a read
 // the create made before writing, which alone would not say so.
-func notCreated(diags diag.Diagnostics, o createdObject) diag.Diagnostics {
+func notCreated(diags diag.Diagnostics, o kubeObject) diag.Diagnostics {
 	out := make(diag.Diagnostics, 0, len(diags))
 	for _, d := range diags {
 		if d.Severity() == diag.SeverityError {

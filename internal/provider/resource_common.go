@@ -20,10 +20,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -138,13 +136,6 @@ func clearOwnershipMarks(ctx context.Context, p privateSetter, diags *diag.Diagn
 	recordConflict(ctx, p, nil, diags)
 }
 
-// foreignOwnerError refuses to change an object that records another owner.
-func foreignOwnerError(diags *diag.Diagnostics, at path.Path, kind, name string, meta metav1.ObjectMeta) {
-	diags.AddAttributeError(at, "Owned by another resource", fmt.Sprintf(
-		"%s %q is managed by %s, not by this resource, so it was not changed. Import it to take it over "+
-			"explicitly, or remove this resource from state.", kind, name, quota.DescribeOwner(meta)))
-}
-
 // existingObjectError is the error of a create that found its object already there.
 // resourceType names the resource in the import commands it suggests.
 func existingObjectError(resourceType, kind, name string, meta metav1.ObjectMeta, team string) (string, string) {
@@ -231,27 +222,6 @@ func importedTeam(ctx context.Context, req resource.ImportStateRequest, diags *d
 	var m teamIdentityModel
 	diags.Append(req.Identity.Get(ctx, &m)...)
 	return m.Team.ValueString()
-}
-
-// kubeErrorDetail explains a failed request, with the permission it needs when it was refused.
-func kubeErrorDetail(action, verb, resource string, err error) string {
-	detail := fmt.Sprintf("%s failed: %s.", action, err)
-	switch {
-	case kube.IsAPINotServed(err): // the error says what to install
-	case apierrors.IsForbidden(err):
-		detail += fmt.Sprintf(" The provider's credentials need %s permission on %s (see the provider documentation's permissions table).", verb, resource)
-	case apierrors.IsUnauthorized(err):
-		detail += " The API server did not accept the provider's credentials: check token, client certificate or exec settings."
-	case kube.IsTransient(err):
-		// Throttling, a server error or a dropped connection, on every attempt: not a permission
-		// or configuration problem, so no hint about either.
-		detail += " This is a temporary failure of the API server or the network, retried within the provider's retry " +
-			"settings (retry.max_attempts, retry.max_elapsed). Running apply again is safe: it reads what exists and " +
-			"continues from there."
-	default:
-		detail += " Check that the cluster is reachable."
-	}
-	return detail
 }
 
 // addProblems turns quota problems into attribute diagnostics.

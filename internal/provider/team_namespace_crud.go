@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
@@ -37,7 +36,7 @@ func (r *teamNamespaceResource) get(ctx context.Context, team string) (teamNames
 	var ns corev1.Namespace
 	found, err := r.data.kube.Get(ctx, kube.Namespaces, "", nsName, &ns)
 	if err != nil {
-		diags.AddError("Cannot read Namespace", kubeErrorDetail(fmt.Sprintf("Reading Namespace %q", nsName), "get", "namespaces", err))
+		namespaceKind.object("", nsName).readFailed(err).addTo(&diags)
 		return objs, diags
 	}
 	if !found {
@@ -48,8 +47,7 @@ func (r *teamNamespaceResource) get(ctx context.Context, team string) (teamNames
 	var lq kueue.LocalQueue
 	found, err = r.data.kube.Get(ctx, kueue.LocalQueues, nsName, lqName, &lq)
 	if err != nil {
-		diags.AddError("Cannot read LocalQueue", kubeErrorDetail(fmt.Sprintf("Reading %s LocalQueue %q in namespace %q",
-			kueue.GroupVersion, lqName, nsName), "get", "localqueues.kueue.x-k8s.io", err))
+		localQueueKind.object(nsName, lqName).readFailed(err).addTo(&diags)
 		return objs, diags
 	}
 	if found {
@@ -75,8 +73,8 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 	team := plan.Team.ValueString()
 	ctx = tflog.SetField(run.ctx, "team", team)
 	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
-	ns := createdObject{gvr: kube.Namespaces, kind: "Namespace", name: nsName}
-	lq := createdObject{gvr: kueue.LocalQueues, kind: "LocalQueue", namespace: nsName, name: lqName}
+	ns := namespaceKind.object("", nsName)
+	lq := localQueueKind.object(nsName, lqName)
 	save := func(drift types.List) {
 		plan.OwnerID = types.StringValue(run.owner)
 		plan.Drift = drift
@@ -102,7 +100,7 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 		if stage == stageNamespace {
 			notWritten = append([]string{fmt.Sprintf("the labels and annotations of Namespace %q", nsName)}, notWritten...)
 		}
-		run.partlyCreated([]createdObject{ns}, notWritten)
+		run.partlyCreated([]kubeObject{ns}, notWritten)
 		return
 	}
 	save(noDrift())
@@ -120,14 +118,13 @@ func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, d
 		return claimFailed, teamNamespaceObjects{}
 	}
 	objs, d := r.get(ctx, team)
-	diags.Append(notCreated(d, createdObject{kind: "Namespace", name: nsName})...)
+	diags.Append(notCreated(d, namespaceKind.object("", nsName))...)
 	if diags.HasError() {
 		return claimFailed, teamNamespaceObjects{}
 	}
 	if ns := objs.namespace; ns != nil {
 		if ns.DeletionTimestamp == nil && quota.Unconfirmed(ns.ObjectMeta) {
-			o := createdObject{gvr: kube.Namespaces, kind: "Namespace", name: nsName}
-			if !adoptUnconfirmed(ctx, r.data.kube, o, ns.ObjectMeta, diags) {
+			if !adoptUnconfirmed(ctx, r.data.kube, namespaceKind.object("", nsName), ns.ObjectMeta, diags) {
 				return claimFailed, teamNamespaceObjects{}
 			}
 			return claimOK, objs
@@ -148,7 +145,7 @@ func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, d
 		}
 	}
 	if err != nil {
-		diags.AddError("Cannot create Namespace", kubeErrorDetail(fmt.Sprintf("Creating Namespace %q", nsName), "create", "namespaces", err))
+		namespaceKind.object("", nsName).createFailed(err).addTo(diags)
 		if errors.Is(err, kube.ErrCreateOutcomeUnknown) || ctx.Err() != nil {
 			// Cut off mid-request (an interrupt, the timeout): the POST may have been handled.
 			return claimMaybe, teamNamespaceObjects{}
@@ -228,7 +225,7 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 		return
 	}
 	if ns := objs.namespace; ns != nil && !isTakeover(ctx, req.Private, &resp.Diagnostics) && !quota.Owns(ns.ObjectMeta, prior.OwnerID.ValueString()) {
-		foreignOwnerError(&resp.Diagnostics, path.Root("team"), "Namespace", ns.Name, ns.ObjectMeta)
+		namespaceKind.object("", ns.Name).refused(&resp.Diagnostics, path.Root("team"), ns.ObjectMeta)
 		return
 	}
 	owner := ownerToRecord(plan.OwnerID)
@@ -275,8 +272,8 @@ func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceMo
 	// Reserved keys were rejected by ValidateConfig.
 	ns := quota.RenderNamespace(team, labels, annotations, owner)
 	if err := r.data.kube.Apply(ctx, kube.Namespaces, quota.FieldManager, &ns, nil); err != nil {
-		diags.AddError("Cannot apply Namespace", kubeErrorDetail(fmt.Sprintf("Server-side apply of Namespace %q", nsName), "patch", "namespaces", err)+
-			" Check the labels and annotations.")
+		e := namespaceKind.object("", nsName).applyFailed(err)
+		diags.AddError(e.summary, e.detail+" Check the labels and annotations.")
 		return diags, stageNamespace
 	}
 
@@ -296,8 +293,7 @@ func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceMo
 	lq := quota.RenderLocalQueue(team, owner)
 	if err := r.data.kube.Apply(ctx, kueue.LocalQueues, quota.FieldManager, &lq, nil); err != nil {
 		// A transient error gets no permission hint: kubeErrorDetail adds one only when refused.
-		diags.AddError("Cannot apply LocalQueue", kubeErrorDetail(fmt.Sprintf("Server-side apply of %s LocalQueue %q in namespace %q",
-			kueue.GroupVersion, lqName, nsName), "create and patch", "localqueues.kueue.x-k8s.io", err))
+		localQueueKind.object(nsName, lqName).applyFailed(err).addTo(&diags)
 		return diags, stageLocalQueue
 	}
 	return diags, stageNone
@@ -330,9 +326,8 @@ func (r *teamNamespaceResource) Delete(ctx context.Context, req resource.DeleteR
 		return
 	}
 	if !quota.Owns(objs.namespace.ObjectMeta, state.OwnerID.ValueString()) {
-		resp.Diagnostics.AddWarning("Namespace left in place", fmt.Sprintf(
-			"Namespace %q is managed by %s, not by this resource, so destroying this resource did not delete it or "+
-				"its LocalQueue. It was removed from this state only.", nsName, quota.DescribeOwner(objs.namespace.ObjectMeta)))
+		namespaceKind.object("", nsName).leftInPlace(&resp.Diagnostics, objs.namespace.ObjectMeta,
+			"destroying this resource did not delete it or its LocalQueue. It was removed from this state only.")
 		return
 	}
 
@@ -351,22 +346,15 @@ func (r *teamNamespaceResource) Delete(ctx context.Context, req resource.DeleteR
 	}
 
 	tflog.Debug(ctx, "deleting team namespace", map[string]any{"namespace": nsName, "force_destroy": state.ForceDestroy.ValueBool()})
-	for _, o := range []struct {
-		gvr             k8sschema.GroupVersionResource
-		namespace, name string
-		kind            string
-	}{
-		{kueue.LocalQueues, nsName, lqName, "LocalQueue"},
-		{kube.Namespaces, "", nsName, "Namespace"},
-	} {
-		if err := r.data.kube.DeleteAndWait(ctx, o.gvr, o.namespace, o.name, teamNamespacePollInterval); err != nil {
-			detail := fmt.Sprintf("Deleting %s %q failed: %s.", o.kind, o.name, err)
+	for _, o := range []kubeObject{localQueueKind.object(nsName, lqName), namespaceKind.object("", nsName)} {
+		if err := r.data.kube.DeleteAndWait(ctx, o.kind.gvr, o.namespace, o.name, teamNamespacePollInterval); err != nil {
+			detail := fmt.Sprintf("Deleting %s %q failed: %s.", o.kind.name, o.name, err)
 			if errors.Is(err, kube.ErrStillExists) {
 				detail = fmt.Sprintf("%s %q was not gone within the delete timeout (%s): %s. A namespace is removed only "+
 					"after everything in it is deleted; check what is left (kubectl get all -n %s) and its finalizers, "+
-					"then destroy again, or raise timeouts.delete.", o.kind, o.name, timeout, err, nsName)
+					"then destroy again, or raise timeouts.delete.", o.kind.name, o.name, timeout, err, nsName)
 			}
-			resp.Diagnostics.AddError("Cannot delete "+o.kind, detail)
+			resp.Diagnostics.AddError("Cannot delete "+o.kind.name, detail)
 			return
 		}
 	}

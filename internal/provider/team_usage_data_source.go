@@ -87,7 +87,7 @@ func (d *teamUsageDataSource) Read(ctx context.Context, req datasource.ReadReque
 	var cq kueue.ClusterQueue
 	found, err := d.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Reading ClusterQueue %q", name), "get", "clusterqueues.kueue.x-k8s.io", err))
+		clusterQueueKind.object("", name).readFailed(err).addTo(&resp.Diagnostics)
 		return
 	}
 	if !found {
