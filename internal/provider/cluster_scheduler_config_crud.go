@@ -34,23 +34,6 @@ func (r *clusterSchedulerConfigResource) get(ctx context.Context, class string) 
 	return &wpc, diags
 }
 
-// classesOf reads the classes of a plan or state, which are known at apply and refresh.
-func classesOf(list types.List) []quota.PriorityClass {
-	classes, _ := priorityClassElements(list)
-	return classes
-}
-
-// classObjects names the WorkloadPriorityClasses of classes.
-func classObjects(classes []quota.PriorityClass) []kubeObject {
-	out := make([]kubeObject, len(classes))
-	for i, c := range classes {
-		out[i] = priorityClassKind.object("", quota.PriorityClassObjectName(c.Name))
-	}
-	return out
-}
-
-func classAttr(i int) path.Path { return path.Root("priority_classes").AtListIndex(i).AtName("name") }
-
 func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan clusterSchedulerConfigModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
