@@ -332,9 +332,33 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 
-	owner := prior.OwnerID.ValueString()
+	drift, ok := r.refreshDrift(ctx, req, resp, cq, rc, prior.OwnerID.ValueString())
+	if !ok {
+		return
+	}
+	state.ID, state.Team = prior.ID, prior.Team
+	if state.ID.IsNull() {
+		state.ID = types.StringValue(team)
+	}
+	if state.Team.IsNull() {
+		state.Team = types.StringValue(team)
+	}
+	state.OwnerID = prior.OwnerID
+	state.Drift = driftList(drift)
+	state.Timeouts = prior.Timeouts
+	if state.Timeouts.IsNull() {
+		state.Timeouts = timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)}
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// refreshDrift lists what differs in the cluster that the attributes cannot show, for a queue
+// read back as rc, and records in private state the ownership conflict and the usage it found.
+// ok is false when a read failed.
+func (r *computeQuotaResource) refreshDrift(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse,
+	cq kueue.ClusterQueue, rc quota.ResolvedConfig, owner string) (drift []string, ok bool) {
+	name := cq.Name
 	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
-	var drift []string
 	var conflict *ownerConflict
 	switch {
 	case takeover:
@@ -364,7 +388,7 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		found, err := r.data.kube.Get(ctx, kueue.ResourceFlavors, "", e.Configured.InstanceType, &rf)
 		if err != nil {
 			resourceFlavorKind.object("", e.Configured.InstanceType).readFailed(err).addTo(&resp.Diagnostics)
-			return
+			return nil, false
 		}
 		if !found {
 			drift = append(drift, fmt.Sprintf("ResourceFlavor %q is missing", e.Configured.InstanceType))
@@ -373,20 +397,7 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 	if len(drift) > 0 {
 		tflog.Info(ctx, "ClusterQueue differs from its configuration", map[string]any{"name": name, "drift": strings.Join(drift, "; ")})
 	}
-	state.ID, state.Team = prior.ID, prior.Team
-	if state.ID.IsNull() {
-		state.ID = types.StringValue(team)
-	}
-	if state.Team.IsNull() {
-		state.Team = types.StringValue(team)
-	}
-	state.OwnerID = prior.OwnerID
-	state.Drift = driftList(drift)
-	state.Timeouts = prior.Timeouts
-	if state.Timeouts.IsNull() {
-		state.Timeouts = timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)}
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	return drift, true
 }
 
 func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
