@@ -13,25 +13,23 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
 // get reads one class's WorkloadPriorityClass: one GET, nil when it does not exist.
-func (r *clusterSchedulerConfigResource) get(ctx context.Context, class string) (*kueue.WorkloadPriorityClass, diag.Diagnostics) {
+func (r *clusterSchedulerConfigResource) get(ctx context.Context, class string) (*backend.StoredPriorityClass, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	name := quota.PriorityClassObjectName(class)
-	var wpc kueue.WorkloadPriorityClass
-	found, err := r.data.kube.Get(ctx, kueue.WorkloadPriorityClasses, "", name, &wpc)
+	wpc, err := r.classes().Get(ctx, class)
 	if err != nil {
-		priorityClassKind.object("", name).readFailed(err).addTo(&diags)
-		return nil, diags
+		storeError(err).addTo(&diags)
 	}
-	if !found {
-		return nil, diags
-	}
-	return &wpc, diags
+	return wpc, diags
+}
+
+// classes is where the resource reads and writes priority classes.
+func (r *clusterSchedulerConfigResource) classes() backend.PriorityClasses {
+	return r.data.backend.PriorityClasses
 }
 
 func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -88,19 +86,17 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 // create claims a class's WorkloadPriorityClass with a POST, so that of two resources declaring
 // the same class only one succeeds; an existing one is refused with its owner named.
 func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c quota.PriorityClass, owner string, diags *diag.Diagnostics) claimResult {
-	wpc := quota.RenderPriorityClass(c, owner)
-	tflog.Debug(ctx, "creating WorkloadPriorityClass", map[string]any{"name": wpc.Name, "value": wpc.Value})
-	err := r.data.kube.Create(ctx, kueue.WorkloadPriorityClasses, quota.FieldManager, &wpc)
-	if errors.Is(err, kube.ErrAlreadyExists) {
+	o := priorityClassKind.object("", quota.PriorityClassObjectName(c.Name))
+	err := r.classes().Create(ctx, c, owner)
+	if errors.Is(err, backend.ErrExists) {
 		existing, d := r.get(ctx, c.Name)
 		diags.Append(d...)
-		if existing != nil && existing.DeletionTimestamp == nil && quota.Unconfirmed(existing.ObjectMeta) {
-			o := priorityClassKind.object("", wpc.Name)
-			if !adoptUnconfirmed(ctx, r.data.kube, o, existing.ObjectMeta, diags) {
+		if existing != nil && !existing.Terminating && existing.Unconfirmed != "" {
+			if !adoptUnconfirmed(o, existing.Unconfirmed, func() error { return r.classes().Adopt(ctx, existing) }, diags) {
 				return claimFailed
 			}
-			if err := r.data.kube.Apply(ctx, kueue.WorkloadPriorityClasses, quota.FieldManager, &wpc, nil); err != nil {
-				o.applyFailed(err).addAt(diags, classAttr(i))
+			if err := r.classes().Put(ctx, c, owner); err != nil {
+				storeError(err).addAt(diags, classAttr(i))
 				return claimFailed
 			}
 			return claimOK
@@ -112,13 +108,13 @@ func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c qu
 					"  terraform import %s.<name> %s\n\n"+
 					"or remove priority class %q from this resource. On a cluster with HyperPod task governance, the "+
 					"cluster policy belongs to the AWS API (CreateClusterSchedulerConfig) instead.",
-				wpc.Name, quota.DescribeOwner(existing.ObjectMeta), schedulerConfigResourceKind, c.Name, c.Name))
+				o.name, existing.Owner.Description, schedulerConfigResourceKind, c.Name, c.Name))
 			return claimFailed
 		}
 	}
 	if err != nil {
-		priorityClassKind.object("", wpc.Name).createFailed(err).addAt(diags, classAttr(i))
-		if errors.Is(err, kube.ErrCreateOutcomeUnknown) || ctx.Err() != nil {
+		storeError(err).addAt(diags, classAttr(i))
+		if errors.Is(err, backend.ErrOutcomeUnknown) || ctx.Err() != nil {
 			// Cut off mid-request (an interrupt, the timeout): the POST may have been handled.
 			return claimMaybe
 		}
@@ -153,21 +149,21 @@ func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		if wpc == nil || wpc.DeletionTimestamp != nil {
+		if wpc == nil || wpc.Terminating {
 			tflog.Info(ctx, "WorkloadPriorityClass is gone; the next plan creates it", map[string]any{"class": c.Name})
 			continue
 		}
-		kept = append(kept, quota.PriorityClass{Name: c.Name, Weight: int64(wpc.Value)})
+		kept = append(kept, quota.PriorityClass{Name: c.Name, Weight: wpc.Weight})
 		switch {
 		case takeover:
-		case !quota.Owns(wpc.ObjectMeta, owner):
-			by := quota.DescribeOwner(wpc.ObjectMeta)
+		case !wpc.Owner.Owns(owner):
+			by := wpc.Owner.Description
 			if conflict == nil {
 				conflict = &ownerConflict{Object: fmt.Sprintf("WorkloadPriorityClass %q", wpc.Name), Owner: by}
 			}
 			drift = append(drift, fmt.Sprintf("WorkloadPriorityClass %q is managed by %s", wpc.Name, by))
 		default:
-			drift = append(drift, quota.PriorityClassDrift(c.Name, owner, wpc.ObjectMeta)...)
+			drift = append(drift, r.classes().Drift(wpc, c.Name, owner)...)
 		}
 	}
 	recordConflict(ctx, resp.Private, conflict, &resp.Diagnostics)
@@ -197,21 +193,21 @@ func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resourc
 	}
 
 	// Check every class before writing any, so a refused update changes nothing.
-	existing := make([]*kueue.WorkloadPriorityClass, len(classes))
+	existing := make([]*backend.StoredPriorityClass, len(classes))
 	for i, c := range classes {
 		wpc, d := r.get(ctx, c.Name)
 		resp.Diagnostics.Append(d...)
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		if wpc != nil && !quota.Owns(wpc.ObjectMeta, priorOwner) && (!takeover || !priorNames[c.Name]) {
+		if wpc != nil && !wpc.Owner.Owns(priorOwner) && (!takeover || !priorNames[c.Name]) {
 			if priorNames[c.Name] {
-				priorityClassKind.object("", wpc.Name).refused(&resp.Diagnostics, classAttr(i), wpc.ObjectMeta)
+				priorityClassKind.object("", wpc.Name).refused(&resp.Diagnostics, classAttr(i), wpc.Owner.Description)
 			} else {
 				resp.Diagnostics.AddAttributeError(classAttr(i), "WorkloadPriorityClass already exists", fmt.Sprintf(
 					"WorkloadPriorityClass %q already exists and is managed by %s, so this resource will not take it "+
 						"over. Remove priority class %q from this resource, or import it (with this resource's other "+
-						"classes) to take it over explicitly.", wpc.Name, quota.DescribeOwner(wpc.ObjectMeta), c.Name))
+						"classes) to take it over explicitly.", wpc.Name, wpc.Owner.Description, c.Name))
 			}
 			return
 		}
@@ -226,9 +222,8 @@ func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resourc
 			}
 			continue
 		}
-		wpc := quota.RenderPriorityClass(c, owner)
-		if err := r.data.kube.Apply(ctx, kueue.WorkloadPriorityClasses, quota.FieldManager, &wpc, nil); err != nil {
-			priorityClassKind.object("", wpc.Name).applyFailed(err).addAt(&resp.Diagnostics, classAttr(i))
+		if err := r.classes().Put(ctx, c, owner); err != nil {
+			storeError(err).addAt(&resp.Diagnostics, classAttr(i))
 			return
 		}
 	}
@@ -257,13 +252,12 @@ func (r *clusterSchedulerConfigResource) deleteClass(ctx context.Context, class,
 	if wpc == nil {
 		return
 	}
-	if !takeover && !quota.Owns(wpc.ObjectMeta, owner) {
-		priorityClassKind.object("", wpc.Name).leftInPlace(diags, wpc.ObjectMeta, "it was not deleted.")
+	if !takeover && !wpc.Owner.Owns(owner) {
+		priorityClassKind.object("", wpc.Name).leftInPlace(diags, wpc.Owner.Description, "it was not deleted.")
 		return
 	}
-	tflog.Debug(ctx, "deleting WorkloadPriorityClass", map[string]any{"name": wpc.Name})
-	if err := r.data.kube.DeleteAndWait(ctx, kueue.WorkloadPriorityClasses, "", wpc.Name, schedulerConfigPollInterval, kube.OnlyUID(string(wpc.UID))); err != nil {
-		priorityClassKind.object("", wpc.Name).deleteFailed(err).addTo(diags)
+	if err := r.classes().Delete(ctx, wpc); err != nil {
+		storeError(err).addTo(diags)
 	}
 }
 
@@ -318,7 +312,7 @@ func (r *clusterSchedulerConfigResource) ImportState(ctx context.Context, req re
 			missing = append(missing, quota.PriorityClassObjectName(c.Name))
 			continue
 		}
-		classes[i].Weight = int64(wpc.Value)
+		classes[i].Weight = wpc.Weight
 	}
 	if len(missing) > 0 {
 		resp.Diagnostics.AddError("Cannot import priority classes", fmt.Sprintf("WorkloadPriorityClass %s does not "+

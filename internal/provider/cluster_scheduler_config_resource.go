@@ -29,8 +29,7 @@ var (
 const (
 	schedulerConfigResourceKind = "hyperpod_cluster_scheduler_config"
 	// schedulerConfigTimeout bounds one create, update or delete: a few small writes.
-	schedulerConfigTimeout      = 2 * time.Minute
-	schedulerConfigPollInterval = 500 * time.Millisecond
+	schedulerConfigTimeout = 2 * time.Minute
 )
 
 // NewClusterSchedulerConfigResource returns the hyperpod_cluster_scheduler_config resource.

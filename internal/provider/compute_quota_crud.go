@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -14,11 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -48,7 +44,7 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	run.saveTainted = func() {
 		save(driftList([]string{"the create stopped before it finished: the next refresh reads the ClusterQueue"}))
 	}
-	if _, claim := r.claim(run.ctx, team, run.owner, &resp.Diagnostics); run.claimStopped(claim, claimed) {
+	if claim := r.claim(run.ctx, team, run.owner, &resp.Diagnostics); run.claimStopped(claim, claimed) {
 		return
 	}
 	flavors, ok := r.write(run.ctx, config, run.owner, &resp.Diagnostics)
@@ -69,69 +65,55 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	save(noDrift())
 }
 
-// claim creates the team's ClusterQueue with only its identity (labels and the owner
-// annotation): a POST, so that of two resources creating the same team only one succeeds. An
-// existing queue is refused with its owner named; one being deleted is waited for.
-func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, diags *diag.Diagnostics) (uid string, result claimResult) {
+// claim creates the team's quota with only its identity, so that of two resources creating the
+// same team only one succeeds. An existing quota is refused with its owner named; one being
+// deleted is waited for.
+func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, diags *diag.Diagnostics) claimResult {
 	name := quota.ClusterQueueName(team)
-	var existing kueue.ClusterQueue
-	found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &existing)
-	if err != nil {
-		e := clusterQueueKind.object("", name).readFailed(err)
-		diags.AddError(e.summary, fmt.Sprintf("%s ClusterQueue %q was not created.", e.detail, name))
-		return "", claimFailed
-	}
-	if found && existing.DeletionTimestamp != nil {
-		tflog.Info(ctx, "ClusterQueue is being deleted; waiting before creating it again", map[string]any{"name": name})
-		if err := r.data.kube.WaitGone(ctx, kueue.ClusterQueues, "", name, deletePoll); err != nil {
-			summary, detail := existingObjectError(quotaResourceKind, "ClusterQueue", name, existing.ObjectMeta, team)
-			diags.AddAttributeError(path.Root("team"), summary, detail)
-			return "", claimFailed
-		}
-		found = false
-	}
-	if found && quota.Unconfirmed(existing.ObjectMeta) {
-		o := clusterQueueKind.object("", name)
-		if !adoptUnconfirmed(ctx, r.data.kube, o, existing.ObjectMeta, diags) {
-			return "", claimFailed
-		}
-		return string(existing.UID), claimOK
-	}
-	if found {
-		summary, detail := existingObjectError(quotaResourceKind, "ClusterQueue", name, existing.ObjectMeta, team)
+	o := clusterQueueKind.object("", name)
+	refuse := func(q *backend.Quota) claimResult {
+		summary, detail := existingObjectError(quotaResourceKind, "ClusterQueue", name, q.Record, team)
 		diags.AddAttributeError(path.Root("team"), summary, detail)
-		return "", claimFailed
+		return claimFailed
 	}
-	claim := kueue.ClusterQueue{
-		TypeMeta: metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: kueue.KindClusterQueue},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:        name,
-			Labels:      map[string]string{quota.LabelManagedBy: quota.ManagedByValue, quota.LabelQuotaAllocationID: team},
-			Annotations: map[string]string{quota.AnnotationOwner: owner},
-		},
+	existing, err := r.quotas().Get(ctx, team)
+	if err != nil {
+		e := storeError(err)
+		diags.AddError(e.summary, fmt.Sprintf("%s %s was not created.", e.detail, o))
+		return claimFailed
 	}
-	err = r.data.kube.Create(ctx, kueue.ClusterQueues, quota.FieldManager, &claim)
-	if errors.Is(err, kube.ErrAlreadyExists) {
+	if existing != nil && existing.Terminating {
+		tflog.Info(ctx, "ClusterQueue is being deleted; waiting before creating it again", map[string]any{"name": name})
+		if err := r.quotas().WaitGone(ctx, team); err != nil {
+			return refuse(existing)
+		}
+		existing = nil
+	}
+	if existing != nil && existing.Unconfirmed != "" {
+		if !adoptUnconfirmed(o, existing.Unconfirmed, func() error { return r.quotas().Adopt(ctx, existing) }, diags) {
+			return claimFailed
+		}
+		return claimOK
+	}
+	if existing != nil {
+		return refuse(existing)
+	}
+	err = r.quotas().Claim(ctx, team, owner)
+	if errors.Is(err, backend.ErrExists) {
 		// Another resource created it between the read and the POST.
-		if found, _ := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &existing); found {
-			summary, detail := existingObjectError(quotaResourceKind, "ClusterQueue", name, existing.ObjectMeta, team)
-			diags.AddAttributeError(path.Root("team"), summary, detail)
-			return "", claimFailed
+		if q, _ := r.quotas().Get(ctx, team); q != nil {
+			return refuse(q)
 		}
 	}
 	if err != nil {
-		clusterQueueKind.object("", name).createFailed(err).addTo(diags)
-		if errors.Is(err, kube.ErrCreateOutcomeUnknown) || ctx.Err() != nil {
-			// Cut off mid-request (an interrupt, the timeout): the POST may have been handled.
-			return "", claimMaybe
+		storeError(err).addTo(diags)
+		if errors.Is(err, backend.ErrOutcomeUnknown) || ctx.Err() != nil {
+			// Cut off mid-request (an interrupt, the timeout): the create may have been handled.
+			return claimMaybe
 		}
-		return "", claimFailed
+		return claimFailed
 	}
-	var created kueue.ClusterQueue
-	if found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &created); err == nil && found {
-		uid = string(created.UID)
-	}
-	return uid, claimOK
+	return claimOK
 }
 
 func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -148,20 +130,17 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 	defer cancel()
 
 	team := prior.Team.ValueString()
-	name := quota.ClusterQueueName(team)
-	owner := prior.OwnerID.ValueString()
 	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
-	var current kueue.ClusterQueue
-	found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &current)
+	current, err := r.quotas().Get(ctx, team)
 	if err != nil {
-		clusterQueueKind.object("", name).readFailed(err).addTo(&resp.Diagnostics)
+		storeError(err).addTo(&resp.Diagnostics)
 		return
 	}
-	if found && !takeover && !quota.Owns(current.ObjectMeta, owner) {
-		clusterQueueKind.object("", name).refused(&resp.Diagnostics, path.Root("team"), current.ObjectMeta)
+	if current != nil && !takeover && !current.Owner.Owns(prior.OwnerID.ValueString()) {
+		clusterQueueKind.object("", current.Name).refused(&resp.Diagnostics, path.Root("team"), current.Owner.Description)
 		return
 	}
-	owner = ownerToRecord(plan.OwnerID)
+	owner := ownerToRecord(plan.OwnerID)
 	if _, ok := r.write(ctx, config, owner, &resp.Diagnostics); !ok {
 		return
 	}
@@ -173,10 +152,9 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 	r.removeUnusedFlavors(ctx, removedTypes(prior, plan), &resp.Diagnostics)
 }
 
-// write ensures the flavors and server-side applies the ClusterQueue with the owner identity.
-// It resolves from the configuration (all known at apply time), not the plan, so the annotation
-// records which attributes the user set and import can reproduce them; the values equal the
-// plan's.
+// write resolves the configuration and writes it with the owner identity. It resolves from the
+// configuration (all known at apply time), not the plan, so the store records which attributes
+// the user set and import can reproduce them; the values equal the plan's.
 //
 // createdFlavors are the ResourceFlavors it created, even when it fails.
 func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaModel, owner string, diags *diag.Diagnostics) (createdFlavors []string, ok bool) {
@@ -186,87 +164,19 @@ func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaMod
 		addProblems(diags, problems)
 		return nil, false
 	}
-	cq, err := renderOwnedClusterQueue(r, rc, owner)
+	createdFlavors, err := r.quotas().Put(ctx, rc, owner)
 	if err != nil {
-		diags.AddError("Cannot render the ClusterQueue", err.Error())
-		return nil, false
-	}
-	for _, e := range rc.Resources {
-		created, ok := r.ensureFlavor(ctx, e.Configured.InstanceType, diags)
-		if created {
-			createdFlavors = append(createdFlavors, e.Configured.InstanceType)
-		}
-		if !ok {
-			return createdFlavors, false
-		}
-	}
-	if err := r.data.kube.Apply(ctx, kueue.ClusterQueues, quota.FieldManager, &cq, nil); err != nil {
-		clusterQueueKind.object("", cq.Name).applyFailed(err).addTo(diags)
+		storeError(err).addTo(diags)
 		return createdFlavors, false
 	}
-	tflog.Info(ctx, "applied ClusterQueue", map[string]any{"name": cq.Name})
 	return createdFlavors, true
-}
-
-// renderOwnedClusterQueue renders the queue with the owner annotation ("" leaves it out).
-func renderOwnedClusterQueue(r *computeQuotaResource, rc quota.ResolvedConfig, owner string) (kueue.ClusterQueue, error) {
-	cq, err := quota.RenderClusterQueue(r.data.catalog, rc)
-	if err == nil && owner != "" {
-		cq.Annotations[quota.AnnotationOwner] = owner
-	}
-	return cq, err
-}
-
-// ensureFlavor creates the ResourceFlavor of an instance type when it is missing. A flavor that
-// exists, whoever made it, is left alone.
-func (r *computeQuotaResource) ensureFlavor(ctx context.Context, instanceType string, diags *diag.Diagnostics) (created, ok bool) {
-	var rf kueue.ResourceFlavor
-	found, err := r.data.kube.Get(ctx, kueue.ResourceFlavors, "", instanceType, &rf)
-	if err != nil {
-		resourceFlavorKind.object("", instanceType).readFailed(err).addTo(diags)
-		return false, false
-	}
-	if found && rf.DeletionTimestamp == nil {
-		return false, true
-	}
-	if found {
-		// Deleted by the last quota that used it, in this run or another: wait, then create it again.
-		if err := r.data.kube.WaitGone(ctx, kueue.ResourceFlavors, "", instanceType, deletePoll); err != nil {
-			diags.AddError("ResourceFlavor is being deleted", fmt.Sprintf(
-				"ResourceFlavor %q is being deleted and was not gone within the timeout: %s. Apply again once it is gone.", instanceType, err))
-			return false, false
-		}
-	}
-	want := quota.RenderResourceFlavor(instanceType)
-	if err := r.data.kube.Apply(ctx, kueue.ResourceFlavors, quota.FieldManager, &want, nil); err != nil {
-		resourceFlavorKind.object("", instanceType).createFailed(err).addTo(diags)
-		// A server-side apply may have created it before its response was lost.
-		return true, false
-	}
-	tflog.Info(ctx, "created ResourceFlavor", map[string]any{"name": instanceType})
-	return true, true
 }
 
 // removeUnusedFlavors deletes the flavors of the given types that this provider created and that
 // no ClusterQueue uses any more. Failures are warnings: the quota itself is already correct.
 func (r *computeQuotaResource) removeUnusedFlavors(ctx context.Context, instanceTypes []string, diags *diag.Diagnostics) {
-	for _, t := range instanceTypes {
-		used, err := r.data.kube.FlavorInUse(ctx, t)
-		if err != nil {
-			diags.AddWarning("ResourceFlavors not cleaned up", err.Error())
-			return
-		}
-		if used {
-			continue
-		}
-		var rf kueue.ResourceFlavor
-		found, err := r.data.kube.Get(ctx, kueue.ResourceFlavors, "", t, &rf)
-		if err != nil || !found || rf.Labels[quota.LabelManagedBy] != quota.ManagedByValue {
-			continue
-		}
-		if err := r.data.kube.DeleteAndWait(ctx, kueue.ResourceFlavors, "", t, deletePoll, kube.OnlyUID(string(rf.UID))); err != nil {
-			diags.AddWarning("ResourceFlavor not deleted", fmt.Sprintf("ResourceFlavor %q is no longer used but could not be deleted: %s", t, err))
-		}
+	for _, w := range r.quotas().RemoveUnusedInputs(ctx, instanceTypes) {
+		diags.AddWarning(w.Summary, w.Detail)
 	}
 }
 
@@ -288,31 +198,30 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	name := quota.ClusterQueueName(team)
-	var cq kueue.ClusterQueue
-	found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq)
+	q, err := r.quotas().Get(ctx, team)
 	if err != nil {
-		clusterQueueKind.object("", name).readFailed(err).addTo(&resp.Diagnostics)
+		storeError(err).addTo(&resp.Diagnostics)
 		return
 	}
-	if found && cq.DeletionTimestamp != nil && quota.Owns(cq.ObjectMeta, prior.OwnerID.ValueString()) {
+	if q != nil && q.Terminating && q.Owner.Owns(prior.OwnerID.ValueString()) {
 		// Still this resource's, held by finalizers (Kueue's while workloads are admitted). Keep
 		// it in state, so a destroy deletes it (waiting, and naming what holds it) and cleans up
 		// the flavors; a plan that keeps the quota replaces it (see ModifyPlan).
-		tflog.Info(ctx, "ClusterQueue is being deleted; keeping the quota in state", map[string]any{"name": name, "finalizers": cq.Finalizers})
+		tflog.Info(ctx, "ClusterQueue is being deleted; keeping the quota in state", map[string]any{"name": name, "finalizers": q.HeldBy})
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateTerminating, []byte(`true`))...)
-		prior.Drift = driftList([]string{fmt.Sprintf("ClusterQueue %q is being deleted, held by finalizers %v", name, cq.Finalizers)})
+		prior.Drift = driftList([]string{fmt.Sprintf("ClusterQueue %q is being deleted, held by finalizers %v", name, q.HeldBy)})
 		resp.Diagnostics.Append(resp.State.Set(ctx, &prior)...)
 		return
 	}
-	if !found || cq.DeletionTimestamp != nil {
+	if q == nil || q.Terminating {
 		tflog.Info(ctx, "ClusterQueue is gone; removing the quota from state", map[string]any{"name": name})
 		resp.State.RemoveResource(ctx)
 		return
 	}
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateTerminating, nil)...)
-	_, rc, err := quota.FromClusterQueue(r.data.catalog, cq)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the ClusterQueue", err.Error()+". Fix or delete the queue in the cluster, or remove the quota from state.")
+	rc := q.Config
+	if q.ConfigErr != nil {
+		resp.Diagnostics.AddError("Cannot read the ClusterQueue", q.ConfigErr.Error()+". Fix or delete the queue in the cluster, or remove the quota from state.")
 		return
 	}
 	// Identity comes from state: the team addressed the queue, and the name is the state's
@@ -322,7 +231,7 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		rc.Config.Name = n
 	}
 	var unnamed []byte
-	if cq.Annotations[quota.AnnotationName] == "" {
+	if !q.Named {
 		unnamed = []byte(`true`)
 	}
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateUnnamed, unnamed)...)
@@ -332,7 +241,7 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 
-	drift, ok := r.refreshDrift(ctx, req, resp, cq, rc, prior.OwnerID.ValueString())
+	drift, ok := r.refreshDrift(ctx, req, resp, q, rc, prior.OwnerID.ValueString())
 	if !ok {
 		return
 	}
@@ -352,50 +261,36 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// refreshDrift lists what differs in the cluster that the attributes cannot show, for a queue
+// refreshDrift lists what differs in the cluster that the attributes cannot show, for a quota
 // read back as rc, and records in private state the ownership conflict and the usage it found.
 // ok is false when a read failed.
 func (r *computeQuotaResource) refreshDrift(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse,
-	cq kueue.ClusterQueue, rc quota.ResolvedConfig, owner string) (drift []string, ok bool) {
-	name := cq.Name
+	q *backend.Quota, rc quota.ResolvedConfig, owner string) (drift []string, ok bool) {
 	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
 	var conflict *ownerConflict
 	switch {
 	case takeover:
-		if recorded := cq.Annotations[quota.AnnotationOwner]; recorded != "" {
+		if recorded := q.Owner.Recorded; recorded != "" {
 			drift = append(drift, fmt.Sprintf("imported: the queue records owner_id %q; the next apply records this resource's", recorded))
 		} else {
 			drift = append(drift, "imported: the next apply records this resource's owner_id on the queue")
 		}
-	case !quota.Owns(cq.ObjectMeta, owner):
-		conflict = &ownerConflict{Object: fmt.Sprintf("ClusterQueue %q", name), Owner: quota.DescribeOwner(cq.ObjectMeta)}
+	case !q.Owner.Owns(owner):
+		conflict = &ownerConflict{Object: fmt.Sprintf("ClusterQueue %q", q.Name), Owner: q.Owner.Description}
 		drift = append(drift, "the queue is managed by "+conflict.Owner)
 	}
 	recordConflict(ctx, resp.Private, conflict, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateUsage, usageForPrivate(quota.UsageOf(cq)))...)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateUsage, usageForPrivate(q.Usage))...)
 
-	// What the attributes cannot show: compare the queue with what they render to.
-	if want, err := renderOwnedClusterQueue(r, rc, owner); err != nil {
-		drift = append(drift, "the queue cannot be rendered from what was read: "+err.Error())
-	} else if conflict == nil && !takeover {
-		drift = append(drift, quota.SpecDrift(want.Spec, cq.Spec)...)
-		drift = append(drift, quota.MetadataDrift(want.ObjectMeta, cq.ObjectMeta)...)
+	// What the attributes cannot show: compare the quota with what they render to.
+	more, err := r.quotas().Drift(ctx, q, rc, owner, conflict == nil && !takeover)
+	if err != nil {
+		storeError(err).addTo(&resp.Diagnostics)
+		return nil, false
 	}
-	// A flavor deleted out of band leaves the queue unable to admit anything. One GET per
-	// flavor, as for every object the quota relies on.
-	for _, e := range rc.Resources {
-		var rf kueue.ResourceFlavor
-		found, err := r.data.kube.Get(ctx, kueue.ResourceFlavors, "", e.Configured.InstanceType, &rf)
-		if err != nil {
-			resourceFlavorKind.object("", e.Configured.InstanceType).readFailed(err).addTo(&resp.Diagnostics)
-			return nil, false
-		}
-		if !found {
-			drift = append(drift, fmt.Sprintf("ResourceFlavor %q is missing", e.Configured.InstanceType))
-		}
-	}
+	drift = append(drift, more...)
 	if len(drift) > 0 {
-		tflog.Info(ctx, "ClusterQueue differs from its configuration", map[string]any{"name": name, "drift": strings.Join(drift, "; ")})
+		tflog.Info(ctx, "ClusterQueue differs from its configuration", map[string]any{"name": q.Name, "drift": strings.Join(drift, "; ")})
 	}
 	return drift, true
 }
@@ -412,23 +307,23 @@ func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRe
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	name := quota.ClusterQueueName(state.Team.ValueString())
-	var cq kueue.ClusterQueue
-	found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq)
+	team := state.Team.ValueString()
+	name := quota.ClusterQueueName(team)
+	q, err := r.quotas().Get(ctx, team)
 	if err != nil {
-		clusterQueueKind.object("", name).readFailed(err).addTo(&resp.Diagnostics)
+		storeError(err).addTo(&resp.Diagnostics)
 		return
 	}
-	if found && !quota.Owns(cq.ObjectMeta, state.OwnerID.ValueString()) {
-		clusterQueueKind.object("", name).leftInPlace(&resp.Diagnostics, cq.ObjectMeta,
+	if q != nil && !q.Owner.Owns(state.OwnerID.ValueString()) {
+		clusterQueueKind.object("", name).leftInPlace(&resp.Diagnostics, q.Owner.Description,
 			"destroying this resource did not delete it. It was removed from this state only.")
 		return
 	}
-	if found {
-		if err := r.data.kube.DeleteAndWait(ctx, kueue.ClusterQueues, "", name, deletePoll, kube.OnlyUID(string(cq.UID))); err != nil {
-			detail := fmt.Sprintf("Deleting ClusterQueue %q failed: %s", name, err)
-			if errors.Is(err, kube.ErrStillExists) {
-				detail = r.stillHeld(rpcCtx, name, timeout)
+	if q != nil {
+		if err := r.quotas().Delete(ctx, q); err != nil {
+			detail := fmt.Sprintf("Deleting ClusterQueue %q failed: %s", name, storeCause(err))
+			if errors.Is(err, backend.ErrStillExists) {
+				detail = r.stillHeld(rpcCtx, team, timeout)
 			}
 			resp.Diagnostics.AddError("ClusterQueue not deleted", detail)
 			return
@@ -438,18 +333,18 @@ func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRe
 }
 
 // stillHeld explains a ClusterQueue that outlived the delete timeout: the finalizers holding it
-// and, for Kueue's, the workloads still admitted to it (one LIST, made only now).
-func (r *computeQuotaResource) stillHeld(rpcCtx context.Context, name string, timeout time.Duration) string {
+// and, for Kueue's, the workloads still admitted to it.
+func (r *computeQuotaResource) stillHeld(rpcCtx context.Context, team string, timeout time.Duration) string {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rpcCtx), 15*time.Second)
 	defer cancel()
-	var cq kueue.ClusterQueue
+	name := quota.ClusterQueueName(team)
+	held, workloads, err := r.quotas().Holders(ctx, team)
 	finalizers := "its finalizers"
-	if found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq); err == nil && found && len(cq.Finalizers) > 0 {
-		finalizers = fmt.Sprintf("finalizers %v", cq.Finalizers)
+	if len(held) > 0 {
+		finalizers = fmt.Sprintf("finalizers %v", held)
 	}
 	detail := fmt.Sprintf("Deleting ClusterQueue %q did not finish within timeouts.delete (%s): it is held by %s. "+
 		"Kueue removes its finalizer (%s) once no workload is admitted to the queue any more.", name, timeout, finalizers, kueueInUseFinalizer)
-	workloads, err := r.admittedWorkloads(ctx, name)
 	switch {
 	case err != nil:
 		detail += fmt.Sprintf(" The workloads still admitted could not be listed: %s.", err)
@@ -465,34 +360,6 @@ func (r *computeQuotaResource) stillHeld(rpcCtx context.Context, name string, ti
 // kueueInUseFinalizer is the finalizer Kueue puts on ClusterQueues with admitted workloads.
 const kueueInUseFinalizer = "kueue.x-k8s.io/resource-in-use"
 
-// admittedWorkloads lists the workloads admitted to the ClusterQueue, as namespace/name with
-// the Job (or other object) that owns each.
-func (r *computeQuotaResource) admittedWorkloads(ctx context.Context, clusterQueue string) ([]string, error) {
-	dc, err := r.data.kube.Dynamic(ctx)
-	if err != nil {
-		return nil, err
-	}
-	list, err := dc.Resource(kueue.Workloads).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("listing workloads.kueue.x-k8s.io: %w", err)
-	}
-	var out []string
-	for _, wl := range list.Items {
-		cq, _, _ := unstructured.NestedString(wl.Object, "status", "admission", "clusterQueue")
-		if cq != clusterQueue {
-			continue
-		}
-		item := wl.GetNamespace() + "/" + wl.GetName()
-		for _, ref := range wl.GetOwnerReferences() {
-			item += fmt.Sprintf(" (%s %s/%s)", ref.Kind, wl.GetNamespace(), ref.Name)
-			break
-		}
-		out = append(out, item)
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
 func (r *computeQuotaResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	importTeam(ctx, req, resp, "hyperpod_compute_quota.example")
 	if resp.Diagnostics.HasError() || r.data == nil || r.data.client("import a compute quota", &resp.Diagnostics) == nil {
@@ -503,15 +370,16 @@ func (r *computeQuotaResource) ImportState(ctx context.Context, req resource.Imp
 	var team types.String
 	resp.Diagnostics.Append(resp.State.GetAttribute(ctx, path.Root("team"), &team)...)
 	name := quota.ClusterQueueName(team.ValueString())
-	var cq kueue.ClusterQueue
-	found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq)
+	q, err := r.quotas().Get(ctx, team.ValueString())
 	switch {
 	case err != nil:
-		e := clusterQueueKind.object("", name).readFailed(err)
-		resp.Diagnostics.AddError("Cannot import compute quota", e.detail)
-	case !found || cq.DeletionTimestamp != nil:
+		resp.Diagnostics.AddError("Cannot import compute quota", storeError(err).detail)
+	case q == nil || q.Terminating:
 		resp.Diagnostics.AddError("Cannot import compute quota", fmt.Sprintf("ClusterQueue %q does not exist (or is being "+
 			"deleted), so there is nothing to import for team %q. Check the team name, or remove the import and let "+
 			"terraform apply create the quota.", name, team.ValueString()))
 	}
 }
+
+// quotas is where the resource reads and writes teams' quotas.
+func (r *computeQuotaResource) quotas() backend.TeamQuotas { return r.data.backend.Quotas }

@@ -242,17 +242,16 @@ func (f *finishedCreates) markIfTerraformGone(rpcCtx context.Context, k *kube.Cl
 	}
 }
 
-// adoptUnconfirmed takes over an object an interrupted run created and marked: it removes the
-// mark (the caller's server-side apply then records the new owner) and warns.
-func adoptUnconfirmed(ctx context.Context, k *kube.Client, o kubeObject, meta metav1.ObjectMeta, diags *diag.Diagnostics) bool {
-	if err := k.Annotate(ctx, o.kind.gvr, o.namespace, o.name, string(meta.UID), quota.FieldManager,
-		map[string]*string{quota.AnnotationUnconfirmed: nil}); err != nil {
-		o.adoptFailed(err).addTo(diags)
+// adoptUnconfirmed takes over an object an interrupted run created and marked (mark): it removes
+// the mark with unmark (the caller's write then records the new owner) and warns.
+func adoptUnconfirmed(o kubeObject, mark string, unmark func() error, diags *diag.Diagnostics) bool {
+	if err := unmark(); err != nil {
+		o.adoptFailed(storeCause(err)).addTo(diags)
 		return false
 	}
 	diags.AddWarning(o.kind.name+" adopted from an interrupted run", fmt.Sprintf(
 		"%s was created by an earlier run that was killed before it could save its state (%s). This resource has "+
-			"taken it over and records its own owner identity on it.", o, meta.Annotations[quota.AnnotationUnconfirmed]))
+			"taken it over and records its own owner identity on it.", o, mark))
 	return true
 }
 

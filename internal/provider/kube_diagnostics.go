@@ -1,14 +1,15 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -56,6 +57,48 @@ var (
 	localQueueKind     = kubeKind{gvr: kueue.LocalQueues, name: "LocalQueue", versionedReads: true, versionedWrites: true, createdByApply: true}
 	priorityClassKind  = kubeKind{gvr: kueue.WorkloadPriorityClasses, name: "WorkloadPriorityClass", versionedReads: true}
 )
+
+// kindsByName are the kinds a backend names in its errors.
+var kindsByName = map[string]kubeKind{}
+
+func init() {
+	for _, k := range []kubeKind{clusterQueueKind, resourceFlavorKind, namespaceKind, localQueueKind, priorityClassKind} {
+		kindsByName[k.name] = k
+	}
+}
+
+// storeError words a failed backend request as the constructors below do, and a problem the
+// backend worded itself as it is.
+func storeError(err error) kubeError {
+	var re *backend.RequestError
+	if errors.As(err, &re) {
+		o := kindsByName[re.Kind].object(re.Namespace, re.Name)
+		switch re.Op {
+		case backend.OpCreate:
+			return o.createFailed(re.Err)
+		case backend.OpApply:
+			return o.applyFailed(re.Err)
+		case backend.OpDelete:
+			return o.deleteFailed(re.Err)
+		default:
+			return o.readFailed(re.Err)
+		}
+	}
+	var p backend.Problem
+	if errors.As(err, &p) {
+		return kubeError{p.Summary, p.Detail}
+	}
+	return kubeError{"Request failed", err.Error()}
+}
+
+// storeCause is the failure a backend request reported, without what it means.
+func storeCause(err error) error {
+	var re *backend.RequestError
+	if errors.As(err, &re) {
+		return re.Err
+	}
+	return err
+}
 
 // object names one object of the kind; namespace is "" for cluster-scoped kinds.
 func (k kubeKind) object(namespace, name string) kubeObject {
@@ -139,16 +182,16 @@ func (k kubeKind) writeVerb(verb string) string {
 	return verb
 }
 
-// leftInPlace warns that a destroy did not delete o because another owner records it; then
-// says what that meant for this resource.
-func (o kubeObject) leftInPlace(diags *diag.Diagnostics, meta metav1.ObjectMeta, then string) {
+// leftInPlace warns that a destroy did not delete o because it is managed by another owner (by);
+// then says what that meant for this resource.
+func (o kubeObject) leftInPlace(diags *diag.Diagnostics, by, then string) {
 	diags.AddWarning(o.kind.name+" left in place", fmt.Sprintf("%s %q is managed by %s, not by this resource, so %s",
-		o.kind.name, o.name, quota.DescribeOwner(meta), then))
+		o.kind.name, o.name, by, then))
 }
 
-// refused refuses to change o, which records another owner.
-func (o kubeObject) refused(diags *diag.Diagnostics, at path.Path, meta metav1.ObjectMeta) {
+// refused refuses to change o, which is managed by another owner (by).
+func (o kubeObject) refused(diags *diag.Diagnostics, at path.Path, by string) {
 	diags.AddAttributeError(at, "Owned by another resource", fmt.Sprintf(
 		"%s %q is managed by %s, not by this resource, so it was not changed. Import it to take it over "+
-			"explicitly, or remove this resource from state.", o.kind.name, o.name, quota.DescribeOwner(meta)))
+			"explicitly, or remove this resource from state.", o.kind.name, o.name, by))
 }

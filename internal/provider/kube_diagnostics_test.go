@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
@@ -45,5 +46,36 @@ func TestKubeErrorConstructors(t *testing.T) {
 		if c.got.summary != c.summary || c.got.detail != wantDetail {
 			t.Errorf("got\n  %q\n  %q\nwant\n  %q\n  %q", c.got.summary, c.got.detail, c.summary, wantDetail)
 		}
+	}
+}
+
+// A backend's failed request is worded by the kind it names, as the provider's own requests are,
+// and keeps what the failure means for errors.Is.
+func TestStoreError(t *testing.T) {
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: "kueue.x-k8s.io", Resource: "x"}, "n", errors.New("no"))
+	for _, c := range []struct {
+		err  error
+		want kubeError
+	}{
+		{&backend.RequestError{Op: backend.OpRead, Kind: "ClusterQueue", Name: "cq", Err: forbidden},
+			clusterQueueKind.object("", "cq").readFailed(forbidden)},
+		{&backend.RequestError{Op: backend.OpCreate, Kind: "ResourceFlavor", Name: "ml.c5.large", Err: forbidden},
+			resourceFlavorKind.object("", "ml.c5.large").createFailed(forbidden)},
+		{&backend.RequestError{Op: backend.OpApply, Kind: "WorkloadPriorityClass", Name: "a-priority", Err: forbidden},
+			priorityClassKind.object("", "a-priority").applyFailed(forbidden)},
+		{&backend.RequestError{Op: backend.OpDelete, Kind: "WorkloadPriorityClass", Name: "a-priority", Err: forbidden},
+			priorityClassKind.object("", "a-priority").deleteFailed(forbidden)},
+		{backend.Problem{Summary: "S", Detail: "D"}, kubeError{"S", "D"}},
+	} {
+		if got := storeError(c.err); got != c.want {
+			t.Errorf("storeError(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+	exists := &backend.RequestError{Op: backend.OpCreate, Kind: "ClusterQueue", Name: "cq", Err: forbidden, Outcome: backend.ErrExists}
+	if !errors.Is(exists, backend.ErrExists) || errors.Is(exists, backend.ErrOutcomeUnknown) || !apierrors.IsForbidden(exists) {
+		t.Errorf("errors.Is does not see the outcome and the cause of %v", exists)
+	}
+	if storeCause(exists) != forbidden {
+		t.Errorf("storeCause(%v) = %v, want the request's own error", exists, storeCause(exists))
 	}
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend/kueuebackend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -51,6 +53,9 @@ type providerData struct {
 	// allTypesPending means the whole instance_types attribute is unknown.
 	pendingTypes    map[string]bool
 	allTypesPending bool
+	// backend is where resources and data sources read and write quotas, priority classes and
+	// capacity inputs.
+	backend backend.Backend
 	// finished remembers what this process's creates claimed, for a Terraform that goes away.
 	finished finishedCreates
 }
@@ -214,6 +219,7 @@ func (p *hyperpodProvider) Configure(ctx context.Context, req provider.Configure
 		pendingTypes:    conf.pendingTypes,
 		allTypesPending: conf.allTypesPending,
 	}
+	data.backend = kueuebackend.New(data.kube, data.catalog)
 	resp.DataSourceData = data
 	resp.ResourceData = data
 }

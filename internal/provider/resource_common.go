@@ -20,8 +20,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -138,12 +138,12 @@ func clearOwnershipMarks(ctx context.Context, p privateSetter, diags *diag.Diagn
 
 // existingObjectError is the error of a create that found its object already there.
 // resourceType names the resource in the import commands it suggests.
-func existingObjectError(resourceType, kind, name string, meta metav1.ObjectMeta, team string) (string, string) {
-	if meta.DeletionTimestamp != nil {
+func existingObjectError(resourceType, kind, name string, existing backend.Record, team string) (string, string) {
+	if existing.Terminating {
 		return kind + " is being deleted", fmt.Sprintf(
 			"%s %q is being deleted and was not gone within the create timeout, so it cannot be created again yet. "+
 				"Kubernetes keeps it while finalizers %v remain (Kueue keeps a queue while admitted workloads still use it). "+
-				"Wait for it to go, or raise timeouts.create, then apply again.", kind, name, meta.Finalizers)
+				"Wait for it to go, or raise timeouts.create, then apply again.", kind, name, existing.HeldBy)
 	}
 	return kind + " already exists", fmt.Sprintf(
 		"%s %q already exists and is managed by %s, so this resource will not take it over on create. "+
@@ -152,7 +152,7 @@ func existingObjectError(resourceType, kind, name string, meta metav1.ObjectMeta
 			"or add an import block to the configuration:\n\n"+
 			"  import {\n    to = %s.<name>\n    id = %q\n  }\n\n"+
 			"then apply. Otherwise choose another team.",
-		kind, name, quota.DescribeOwner(meta), resourceType, team, resourceType, team)
+		kind, name, existing.Owner.Description, resourceType, team, resourceType, team)
 }
 
 // teamRule explains the team rule in diagnostics.

@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend/kueuebackend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -113,7 +114,7 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, diags *diag.Diagnostics) (claimResult, teamNamespaceObjects) {
 	nsName := quota.NamespaceName(team)
 	refuse := func(ns *corev1.Namespace) (claimResult, teamNamespaceObjects) {
-		summary, detail := existingObjectError(teamNamespaceResourceKind, "Namespace", nsName, ns.ObjectMeta, team)
+		summary, detail := existingObjectError(teamNamespaceResourceKind, "Namespace", nsName, kueuebackend.RecordOf("Namespace", ns.ObjectMeta), team)
 		diags.AddAttributeError(path.Root("team"), summary, detail)
 		return claimFailed, teamNamespaceObjects{}
 	}
@@ -124,7 +125,11 @@ func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, d
 	}
 	if ns := objs.namespace; ns != nil {
 		if ns.DeletionTimestamp == nil && quota.Unconfirmed(ns.ObjectMeta) {
-			if !adoptUnconfirmed(ctx, r.data.kube, namespaceKind.object("", nsName), ns.ObjectMeta, diags) {
+			unmark := func() error {
+				return r.data.kube.Annotate(ctx, kube.Namespaces, "", nsName, string(ns.UID), quota.FieldManager,
+					map[string]*string{quota.AnnotationUnconfirmed: nil})
+			}
+			if !adoptUnconfirmed(namespaceKind.object("", nsName), ns.Annotations[quota.AnnotationUnconfirmed], unmark, diags) {
 				return claimFailed, teamNamespaceObjects{}
 			}
 			return claimOK, objs
@@ -225,7 +230,7 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 		return
 	}
 	if ns := objs.namespace; ns != nil && !isTakeover(ctx, req.Private, &resp.Diagnostics) && !quota.Owns(ns.ObjectMeta, prior.OwnerID.ValueString()) {
-		namespaceKind.object("", ns.Name).refused(&resp.Diagnostics, path.Root("team"), ns.ObjectMeta)
+		namespaceKind.object("", ns.Name).refused(&resp.Diagnostics, path.Root("team"), quota.DescribeOwner(ns.ObjectMeta))
 		return
 	}
 	owner := ownerToRecord(plan.OwnerID)
@@ -326,7 +331,7 @@ func (r *teamNamespaceResource) Delete(ctx context.Context, req resource.DeleteR
 		return
 	}
 	if !quota.Owns(objs.namespace.ObjectMeta, state.OwnerID.ValueString()) {
-		namespaceKind.object("", nsName).leftInPlace(&resp.Diagnostics, objs.namespace.ObjectMeta,
+		namespaceKind.object("", nsName).leftInPlace(&resp.Diagnostics, quota.DescribeOwner(objs.namespace.ObjectMeta),
 			"destroying this resource did not delete it or its LocalQueue. It was removed from this state only.")
 		return
 	}
