@@ -10,6 +10,7 @@ package backend
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -22,6 +23,27 @@ type Backend struct {
 	Quotas          TeamQuotas
 	PriorityClasses PriorityClasses
 	Capacity        Capacity
+	Claims          Claims
+}
+
+// Claims deals with what a create claimed and could not hand to Terraform. Nobody is left to
+// tell of a failure, so each method logs what it did instead of returning an error.
+type Claims interface {
+	// Abandon deletes o, if it still records owner, and waits a while for it to go.
+	Abandon(ctx context.Context, o ObjectRef, owner string)
+	// MarkUnconfirmed marks o, if it still records owner and is not being deleted, as created by
+	// a run that may not have saved its state (note says why); a later create of o adopts it.
+	MarkUnconfirmed(ctx context.Context, o ObjectRef, owner, note string)
+}
+
+// ObjectRef names one stored object.
+type ObjectRef struct{ Kind, Namespace, Name string }
+
+func (o ObjectRef) String() string {
+	if o.Namespace != "" {
+		return fmt.Sprintf("%s %q in namespace %q", o.Kind, o.Name, o.Namespace)
+	}
+	return fmt.Sprintf("%s %q", o.Kind, o.Name)
 }
 
 // TeamQuotas reads, writes and deletes the one quota of each team.

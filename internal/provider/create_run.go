@@ -9,11 +9,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/rpcctx"
 )
 
@@ -65,7 +62,7 @@ func (pd *providerData) startCreate(rpcCtx context.Context, resourceKind string,
 // handed to it (see finishedCreates).
 func (c *createRun) end() {
 	c.cancel()
-	c.data.finished.markIfTerraformGone(c.rpcCtx, c.data.kube)
+	c.data.finished.markIfTerraformGone(c.rpcCtx, c.data.backend.Claims)
 }
 
 // claimStopped finishes a create whose claim did not succeed and reports whether it must stop:
@@ -90,7 +87,7 @@ func (c *createRun) undoIfGone(objs ...kubeObject) bool {
 	if !terraformGone(c.rpcCtx) {
 		return false
 	}
-	undoAbandonedCreate(c.rpcCtx, c.data.kube, c.owner, objs...)
+	undoAbandonedCreate(c.rpcCtx, c.data.backend.Claims, c.owner, objs...)
 	return true
 }
 
@@ -121,9 +118,6 @@ const (
 	claimMaybe // the POST's response was lost and the object could not be read back
 )
 
-// deletePoll is how often a delete or a wait for a deletion looks again.
-const deletePoll = 500 * time.Millisecond
-
 // abandonedCleanupTimeout bounds the clean-up after Terraform went away.
 const abandonedCleanupTimeout = 30 * time.Second
 
@@ -137,25 +131,11 @@ func terraformGone(rpcCtx context.Context) bool {
 
 // undoAbandonedCreate deletes the objects a create wrote after Terraform went away, each only
 // while it still carries owner. Failures are logged: there is nobody to tell.
-func undoAbandonedCreate(rpcCtx context.Context, k *kube.Client, owner string, objs ...kubeObject) {
+func undoAbandonedCreate(rpcCtx context.Context, claims backend.Claims, owner string, objs ...kubeObject) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rpcCtx), abandonedCleanupTimeout)
 	defer cancel()
 	for i := len(objs) - 1; i >= 0; i-- {
-		o := objs[i]
-		var meta metav1.PartialObjectMetadata
-		found, err := k.Get(ctx, o.kind.gvr, o.namespace, o.name, &meta)
-		if err != nil || !found || !quota.Owns(meta.ObjectMeta, owner) {
-			tflog.Warn(ctx, "Terraform went away during the create; not deleting", map[string]any{
-				"object": o.String(), "found": found, "error": fmt.Sprint(err)})
-			continue
-		}
-		err = k.DeleteAndWait(ctx, o.kind.gvr, o.namespace, o.name, deletePoll, kube.OnlyUID(string(meta.UID)))
-		if err != nil && !errors.Is(err, kube.ErrStillExists) {
-			tflog.Warn(ctx, "Terraform went away during the create; deleting what it wrote failed", map[string]any{
-				"object": o.String(), "error": err.Error()})
-			continue
-		}
-		tflog.Info(ctx, "Terraform went away during the create; deleted what it wrote", map[string]any{"object": o.String()})
+		claims.Abandon(ctx, objs[i].ref(), owner)
 	}
 }
 
@@ -213,7 +193,7 @@ func (f *finishedCreates) add(owner string, objs ...kubeObject) {
 
 // markIfTerraformGone marks every recorded object, once, when rpcCtx says Terraform went away.
 // Failures are logged: there is nobody to tell.
-func (f *finishedCreates) markIfTerraformGone(rpcCtx context.Context, k *kube.Client) {
+func (f *finishedCreates) markIfTerraformGone(rpcCtx context.Context, claims backend.Claims) {
 	if !terraformGone(rpcCtx) {
 		return
 	}
@@ -227,18 +207,7 @@ func (f *finishedCreates) markIfTerraformGone(rpcCtx context.Context, k *kube.Cl
 	defer cancel()
 	value := "Terraform went away at " + time.Now().UTC().Format(time.RFC3339) + " before it could have saved this object's state"
 	for _, c := range f.claims {
-		var meta metav1.PartialObjectMetadata
-		found, err := k.Get(ctx, c.kind.gvr, c.namespace, c.name, &meta)
-		if err != nil || !found || !quota.Owns(meta.ObjectMeta, c.owner) || meta.DeletionTimestamp != nil {
-			continue
-		}
-		if err := k.Annotate(ctx, c.kind.gvr, c.namespace, c.name, string(meta.UID), quota.FieldManager,
-			map[string]*string{quota.AnnotationUnconfirmed: &value}); err != nil {
-			tflog.Warn(ctx, "Terraform went away; cannot mark a created object as unconfirmed", map[string]any{
-				"object": c.String(), "error": err.Error()})
-			continue
-		}
-		tflog.Info(ctx, "Terraform went away; marked a created object as unconfirmed", map[string]any{"object": c.String()})
+		claims.MarkUnconfirmed(ctx, c.ref(), c.owner, value)
 	}
 }
 

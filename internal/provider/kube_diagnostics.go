@@ -121,11 +121,11 @@ type kubeObject struct {
 	namespace, name string
 }
 
-func (o kubeObject) String() string {
-	if o.namespace != "" {
-		return fmt.Sprintf("%s %q in namespace %q", o.kind.name, o.name, o.namespace)
-	}
-	return fmt.Sprintf("%s %q", o.kind.name, o.name)
+func (o kubeObject) String() string { return o.ref().String() }
+
+// ref names o to a backend.
+func (o kubeObject) ref() backend.ObjectRef {
+	return backend.ObjectRef{Kind: o.kind.name, Namespace: o.namespace, Name: o.name}
 }
 
 func (o kubeObject) versioned(yes bool) string {

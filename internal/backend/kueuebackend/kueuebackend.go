@@ -28,6 +28,7 @@ var (
 	_ backend.TeamQuotas      = (*teamQuotas)(nil)
 	_ backend.PriorityClasses = (*priorityClasses)(nil)
 	_ backend.Capacity        = (*clusterCapacity)(nil)
+	_ backend.Claims          = (*claims)(nil)
 )
 
 // pollInterval is how often a delete or a wait for a deletion looks again.
@@ -39,6 +40,7 @@ func New(client *kube.Client, cat *catalog.Catalog) backend.Backend {
 		Quotas:          &teamQuotas{kube: client, catalog: cat},
 		PriorityClasses: &priorityClasses{kube: client},
 		Capacity:        &clusterCapacity{kube: client},
+		Claims:          &claims{kube: client},
 	}
 }
 
