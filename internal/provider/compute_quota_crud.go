@@ -35,10 +35,7 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	team := plan.Team.ValueString()
 	claimed := clusterQueueKind.object("", quota.ClusterQueueName(team))
 	save := func(drift types.List) {
-		plan.OwnerID = types.StringValue(run.owner)
-		plan.Drift = drift
-		resp.Diagnostics.Append(resp.State.Set(run.ctx, &plan)...)
-		setTeamIdentity(run.ctx, resp.Identity, team, &resp.Diagnostics)
+		saveTeamState(run.ctx, &resp.State, resp.Identity, &plan, team, run.owner, drift, &resp.Diagnostics)
 		run.handOver(claimed)
 	}
 	run.saveTainted = func() {
@@ -144,10 +141,7 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 	if _, ok := r.write(ctx, config, owner, &resp.Diagnostics); !ok {
 		return
 	}
-	plan.OwnerID = types.StringValue(owner)
-	plan.Drift = noDrift()
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	setTeamIdentity(ctx, resp.Identity, plan.Team.ValueString(), &resp.Diagnostics)
+	saveTeamState(ctx, &resp.State, resp.Identity, &plan, plan.Team.ValueString(), owner, noDrift(), &resp.Diagnostics)
 	clearOwnershipMarks(ctx, resp.Private, &resp.Diagnostics)
 	r.removeUnusedFlavors(ctx, removedTypes(prior, plan), &resp.Diagnostics)
 }
@@ -383,3 +377,7 @@ func (r *computeQuotaResource) ImportState(ctx context.Context, req resource.Imp
 
 // quotas is where the resource reads and writes teams' quotas.
 func (r *computeQuotaResource) quotas() backend.TeamQuotas { return r.data.backend.Quotas }
+
+func (m *computeQuotaModel) recordOwner(owner string, drift types.List) {
+	m.OwnerID, m.Drift = types.StringValue(owner), drift
+}

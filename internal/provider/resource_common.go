@@ -119,6 +119,19 @@ func markTakeover(ctx context.Context, p privateSetter, on bool, diags *diag.Dia
 	diags.Append(p.SetKey(ctx, privateTakeover, raw)...)
 }
 
+// teamModel is the state of a resource that manages one team's objects.
+type teamModel interface {
+	// recordOwner sets the owner identity the objects record and the drift last found.
+	recordOwner(owner string, drift types.List)
+}
+
+// saveTeamState stores m, recorded as owner's with drift, and the team identity.
+func saveTeamState(ctx context.Context, state *tfsdk.State, identity *tfsdk.ResourceIdentity, m teamModel, team, owner string, drift types.List, diags *diag.Diagnostics) {
+	m.recordOwner(owner, drift)
+	diags.Append(state.Set(ctx, m)...)
+	setTeamIdentity(ctx, identity, team, diags)
+}
+
 // ownerToRecord is the owner identity an update writes: the planned one, or a new one when the
 // plan leaves it unknown (the first apply since an import, or of a state written before owner
 // identities existed).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -77,10 +78,7 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 	ns := namespaceKind.object("", nsName)
 	lq := localQueueKind.object(nsName, lqName)
 	save := func(drift types.List) {
-		plan.OwnerID = types.StringValue(run.owner)
-		plan.Drift = drift
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
+		saveTeamState(ctx, &resp.State, resp.Identity, &plan, team, run.owner, drift, &resp.Diagnostics)
 		run.handOver(ns)
 	}
 	run.saveTainted = func() {
@@ -219,13 +217,9 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
 	team := plan.Team.ValueString()
-	ctx = tflog.SetField(ctx, "team", team)
-	objs, d := r.get(ctx, team)
-	resp.Diagnostics.Append(d...)
+	ctx, cancel, objs := r.begin(ctx, team, timeout, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -240,11 +234,21 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan.OwnerID = types.StringValue(owner)
-	plan.Drift = noDrift()
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	setTeamIdentity(ctx, resp.Identity, plan.Team.ValueString(), &resp.Diagnostics)
+	saveTeamState(ctx, &resp.State, resp.Identity, &plan, team, owner, noDrift(), &resp.Diagnostics)
 	clearOwnershipMarks(ctx, resp.Private, &resp.Diagnostics)
+}
+
+// begin bounds ctx by timeout, names the team in its logs and reads the team's objects.
+func (r *teamNamespaceResource) begin(ctx context.Context, team string, timeout time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, teamNamespaceObjects) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx = tflog.SetField(ctx, "team", team)
+	objs, d := r.get(ctx, team)
+	diags.Append(d...)
+	return ctx, cancel, objs
+}
+
+func (m *teamNamespaceModel) recordOwner(owner string, drift types.List) {
+	m.OwnerID, m.Drift = types.StringValue(owner), drift
 }
 
 // apply server-side applies the Namespace and the LocalQueue as planned. A LocalQueue that is
@@ -315,18 +319,13 @@ func (r *teamNamespaceResource) Delete(ctx context.Context, req resource.DeleteR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
 	team := state.Team.ValueString()
-	ctx = tflog.SetField(ctx, "team", team)
-	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
-
-	objs, d := r.get(ctx, team)
-	resp.Diagnostics.Append(d...)
+	ctx, cancel, objs := r.begin(ctx, team, timeout, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
 	if objs.namespace == nil {
 		return
 	}
