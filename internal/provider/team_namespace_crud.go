@@ -212,13 +212,8 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 	if resp.Diagnostics.HasError() || !r.data.ready("update a Namespace", &resp.Diagnostics) {
 		return
 	}
-	timeout, d := plan.Timeouts.Update(ctx, teamNamespaceCreateTimeout)
-	resp.Diagnostics.Append(d...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
 	team := plan.Team.ValueString()
-	ctx, cancel, objs := r.begin(ctx, team, timeout, &resp.Diagnostics)
+	ctx, cancel, _, objs := r.begin(ctx, team, plan.Timeouts.Update, teamNamespaceCreateTimeout, &resp.Diagnostics)
 	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
@@ -229,7 +224,7 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 	}
 	owner := ownerToRecord(plan.OwnerID)
 	tflog.Debug(ctx, "updating team namespace", map[string]any{"namespace": quota.NamespaceName(team)})
-	d, _ = r.apply(ctx, &plan, objs, owner)
+	d, _ := r.apply(ctx, &plan, objs, owner)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -238,13 +233,20 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 	clearOwnershipMarks(ctx, resp.Private, &resp.Diagnostics)
 }
 
-// begin bounds ctx by timeout, names the team in its logs and reads the team's objects.
-func (r *teamNamespaceResource) begin(ctx context.Context, team string, timeout time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, teamNamespaceObjects) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+// begin bounds ctx by the timeout the timeouts attribute gives (timeout, with its default), names
+// the team in its logs and reads the team's objects; it reads nothing when the timeout is invalid.
+func (r *teamNamespaceResource) begin(ctx context.Context, team string, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
+	defaultTimeout time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, time.Duration, teamNamespaceObjects) {
+	limit, d := timeout(ctx, defaultTimeout)
+	diags.Append(d...)
+	if diags.HasError() {
+		return ctx, func() {}, limit, teamNamespaceObjects{}
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	ctx = tflog.SetField(ctx, "team", team)
 	objs, d := r.get(ctx, team)
 	diags.Append(d...)
-	return ctx, cancel, objs
+	return ctx, cancel, limit, objs
 }
 
 func (m *teamNamespaceModel) recordOwner(owner string, drift types.List) {
@@ -314,13 +316,8 @@ func (r *teamNamespaceResource) Delete(ctx context.Context, req resource.DeleteR
 	if resp.Diagnostics.HasError() || !r.data.ready("delete a Namespace", &resp.Diagnostics) {
 		return
 	}
-	timeout, d := state.Timeouts.Delete(ctx, teamNamespaceDeleteTimeout)
-	resp.Diagnostics.Append(d...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
 	team := state.Team.ValueString()
-	ctx, cancel, objs := r.begin(ctx, team, timeout, &resp.Diagnostics)
+	ctx, cancel, timeout, objs := r.begin(ctx, team, state.Timeouts.Delete, teamNamespaceDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
