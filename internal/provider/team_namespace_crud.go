@@ -158,6 +158,15 @@ func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, d
 	return claimOK, teamNamespaceObjects{}
 }
 
+// lookUp names the team in ctx's logs and reads its objects; present is false when the
+// Namespace is gone or being deleted.
+func (r *teamNamespaceResource) lookUp(ctx context.Context, team string, diags *diag.Diagnostics) (context.Context, teamNamespaceObjects, bool) {
+	ctx = tflog.SetField(ctx, "team", team)
+	objs, d := r.get(ctx, team)
+	diags.Append(d...)
+	return ctx, objs, objs.namespace != nil && objs.namespace.DeletionTimestamp == nil
+}
+
 func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state teamNamespaceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -171,13 +180,11 @@ func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadReque
 		warnNotRefreshed(r.data, &resp.Diagnostics)
 		return
 	}
-	ctx = tflog.SetField(ctx, "team", team)
-	objs, d := r.get(ctx, team)
-	resp.Diagnostics.Append(d...)
+	ctx, objs, present := r.lookUp(ctx, team, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if objs.namespace == nil || objs.namespace.DeletionTimestamp != nil {
+	if !present {
 		tflog.Info(ctx, "team namespace is gone or terminating; removing it from state so the next plan creates it",
 			map[string]any{"namespace": quota.NamespaceName(team)})
 		resp.State.RemoveResource(ctx)
@@ -409,13 +416,11 @@ func (r *teamNamespaceResource) ImportState(ctx context.Context, req resource.Im
 	if !r.data.ready("import a team namespace", &resp.Diagnostics) {
 		return
 	}
-	ctx = tflog.SetField(ctx, "team", team)
-	objs, d := r.get(ctx, team)
-	resp.Diagnostics.Append(d...)
+	ctx, objs, present := r.lookUp(ctx, team, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if objs.namespace == nil || objs.namespace.DeletionTimestamp != nil {
+	if !present {
 		resp.Diagnostics.AddError("Cannot import team namespace", fmt.Sprintf("Namespace %q does not exist (or is being "+
 			"deleted), so there is nothing to import for team %q. Check the team name, or remove the import and let "+
 			"terraform apply create the namespace.", quota.NamespaceName(team), team))
