@@ -51,15 +51,17 @@ type TeamQuotas interface {
 	// Get reads the team's quota; nil when there is none.
 	Get(ctx context.Context, team string) (*Quota, error)
 	// Claim creates the team's quota holding only the owner identity, so that of two creators
-	// only one succeeds: a quota that exists already fails with ErrExists.
-	Claim(ctx context.Context, team, owner string) error
+	// only one succeeds: a quota that exists already fails with ErrExists. version is the
+	// created quota's, "" when it could not be read back.
+	Claim(ctx context.Context, team, owner string) (version string, err error)
 	// WaitGone waits until the team's quota, being deleted, is gone.
 	WaitGone(ctx context.Context, team string) error
 	// Adopt removes the mark an interrupted run left on q (see Record.Unconfirmed).
 	Adopt(ctx context.Context, q *Quota) error
-	// Put writes the configuration with the owner identity, creating the inputs it relies on
-	// that are missing. createdInputs names those it created (or may have), even when it fails.
-	Put(ctx context.Context, rc quota.ResolvedConfig, owner string) (createdInputs []string, err error)
+	// Put writes the configuration with the owner identity over version, the quota as last
+	// read or claimed ("" when unknown), creating the inputs it relies on that are missing.
+	// createdInputs names those it created (or may have), even when it fails.
+	Put(ctx context.Context, rc quota.ResolvedConfig, owner, version string) (createdInputs []string, err error)
 	// Drift lists what differs in the store that the configuration's attributes cannot show,
 	// comparing q with rc written by owner when compare is set, and the inputs q relies on.
 	Drift(ctx context.Context, q *Quota, rc quota.ResolvedConfig, owner string, compare bool) ([]string, error)

@@ -41,10 +41,11 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	run.saveTainted = func() {
 		save(driftList([]string{"the create stopped before it finished: the next refresh reads the ClusterQueue"}))
 	}
-	if claim := r.claim(run.ctx, team, run.owner, &resp.Diagnostics); run.claimStopped(claim, claimed) {
+	claim, version := r.claim(run.ctx, team, run.owner, &resp.Diagnostics)
+	if run.claimStopped(claim, claimed) {
 		return
 	}
-	flavors, ok := r.write(run.ctx, config, run.owner, &resp.Diagnostics)
+	flavors, ok := r.write(run.ctx, config, run.owner, version, &resp.Diagnostics)
 	if !ok {
 		if run.undoIfGone(claimed) {
 			run.cleanUp(func(ctx context.Context) { r.removeUnusedFlavors(ctx, flavors, &resp.Diagnostics) })
@@ -64,20 +65,20 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 
 // claim creates the team's quota with only its identity, so that of two resources creating the
 // same team only one succeeds. An existing quota is refused with its owner named; one being
-// deleted is waited for.
-func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, diags *diag.Diagnostics) claimResult {
+// deleted is waited for. version is the claimed quota's, for the write that follows.
+func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, diags *diag.Diagnostics) (claimResult, string) {
 	name := quota.ClusterQueueName(team)
 	o := clusterQueueKind.object("", name)
-	refuse := func(q *backend.Quota) claimResult {
+	refuse := func(q *backend.Quota) (claimResult, string) {
 		summary, detail := existingObjectError(quotaResourceKind, "ClusterQueue", name, q.Record, team)
 		diags.AddAttributeError(path.Root("team"), summary, detail)
-		return claimFailed
+		return claimFailed, ""
 	}
 	existing, err := r.quotas().Get(ctx, team)
 	if err != nil {
 		e := storeError(err)
 		diags.AddError(e.summary, fmt.Sprintf("%s %s was not created.", e.detail, o))
-		return claimFailed
+		return claimFailed, ""
 	}
 	if existing != nil && existing.Terminating {
 		tflog.Info(ctx, "ClusterQueue is being deleted; waiting before creating it again", map[string]any{"name": name})
@@ -88,14 +89,14 @@ func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, di
 	}
 	if existing != nil && existing.Unconfirmed != "" {
 		if !adoptUnconfirmed(o, existing.Unconfirmed, func() error { return r.quotas().Adopt(ctx, existing) }, diags) {
-			return claimFailed
+			return claimFailed, ""
 		}
-		return claimOK
+		return claimOK, existing.Version
 	}
 	if existing != nil {
 		return refuse(existing)
 	}
-	err = r.quotas().Claim(ctx, team, owner)
+	version, err := r.quotas().Claim(ctx, team, owner)
 	if errors.Is(err, backend.ErrExists) {
 		// Another resource created it between the read and the POST.
 		if q, _ := r.quotas().Get(ctx, team); q != nil {
@@ -106,11 +107,11 @@ func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, di
 		storeError(err).addTo(diags)
 		if errors.Is(err, backend.ErrOutcomeUnknown) || ctx.Err() != nil {
 			// Cut off mid-request (an interrupt, the timeout): the create may have been handled.
-			return claimMaybe
+			return claimMaybe, ""
 		}
-		return claimFailed
+		return claimFailed, ""
 	}
-	return claimOK
+	return claimOK, version
 }
 
 func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -138,7 +139,11 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 		return
 	}
 	owner := ownerToRecord(plan.OwnerID)
-	if _, ok := r.write(ctx, config, owner, &resp.Diagnostics); !ok {
+	var version string
+	if current != nil {
+		version = current.Version
+	}
+	if _, ok := r.write(ctx, config, owner, version, &resp.Diagnostics); !ok {
 		return
 	}
 	saveTeamState(ctx, &resp.State, resp.Identity, &plan, plan.Team.ValueString(), owner, noDrift(), &resp.Diagnostics)
@@ -151,14 +156,14 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 // the user set and import can reproduce them; the values equal the plan's.
 //
 // createdFlavors are the ResourceFlavors it created, even when it fails.
-func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaModel, owner string, diags *diag.Diagnostics) (createdFlavors []string, ok bool) {
+func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaModel, owner, version string, diags *diag.Diagnostics) (createdFlavors []string, ok bool) {
 	cfg := quotaConfigFromModel(config)
 	rc, problems := quota.Defaults(r.data.catalog, cfg)
 	if len(problems) > 0 {
 		addProblems(diags, problems)
 		return nil, false
 	}
-	createdFlavors, err := r.quotas().Put(ctx, rc, owner)
+	createdFlavors, err := r.quotas().Put(ctx, rc, owner, version)
 	if err != nil {
 		storeError(err).addTo(diags)
 		return createdFlavors, false

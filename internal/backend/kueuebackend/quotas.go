@@ -54,7 +54,7 @@ func (s *teamQuotas) Get(ctx context.Context, team string) (*backend.Quota, erro
 
 // Claim creates the ClusterQueue with only its identity (labels and the owner annotation): a
 // POST. A claim that succeeds is read back, so the cache knows the queue.
-func (s *teamQuotas) Claim(ctx context.Context, team, owner string) error {
+func (s *teamQuotas) Claim(ctx context.Context, team, owner string) (version string, err error) {
 	name := quota.ClusterQueueName(team)
 	claim := kueue.ClusterQueue{
 		TypeMeta: metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: kueue.KindClusterQueue},
@@ -65,11 +65,13 @@ func (s *teamQuotas) Claim(ctx context.Context, team, owner string) error {
 		},
 	}
 	if err := s.kube.Create(ctx, kueue.ClusterQueues, quota.FieldManager, &claim); err != nil {
-		return requestError(backend.OpCreate, kindClusterQueue, "", name, err)
+		return "", requestError(backend.OpCreate, kindClusterQueue, "", name, err)
 	}
 	var created kueue.ClusterQueue
-	_, _ = s.kube.Get(ctx, kueue.ClusterQueues, "", name, &created)
-	return nil
+	if found, err := s.kube.Get(ctx, kueue.ClusterQueues, "", name, &created); err == nil && found {
+		version = string(created.UID)
+	}
+	return version, nil
 }
 
 func (s *teamQuotas) WaitGone(ctx context.Context, team string) error {
@@ -80,8 +82,9 @@ func (s *teamQuotas) Adopt(ctx context.Context, q *backend.Quota) error {
 	return unmark(ctx, s.kube, kindClusterQueue, kueue.ClusterQueues, q.Record)
 }
 
-// Put ensures the flavors and server-side applies the ClusterQueue with the owner identity.
-func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner string) (createdFlavors []string, err error) {
+// Put ensures the flavors and server-side applies the ClusterQueue with the owner identity. A
+// server-side apply needs no version: the field manager's ownership guards the fields.
+func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner, _ string) (createdFlavors []string, err error) {
 	cq, err := s.render(rc, owner)
 	if err != nil {
 		return nil, backend.Problem{Summary: "Cannot render the ClusterQueue", Detail: err.Error()}
