@@ -31,7 +31,7 @@ import (
 //	run := r.data.startCreate(ctx, kind, timeout, &resp.Diagnostics)
 //	defer run.end()
 //	run.saveTainted = ...            // the state to save when the create stops halfway
-//	if run.claimStopped(r.claim(...), claimed) { return }
+//	if run.claimStopped(r.claim(run.ctx, ...), claimed) { return }
 //	... write; on failure: if !run.undoIfGone(...) { run.partlyCreated(...) }
 //	... save the state; run.handOver(claimed)
 type createRun struct {
