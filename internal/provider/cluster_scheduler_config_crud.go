@@ -13,76 +13,55 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
 // get reads one class's WorkloadPriorityClass: one GET, nil when it does not exist.
-func (r *clusterSchedulerConfigResource) get(ctx context.Context, class string) (*kueue.WorkloadPriorityClass, diag.Diagnostics) {
+func (r *clusterSchedulerConfigResource) get(ctx context.Context, class string) (*backend.StoredPriorityClass, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	name := quota.PriorityClassObjectName(class)
-	var wpc kueue.WorkloadPriorityClass
-	found, err := r.data.kube.Get(ctx, kueue.WorkloadPriorityClasses, "", name, &wpc)
+	wpc, err := r.classes().Get(ctx, class)
 	if err != nil {
-		diags.AddError("Cannot read WorkloadPriorityClass", kubeErrorDetail(fmt.Sprintf("Reading %s WorkloadPriorityClass %q",
-			kueue.GroupVersion, name), "get", "workloadpriorityclasses.kueue.x-k8s.io", err))
-		return nil, diags
+		storeError(err).addTo(&diags)
 	}
-	if !found {
-		return nil, diags
-	}
-	return &wpc, diags
+	return wpc, diags
 }
 
-// classesOf reads the classes of a plan or state, which are known at apply and refresh.
-func classesOf(list types.List) []quota.PriorityClass {
-	return priorityClassesOf(list)
+// classes is where the resource reads and writes priority classes.
+func (r *clusterSchedulerConfigResource) classes() backend.PriorityClasses {
+	return r.data.backend.PriorityClasses
 }
-
-// classObjects names the WorkloadPriorityClasses of classes.
-func classObjects(classes []quota.PriorityClass) []createdObject {
-	out := make([]createdObject, len(classes))
-	for i, c := range classes {
-		out[i] = createdObject{gvr: kueue.WorkloadPriorityClasses, kind: "WorkloadPriorityClass", name: quota.PriorityClassObjectName(c.Name)}
-	}
-	return out
-}
-
-func classAttr(i int) path.Path { return path.Root("priority_classes").AtListIndex(i).AtName("name") }
 
 func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan clusterSchedulerConfigModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) || r.data.client("create priority classes", &resp.Diagnostics) == nil {
+	if resp.Diagnostics.HasError() || !r.data.ready("create priority classes", &resp.Diagnostics) {
 		return
 	}
-	rpcCtx := ctx
-	defer r.data.finished.markIfTerraformGone(rpcCtx, r.data.kube)
-	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
-	defer cancel()
+	run := r.data.startCreate(ctx, schedulerConfigResourceKind, schedulerConfigTimeout, &resp.Diagnostics)
+	defer run.end()
 
-	owner := newOwnerID()
-	classes := classesOf(plan.PriorityClasses)
+	classes := priorityClassesOf(plan.PriorityClasses)
+	var created []quota.PriorityClass
 	save := func(written []quota.PriorityClass) {
 		plan.ID = types.StringValue(schedulerConfigID(written))
 		plan.PriorityClasses = priorityClassList(written)
-		plan.OwnerID = types.StringValue(owner)
+		plan.OwnerID = types.StringValue(run.owner)
 		plan.Drift = noDrift()
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		r.data.finished.add(owner, classObjects(written)...)
+		resp.Diagnostics.Append(resp.State.Set(run.ctx, &plan)...)
+		run.handOver(classObjects(written)...)
 	}
-	var created []quota.PriorityClass
+	// Saved tainted: the classes written and the one that may have been, so none is left without
+	// state; the next refresh drops those that do not exist.
+	run.saveTainted = func() { save(created) }
 	for i, c := range classes {
-		result := r.create(ctx, i, c, owner, &resp.Diagnostics)
+		result := r.create(run.ctx, i, c, run.owner, &resp.Diagnostics)
 		if result == claimOK {
 			created = append(created, c)
 			continue
 		}
-		if terraformGone(rpcCtx) {
-			// Nobody will store a state: delete what this create made. The last POST may have
-			// reached the server before the context ended.
-			undoAbandonedCreate(rpcCtx, r.data.kube, owner, classObjects(append(created, c))...)
+		// The last POST may have reached the server before the context ended.
+		if run.undoIfGone(classObjects(append(created, c))...) {
 			return
 		}
 		if result == claimMaybe {
@@ -91,8 +70,6 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 		if len(created) == 0 {
 			return
 		}
-		// Save the classes written (and the one that may have been), tainted, so none is left
-		// without state; the next refresh drops those that do not exist.
 		notWritten := []string{"nothing else"}
 		if rest := classObjects(classes[len(created):]); len(rest) > 0 {
 			notWritten = make([]string, len(rest))
@@ -100,8 +77,7 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 				notWritten[j] = o.String()
 			}
 		}
-		partlyCreated(&resp.Diagnostics, schedulerConfigResourceKind, classObjects(created), notWritten)
-		save(created)
+		run.partlyCreated(classObjects(created), notWritten)
 		return
 	}
 	save(classes)
@@ -110,20 +86,17 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 // create claims a class's WorkloadPriorityClass with a POST, so that of two resources declaring
 // the same class only one succeeds; an existing one is refused with its owner named.
 func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c quota.PriorityClass, owner string, diags *diag.Diagnostics) claimResult {
-	wpc := quota.RenderPriorityClass(c, owner)
-	tflog.Debug(ctx, "creating WorkloadPriorityClass", map[string]any{"name": wpc.Name, "value": wpc.Value})
-	err := r.data.kube.Create(ctx, kueue.WorkloadPriorityClasses, quota.FieldManager, &wpc)
-	if errors.Is(err, kube.ErrAlreadyExists) {
+	o := priorityClassKind.object("", quota.PriorityClassObjectName(c.Name))
+	err := r.classes().Create(ctx, c, owner)
+	if errors.Is(err, backend.ErrExists) {
 		existing, d := r.get(ctx, c.Name)
 		diags.Append(d...)
-		if existing != nil && existing.DeletionTimestamp == nil && quota.Unconfirmed(existing.ObjectMeta) {
-			o := createdObject{gvr: kueue.WorkloadPriorityClasses, kind: "WorkloadPriorityClass", name: wpc.Name}
-			if !adoptUnconfirmed(ctx, r.data.kube, o, existing.ObjectMeta, diags) {
+		if existing != nil && !existing.Terminating && existing.Unconfirmed != "" {
+			if !adoptUnconfirmed(o, existing.Unconfirmed, func() error { return r.classes().Adopt(ctx, existing) }, diags) {
 				return claimFailed
 			}
-			if err := r.data.kube.Apply(ctx, kueue.WorkloadPriorityClasses, quota.FieldManager, &wpc, nil); err != nil {
-				diags.AddAttributeError(classAttr(i), "Cannot apply WorkloadPriorityClass", kubeErrorDetail(
-					fmt.Sprintf("Server-side apply of WorkloadPriorityClass %q", wpc.Name), "patch", "workloadpriorityclasses.kueue.x-k8s.io", err))
+			if err := r.classes().Put(ctx, c, owner); err != nil {
+				storeError(err).addAt(diags, classAttr(i))
 				return claimFailed
 			}
 			return claimOK
@@ -135,14 +108,13 @@ func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c qu
 					"  terraform import %s.<name> %s\n\n"+
 					"or remove priority class %q from this resource. On a cluster with HyperPod task governance, the "+
 					"cluster policy belongs to the AWS API (CreateClusterSchedulerConfig) instead.",
-				wpc.Name, quota.DescribeOwner(existing.ObjectMeta), schedulerConfigResourceKind, c.Name, c.Name))
+				o.name, existing.Owner.Description, schedulerConfigResourceKind, c.Name, c.Name))
 			return claimFailed
 		}
 	}
 	if err != nil {
-		diags.AddAttributeError(classAttr(i), "Cannot create WorkloadPriorityClass", kubeErrorDetail(
-			fmt.Sprintf("Creating WorkloadPriorityClass %q", wpc.Name), "create", "workloadpriorityclasses.kueue.x-k8s.io", err))
-		if errors.Is(err, kube.ErrCreateOutcomeUnknown) || ctx.Err() != nil {
+		storeError(err).addAt(diags, classAttr(i))
+		if errors.Is(err, backend.ErrOutcomeUnknown) || ctx.Err() != nil {
 			// Cut off mid-request (an interrupt, the timeout): the POST may have been handled.
 			return claimMaybe
 		}
@@ -154,7 +126,7 @@ func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c qu
 func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state clusterSchedulerConfigModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || !r.data.configured(&resp.Diagnostics) {
 		return
 	}
 	if len(r.data.pendingConfig) > 0 {
@@ -171,27 +143,27 @@ func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.
 	if takeover {
 		drift = append(drift, "imported: the next apply records this resource's owner_id on the WorkloadPriorityClasses")
 	}
-	for _, c := range classesOf(state.PriorityClasses) {
+	for _, c := range priorityClassesOf(state.PriorityClasses) {
 		wpc, d := r.get(ctx, c.Name)
 		resp.Diagnostics.Append(d...)
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		if wpc == nil || wpc.DeletionTimestamp != nil {
+		if wpc == nil || wpc.Terminating {
 			tflog.Info(ctx, "WorkloadPriorityClass is gone; the next plan creates it", map[string]any{"class": c.Name})
 			continue
 		}
-		kept = append(kept, quota.PriorityClass{Name: c.Name, Weight: int64(wpc.Value)})
+		kept = append(kept, quota.PriorityClass{Name: c.Name, Weight: wpc.Weight})
 		switch {
 		case takeover:
-		case !quota.Owns(wpc.ObjectMeta, owner):
-			by := quota.DescribeOwner(wpc.ObjectMeta)
+		case !wpc.Owner.Owns(owner):
+			by := wpc.Owner.Description
 			if conflict == nil {
 				conflict = &ownerConflict{Object: fmt.Sprintf("WorkloadPriorityClass %q", wpc.Name), Owner: by}
 			}
 			drift = append(drift, fmt.Sprintf("WorkloadPriorityClass %q is managed by %s", wpc.Name, by))
 		default:
-			drift = append(drift, quota.PriorityClassDrift(c.Name, owner, wpc.ObjectMeta)...)
+			drift = append(drift, r.classes().Drift(wpc, c.Name, owner)...)
 		}
 	}
 	recordConflict(ctx, resp.Private, conflict, &resp.Diagnostics)
@@ -205,7 +177,7 @@ func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resourc
 	var plan, prior clusterSchedulerConfigModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) || r.data.client("update priority classes", &resp.Diagnostics) == nil {
+	if resp.Diagnostics.HasError() || !r.data.ready("update priority classes", &resp.Diagnostics) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
@@ -214,28 +186,28 @@ func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resourc
 	priorOwner := prior.OwnerID.ValueString()
 	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
 	owner := ownerToRecord(plan.OwnerID)
-	classes := classesOf(plan.PriorityClasses)
+	classes := priorityClassesOf(plan.PriorityClasses)
 	priorNames := map[string]bool{}
-	for _, c := range classesOf(prior.PriorityClasses) {
+	for _, c := range priorityClassesOf(prior.PriorityClasses) {
 		priorNames[c.Name] = true
 	}
 
 	// Check every class before writing any, so a refused update changes nothing.
-	existing := make([]*kueue.WorkloadPriorityClass, len(classes))
+	existing := make([]*backend.StoredPriorityClass, len(classes))
 	for i, c := range classes {
 		wpc, d := r.get(ctx, c.Name)
 		resp.Diagnostics.Append(d...)
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		if wpc != nil && !quota.Owns(wpc.ObjectMeta, priorOwner) && (!takeover || !priorNames[c.Name]) {
+		if wpc != nil && !wpc.Owner.Owns(priorOwner) && (!takeover || !priorNames[c.Name]) {
 			if priorNames[c.Name] {
-				foreignOwnerError(&resp.Diagnostics, classAttr(i), "WorkloadPriorityClass", wpc.Name, wpc.ObjectMeta)
+				priorityClassKind.object("", wpc.Name).refused(&resp.Diagnostics, classAttr(i), wpc.Owner.Description)
 			} else {
 				resp.Diagnostics.AddAttributeError(classAttr(i), "WorkloadPriorityClass already exists", fmt.Sprintf(
 					"WorkloadPriorityClass %q already exists and is managed by %s, so this resource will not take it "+
 						"over. Remove priority class %q from this resource, or import it (with this resource's other "+
-						"classes) to take it over explicitly.", wpc.Name, quota.DescribeOwner(wpc.ObjectMeta), c.Name))
+						"classes) to take it over explicitly.", wpc.Name, wpc.Owner.Description, c.Name))
 			}
 			return
 		}
@@ -250,10 +222,8 @@ func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resourc
 			}
 			continue
 		}
-		wpc := quota.RenderPriorityClass(c, owner)
-		if err := r.data.kube.Apply(ctx, kueue.WorkloadPriorityClasses, quota.FieldManager, &wpc, nil); err != nil {
-			resp.Diagnostics.AddAttributeError(classAttr(i), "Cannot apply WorkloadPriorityClass", kubeErrorDetail(
-				fmt.Sprintf("Server-side apply of WorkloadPriorityClass %q", wpc.Name), "patch", "workloadpriorityclasses.kueue.x-k8s.io", err))
+		if err := r.classes().Put(ctx, c, owner); err != nil {
+			storeError(err).addAt(&resp.Diagnostics, classAttr(i))
 			return
 		}
 	}
@@ -282,16 +252,12 @@ func (r *clusterSchedulerConfigResource) deleteClass(ctx context.Context, class,
 	if wpc == nil {
 		return
 	}
-	if !takeover && !quota.Owns(wpc.ObjectMeta, owner) {
-		diags.AddWarning("WorkloadPriorityClass left in place", fmt.Sprintf(
-			"WorkloadPriorityClass %q is managed by %s, not by this resource, so it was not deleted.",
-			wpc.Name, quota.DescribeOwner(wpc.ObjectMeta)))
+	if !takeover && !wpc.Owner.Owns(owner) {
+		priorityClassKind.object("", wpc.Name).leftInPlace(diags, wpc.Owner.Description, "it was not deleted.")
 		return
 	}
-	tflog.Debug(ctx, "deleting WorkloadPriorityClass", map[string]any{"name": wpc.Name})
-	if err := r.data.kube.DeleteAndWait(ctx, kueue.WorkloadPriorityClasses, "", wpc.Name, schedulerConfigPollInterval, kube.OnlyUID(string(wpc.UID))); err != nil {
-		diags.AddError("Cannot delete WorkloadPriorityClass", kubeErrorDetail(
-			fmt.Sprintf("Deleting WorkloadPriorityClass %q", wpc.Name), "delete", "workloadpriorityclasses.kueue.x-k8s.io", err))
+	if err := r.classes().Delete(ctx, wpc); err != nil {
+		storeError(err).addTo(diags)
 	}
 }
 
@@ -299,13 +265,13 @@ func (r *clusterSchedulerConfigResource) deleteClass(ctx context.Context, class,
 func (r *clusterSchedulerConfigResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state clusterSchedulerConfigModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) || r.data.client("delete priority classes", &resp.Diagnostics) == nil {
+	if resp.Diagnostics.HasError() || !r.data.ready("delete priority classes", &resp.Diagnostics) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
 	defer cancel()
 	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
-	for _, c := range classesOf(state.PriorityClasses) {
+	for _, c := range priorityClassesOf(state.PriorityClasses) {
 		r.deleteClass(ctx, c.Name, state.OwnerID.ValueString(), takeover, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
@@ -332,7 +298,7 @@ func (r *clusterSchedulerConfigResource) ImportState(ctx context.Context, req re
 			return
 		}
 	}
-	if !r.configured(&resp.Diagnostics) || r.data.client("import priority classes", &resp.Diagnostics) == nil {
+	if !r.data.ready("import priority classes", &resp.Diagnostics) {
 		return
 	}
 	var missing []string
@@ -346,7 +312,7 @@ func (r *clusterSchedulerConfigResource) ImportState(ctx context.Context, req re
 			missing = append(missing, quota.PriorityClassObjectName(c.Name))
 			continue
 		}
-		classes[i].Weight = int64(wpc.Value)
+		classes[i].Weight = wpc.Weight
 	}
 	if len(missing) > 0 {
 		resp.Diagnostics.AddError("Cannot import priority classes", fmt.Sprintf("WorkloadPriorityClass %s does not "+

@@ -3,15 +3,11 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -33,12 +29,8 @@ var (
 const (
 	schedulerConfigResourceKind = "hyperpod_cluster_scheduler_config"
 	// schedulerConfigTimeout bounds one create, update or delete: a few small writes.
-	schedulerConfigTimeout      = 2 * time.Minute
-	schedulerConfigPollInterval = 500 * time.Millisecond
+	schedulerConfigTimeout = 2 * time.Minute
 )
-
-// priorityClassAttrTypes is the object type of one priority_classes element.
-var priorityClassAttrTypes = attrTypesOf[priorityClassModel]()
 
 // NewClusterSchedulerConfigResource returns the hyperpod_cluster_scheduler_config resource.
 func NewClusterSchedulerConfigResource() resource.Resource {
@@ -118,132 +110,4 @@ func (r *clusterSchedulerConfigResource) Schema(_ context.Context, _ resource.Sc
 
 func (r *clusterSchedulerConfigResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
-}
-
-func (r *clusterSchedulerConfigResource) configured(diags *diag.Diagnostics) bool {
-	if r.data == nil {
-		diags.AddError("Provider not configured", "The hyperpod provider was not configured before this resource was "+
-			"used; this is a bug in the provider or in Terraform, please report it.")
-		return false
-	}
-	return true
-}
-
-// priorityClassesOf reads a priority_classes value element by element. An unknown or null
-// name is "" and an unknown or null weight 0.
-func priorityClassesOf(list types.List) []quota.PriorityClass {
-	var classes []quota.PriorityClass
-	for _, m := range elementsOf[priorityClassModel](list) {
-		classes = append(classes, quota.PriorityClass{Name: m.Name.ValueString(), Weight: m.Weight.ValueInt64()})
-	}
-	return classes
-}
-
-// priorityClassList is the priority_classes value of known classes.
-func priorityClassList(classes []quota.PriorityClass) types.List {
-	models := make([]priorityClassModel, 0, len(classes))
-	for _, c := range classes {
-		models = append(models, priorityClassModel{Name: types.StringValue(c.Name), Weight: types.Int64Value(c.Weight),
-			PriorityClassName: types.StringValue(quota.PriorityClassObjectName(c.Name))})
-	}
-	list, d := types.ListValueFrom(context.Background(), types.ObjectType{AttrTypes: priorityClassAttrTypes}, models)
-	if d.HasError() {
-		panic(fmt.Sprintf("priority_classes value: %v", d)) // the models are the element type by construction
-	}
-	return list
-}
-
-// schedulerConfigID is the id of a set of classes: their names joined by commas.
-func schedulerConfigID(classes []quota.PriorityClass) string {
-	names := make([]string, len(classes))
-	for i, c := range classes {
-		names[i] = c.Name
-	}
-	return strings.Join(names, ",")
-}
-
-// ValidateConfig checks the classes as a whole (unique names) before any API call; the
-// attribute validators check each value.
-func (r *clusterSchedulerConfigResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var list types.List
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("priority_classes"), &list)...)
-	classes := priorityClassesOf(list)
-	var duplicates []quota.Problem
-	for _, p := range quota.ValidatePriorityClasses(classes) {
-		if p.Summary == "Duplicate priority class" { // the rest is the attribute validators' job
-			duplicates = append(duplicates, p)
-		}
-	}
-	addProblems(&resp.Diagnostics, duplicates)
-}
-
-// ModifyPlan derives id and each priority_class_name from the names (no API call), plans drift
-// empty, and refuses a plan whose refresh found a class owned by another resource.
-func (r *clusterSchedulerConfigResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return // destroy
-	}
-	if !req.State.Raw.IsNull() {
-		refuseForeignPriorityClass(ctx, req.Private, &resp.Diagnostics)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		var owner types.String
-		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("owner_id"), &owner)...)
-		if owner.IsNull() || isTakeover(ctx, req.Private, &resp.Diagnostics) {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("owner_id"), types.StringUnknown())...)
-		}
-	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("drift"), noDrift())...)
-
-	var list types.List
-	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("priority_classes"), &list)...)
-	if resp.Diagnostics.HasError() || list.IsNull() || list.IsUnknown() {
-		return
-	}
-	classes := priorityClassesOf(list)
-	allKnown := true
-	elems := make([]attr.Value, len(classes))
-	for i, e := range list.Elements() {
-		o, _ := e.(types.Object)
-		m, ok := modelOf[priorityClassModel](o)
-		if !ok {
-			elems[i], allKnown = e, false
-			continue
-		}
-		m.PriorityClassName = types.StringUnknown()
-		if name := knownString(m.Name); name != nil {
-			m.PriorityClassName = types.StringValue(quota.PriorityClassObjectName(*name))
-		} else {
-			allKnown = false
-		}
-		obj, d := objectFrom(m)
-		resp.Diagnostics.Append(d...)
-		elems[i] = obj
-	}
-	planned, d := types.ListValue(types.ObjectType{AttrTypes: priorityClassAttrTypes}, elems)
-	resp.Diagnostics.Append(d...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("priority_classes"), planned)...)
-	id := types.StringUnknown()
-	if allKnown {
-		id = types.StringValue(schedulerConfigID(classes))
-	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), id)...)
-}
-
-// refuseForeignPriorityClass is refuseForeignOwner for priority classes.
-func refuseForeignPriorityClass(ctx context.Context, p privateGetter, diags *diag.Diagnostics) {
-	c, d := storedConflict(ctx, p)
-	diags.Append(d...)
-	if c == nil {
-		return
-	}
-	diags.AddAttributeError(path.Root("priority_classes"), "Priority class owned by another resource", fmt.Sprintf(
-		"%s is now managed by %s, not by this %s. Two resources managing one class would undo each other's changes "+
-			"on every apply. Remove the class from this configuration, or import it to take it over explicitly "+
-			"(terraform state rm <address>, then terraform import <address> <class,class,...>).",
-		c.Object, c.Owner, schedulerConfigResourceKind))
 }

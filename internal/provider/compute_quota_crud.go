@@ -4,22 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -34,123 +29,89 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	}
 	timeout, diags := plan.Timeouts.Create(ctx, defaultQuotaTimeout)
 	resp.Diagnostics.Append(diags...)
-	rpcCtx := ctx
-	defer r.data.finished.markIfTerraformGone(rpcCtx, r.data.kube)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	run := r.data.startCreate(ctx, quotaResourceKind, timeout, &resp.Diagnostics)
+	defer run.end()
 
 	team := plan.Team.ValueString()
-	owner := newOwnerID()
-	claimed := createdObject{gvr: kueue.ClusterQueues, kind: "ClusterQueue", name: quota.ClusterQueueName(team)}
-	saveTainted := func() {
-		plan.OwnerID = types.StringValue(owner)
-		plan.Drift = driftList([]string{"the create stopped before it finished: the next refresh reads the ClusterQueue"})
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
-		r.data.finished.add(owner, claimed)
+	claimed := clusterQueueKind.object("", quota.ClusterQueueName(team))
+	save := func(drift types.List) {
+		saveTeamState(run.ctx, &resp.State, resp.Identity, &plan, team, run.owner, drift, &resp.Diagnostics)
+		run.handOver(claimed)
 	}
-	_, claim := r.claim(ctx, team, owner, &resp.Diagnostics)
-	if claimStopped(rpcCtx, r.data.kube, claim, quotaResourceKind, owner, claimed, &resp.Diagnostics, saveTainted) {
+	run.saveTainted = func() {
+		save(driftList([]string{"the create stopped before it finished: the next refresh reads the ClusterQueue"}))
+	}
+	claim, version := r.claim(run.ctx, team, run.owner, &resp.Diagnostics)
+	if run.claimStopped(claim, claimed) {
 		return
 	}
-	flavors, ok := r.write(ctx, config, owner, &resp.Diagnostics)
+	flavors, ok := r.write(run.ctx, config, run.owner, version, &resp.Diagnostics)
 	if !ok {
-		if terraformGone(rpcCtx) {
-			undoAbandonedCreate(rpcCtx, r.data.kube, owner, claimed)
-			cleanup, cancel := context.WithTimeout(context.WithoutCancel(rpcCtx), abandonedCleanupTimeout)
-			defer cancel()
-			r.removeUnusedFlavors(cleanup, flavors, &resp.Diagnostics)
+		if run.undoIfGone(claimed) {
+			run.cleanUp(func(ctx context.Context) { r.removeUnusedFlavors(ctx, flavors, &resp.Diagnostics) })
 			return
 		}
-		notWritten := []string{fmt.Sprintf("the quotas of ClusterQueue %q (it holds only the provider's labels and owner annotation)", claimed.name)}
+		notWritten := fmt.Sprintf("the quotas of ClusterQueue %q (it holds only the provider's labels and owner annotation)", claimed.name)
 		if len(flavors) > 0 {
 			// Flavors are shared by every quota of their type, not this resource's: named, not saved.
-			notWritten[0] += fmt.Sprintf(". The ResourceFlavors %s were created for it (or may have been); they are "+
+			notWritten += fmt.Sprintf(". The ResourceFlavors %s were created for it (or may have been); they are "+
 				"shared by every quota of their instance type and deleted with the last one that uses them", strings.Join(flavors, ", "))
 		}
-		partlyCreated(&resp.Diagnostics, quotaResourceKind, []createdObject{claimed}, notWritten)
-		saveTainted()
+		run.partlyCreated([]kubeObject{claimed}, []string{notWritten})
 		return
 	}
-	plan.OwnerID = types.StringValue(owner)
-	plan.Drift = noDrift()
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	setTeamIdentity(ctx, resp.Identity, plan.Team.ValueString(), &resp.Diagnostics)
-	r.data.finished.add(owner, claimed)
+	save(noDrift())
 }
 
-// claimResult is how a claim ended: the object is this resource's, it is not, or nobody knows.
-type claimResult int
-
-const (
-	claimOK claimResult = iota
-	claimFailed
-	claimMaybe // the POST's response was lost and the object could not be read back
-)
-
-// claim creates the team's ClusterQueue with only its identity (labels and the owner
-// annotation): a POST, so that of two resources creating the same team only one succeeds. An
-// existing queue is refused with its owner named; one being deleted is waited for.
-func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, diags *diag.Diagnostics) (uid string, result claimResult) {
+// claim creates the team's quota with only its identity, so that of two resources creating the
+// same team only one succeeds. An existing quota is refused with its owner named; one being
+// deleted is waited for. version is the claimed quota's, for the write that follows.
+func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, diags *diag.Diagnostics) (claimResult, string) {
 	name := quota.ClusterQueueName(team)
-	var existing kueue.ClusterQueue
-	found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &existing)
-	if err != nil {
-		diags.AddError("Cannot read the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Reading ClusterQueue %q", name), "get", "clusterqueues.kueue.x-k8s.io", err)+
-			fmt.Sprintf(" ClusterQueue %q was not created.", name))
-		return "", claimFailed
-	}
-	if found && existing.DeletionTimestamp != nil {
-		tflog.Info(ctx, "ClusterQueue is being deleted; waiting before creating it again", map[string]any{"name": name})
-		if err := r.data.kube.WaitGone(ctx, kueue.ClusterQueues, "", name, deletePoll); err != nil {
-			summary, detail := existingObjectError(quotaResourceKind, "ClusterQueue", name, existing.ObjectMeta, team)
-			diags.AddAttributeError(path.Root("team"), summary, detail)
-			return "", claimFailed
-		}
-		found = false
-	}
-	if found && quota.Unconfirmed(existing.ObjectMeta) {
-		o := createdObject{gvr: kueue.ClusterQueues, kind: "ClusterQueue", name: name}
-		if !adoptUnconfirmed(ctx, r.data.kube, o, existing.ObjectMeta, diags) {
-			return "", claimFailed
-		}
-		return string(existing.UID), claimOK
-	}
-	if found {
-		summary, detail := existingObjectError(quotaResourceKind, "ClusterQueue", name, existing.ObjectMeta, team)
+	o := clusterQueueKind.object("", name)
+	refuse := func(q *backend.Quota) (claimResult, string) {
+		summary, detail := existingObjectError(quotaResourceKind, "ClusterQueue", name, q.Record, team)
 		diags.AddAttributeError(path.Root("team"), summary, detail)
-		return "", claimFailed
+		return claimFailed, ""
 	}
-	claim := kueue.ClusterQueue{
-		TypeMeta: metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: kueue.KindClusterQueue},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:        name,
-			Labels:      map[string]string{quota.LabelManagedBy: quota.ManagedByValue, quota.LabelQuotaAllocationID: team},
-			Annotations: map[string]string{quota.AnnotationOwner: owner},
-		},
+	existing, err := r.quotas().Get(ctx, team)
+	if err != nil {
+		e := storeError(err)
+		diags.AddError(e.summary, fmt.Sprintf("%s %s was not created.", e.detail, o))
+		return claimFailed, ""
 	}
-	err = r.data.kube.Create(ctx, kueue.ClusterQueues, quota.FieldManager, &claim)
-	if errors.Is(err, kube.ErrAlreadyExists) {
+	if existing != nil && existing.Terminating {
+		tflog.Info(ctx, "ClusterQueue is being deleted; waiting before creating it again", map[string]any{"name": name})
+		if err := r.quotas().WaitGone(ctx, team); err != nil {
+			return refuse(existing)
+		}
+		existing = nil
+	}
+	if existing != nil && existing.Unconfirmed != "" {
+		if !adoptUnconfirmed(o, existing.Unconfirmed, func() error { return r.quotas().Adopt(ctx, existing) }, diags) {
+			return claimFailed, ""
+		}
+		return claimOK, existing.Version
+	}
+	if existing != nil {
+		return refuse(existing)
+	}
+	version, err := r.quotas().Claim(ctx, team, owner)
+	if errors.Is(err, backend.ErrExists) {
 		// Another resource created it between the read and the POST.
-		if found, _ := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &existing); found {
-			summary, detail := existingObjectError(quotaResourceKind, "ClusterQueue", name, existing.ObjectMeta, team)
-			diags.AddAttributeError(path.Root("team"), summary, detail)
-			return "", claimFailed
+		if q, _ := r.quotas().Get(ctx, team); q != nil {
+			return refuse(q)
 		}
 	}
 	if err != nil {
-		diags.AddError("Cannot create the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Creating ClusterQueue %q", name), "create", "clusterqueues.kueue.x-k8s.io", err))
-		if errors.Is(err, kube.ErrCreateOutcomeUnknown) || ctx.Err() != nil {
-			// Cut off mid-request (an interrupt, the timeout): the POST may have been handled.
-			return "", claimMaybe
+		storeError(err).addTo(diags)
+		if errors.Is(err, backend.ErrOutcomeUnknown) || ctx.Err() != nil {
+			// Cut off mid-request (an interrupt, the timeout): the create may have been handled.
+			return claimMaybe, ""
 		}
-		return "", claimFailed
+		return claimFailed, ""
 	}
-	var created kueue.ClusterQueue
-	if found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &created); err == nil && found {
-		uid = string(created.UID)
-	}
-	return uid, claimOK
+	return claimOK, version
 }
 
 func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -167,125 +128,55 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 	defer cancel()
 
 	team := prior.Team.ValueString()
-	name := quota.ClusterQueueName(team)
-	owner := prior.OwnerID.ValueString()
 	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
-	var current kueue.ClusterQueue
-	found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &current)
+	current, err := r.quotas().Get(ctx, team)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Reading ClusterQueue %q", name), "get", "clusterqueues.kueue.x-k8s.io", err))
+		storeError(err).addTo(&resp.Diagnostics)
 		return
 	}
-	if found && !takeover && !quota.Owns(current.ObjectMeta, owner) {
-		foreignOwnerError(&resp.Diagnostics, path.Root("team"), "ClusterQueue", name, current.ObjectMeta)
+	if current != nil && !takeover && !current.Owner.Owns(prior.OwnerID.ValueString()) {
+		clusterQueueKind.object("", current.Name).refused(&resp.Diagnostics, path.Root("team"), current.Owner.Description)
 		return
 	}
-	owner = ownerToRecord(plan.OwnerID)
-	if _, ok := r.write(ctx, config, owner, &resp.Diagnostics); !ok {
+	owner := ownerToRecord(plan.OwnerID)
+	var version string
+	if current != nil {
+		version = current.Version
+	}
+	if _, ok := r.write(ctx, config, owner, version, &resp.Diagnostics); !ok {
 		return
 	}
-	plan.OwnerID = types.StringValue(owner)
-	plan.Drift = noDrift()
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	setTeamIdentity(ctx, resp.Identity, plan.Team.ValueString(), &resp.Diagnostics)
+	saveTeamState(ctx, &resp.State, resp.Identity, &plan, plan.Team.ValueString(), owner, noDrift(), &resp.Diagnostics)
 	clearOwnershipMarks(ctx, resp.Private, &resp.Diagnostics)
 	r.removeUnusedFlavors(ctx, removedTypes(prior, plan), &resp.Diagnostics)
 }
 
-// write ensures the flavors and server-side applies the ClusterQueue with the owner identity.
-// It runs the plan's pipeline once on the configuration (all known at apply time), not the
-// plan, so the annotation records which attributes the user set and import can reproduce them;
-// the values equal the plan's.
+// write runs the plan's pipeline once on the configuration and writes the result with the owner
+// identity. It starts from the configuration (all known at apply time), not the plan, so the
+// store records which attributes the user set and import can reproduce them; the values equal
+// the plan's.
 //
 // createdFlavors are the ResourceFlavors it created, even when it fails.
-func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaModel, owner string, diags *diag.Diagnostics) (createdFlavors []string, ok bool) {
+func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaModel, owner, version string, diags *diag.Diagnostics) (createdFlavors []string, ok bool) {
 	cfg := quotaConfigFromModel(config)
 	rc, problems := quota.Plan(r.data.catalog, cfg)
 	if len(problems) > 0 {
 		addProblems(diags, problems)
 		return nil, false
 	}
-	cq, err := renderOwnedClusterQueue(r, rc, owner)
+	createdFlavors, err := r.quotas().Put(ctx, rc, owner, version)
 	if err != nil {
-		diags.AddError("Cannot render the ClusterQueue", err.Error())
-		return nil, false
-	}
-	for _, e := range rc.Resources {
-		created, ok := r.ensureFlavor(ctx, e.Configured.InstanceType, diags)
-		if created {
-			createdFlavors = append(createdFlavors, e.Configured.InstanceType)
-		}
-		if !ok {
-			return createdFlavors, false
-		}
-	}
-	if err := r.data.kube.Apply(ctx, kueue.ClusterQueues, quota.FieldManager, &cq, nil); err != nil {
-		diags.AddError("Cannot apply the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Server-side apply of ClusterQueue %q", cq.Name), "patch", "clusterqueues.kueue.x-k8s.io", err))
+		storeError(err).addTo(diags)
 		return createdFlavors, false
 	}
-	tflog.Info(ctx, "applied ClusterQueue", map[string]any{"name": cq.Name})
 	return createdFlavors, true
-}
-
-// renderOwnedClusterQueue renders the queue with the owner annotation ("" leaves it out).
-func renderOwnedClusterQueue(r *computeQuotaResource, rc quota.ResolvedConfig, owner string) (kueue.ClusterQueue, error) {
-	cq, err := quota.RenderClusterQueue(r.data.catalog, rc)
-	if err == nil && owner != "" {
-		cq.Annotations[quota.AnnotationOwner] = owner
-	}
-	return cq, err
-}
-
-// ensureFlavor creates the ResourceFlavor of an instance type when it is missing. A flavor that
-// exists, whoever made it, is left alone.
-func (r *computeQuotaResource) ensureFlavor(ctx context.Context, instanceType string, diags *diag.Diagnostics) (created, ok bool) {
-	var rf kueue.ResourceFlavor
-	found, err := r.data.kube.Get(ctx, kueue.ResourceFlavors, "", instanceType, &rf)
-	if err != nil {
-		diags.AddError("Cannot read the ResourceFlavor", kubeErrorDetail(fmt.Sprintf("Reading ResourceFlavor %q", instanceType), "get", "resourceflavors.kueue.x-k8s.io", err))
-		return false, false
-	}
-	if found && rf.DeletionTimestamp == nil {
-		return false, true
-	}
-	if found {
-		// Deleted by the last quota that used it, in this run or another: wait, then create it again.
-		if err := r.data.kube.WaitGone(ctx, kueue.ResourceFlavors, "", instanceType, deletePoll); err != nil {
-			diags.AddError("ResourceFlavor is being deleted", fmt.Sprintf(
-				"ResourceFlavor %q is being deleted and was not gone within the timeout: %s. Apply again once it is gone.", instanceType, err))
-			return false, false
-		}
-	}
-	want := quota.RenderResourceFlavor(instanceType)
-	if err := r.data.kube.Apply(ctx, kueue.ResourceFlavors, quota.FieldManager, &want, nil); err != nil {
-		diags.AddError("Cannot create the ResourceFlavor", kubeErrorDetail(fmt.Sprintf("Creating ResourceFlavor %q", instanceType), "create and patch", "resourceflavors.kueue.x-k8s.io", err))
-		// A server-side apply may have created it before its response was lost.
-		return true, false
-	}
-	tflog.Info(ctx, "created ResourceFlavor", map[string]any{"name": instanceType})
-	return true, true
 }
 
 // removeUnusedFlavors deletes the flavors of the given types that this provider created and that
 // no ClusterQueue uses any more. Failures are warnings: the quota itself is already correct.
 func (r *computeQuotaResource) removeUnusedFlavors(ctx context.Context, instanceTypes []string, diags *diag.Diagnostics) {
-	for _, t := range instanceTypes {
-		used, err := r.data.kube.FlavorInUse(ctx, t)
-		if err != nil {
-			diags.AddWarning("ResourceFlavors not cleaned up", err.Error())
-			return
-		}
-		if used {
-			continue
-		}
-		var rf kueue.ResourceFlavor
-		found, err := r.data.kube.Get(ctx, kueue.ResourceFlavors, "", t, &rf)
-		if err != nil || !found || rf.Labels[quota.LabelManagedBy] != quota.ManagedByValue {
-			continue
-		}
-		if err := r.data.kube.DeleteAndWait(ctx, kueue.ResourceFlavors, "", t, deletePoll, kube.OnlyUID(string(rf.UID))); err != nil {
-			diags.AddWarning("ResourceFlavor not deleted", fmt.Sprintf("ResourceFlavor %q is no longer used but could not be deleted: %s", t, err))
-		}
+	for _, w := range r.quotas().RemoveUnusedInputs(ctx, instanceTypes) {
+		diags.AddWarning(w.Summary, w.Detail)
 	}
 }
 
@@ -307,31 +198,30 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	name := quota.ClusterQueueName(team)
-	var cq kueue.ClusterQueue
-	found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq)
+	q, err := r.quotas().Get(ctx, team)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Reading ClusterQueue %q", name), "get", "clusterqueues.kueue.x-k8s.io", err))
+		storeError(err).addTo(&resp.Diagnostics)
 		return
 	}
-	if found && cq.DeletionTimestamp != nil && quota.Owns(cq.ObjectMeta, prior.OwnerID.ValueString()) {
+	if q != nil && q.Terminating && q.Owner.Owns(prior.OwnerID.ValueString()) {
 		// Still this resource's, held by finalizers (Kueue's while workloads are admitted). Keep
 		// it in state, so a destroy deletes it (waiting, and naming what holds it) and cleans up
 		// the flavors; a plan that keeps the quota replaces it (see ModifyPlan).
-		tflog.Info(ctx, "ClusterQueue is being deleted; keeping the quota in state", map[string]any{"name": name, "finalizers": cq.Finalizers})
+		tflog.Info(ctx, "ClusterQueue is being deleted; keeping the quota in state", map[string]any{"name": name, "finalizers": q.HeldBy})
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateTerminating, []byte(`true`))...)
-		prior.Drift = driftList([]string{fmt.Sprintf("ClusterQueue %q is being deleted, held by finalizers %v", name, cq.Finalizers)})
+		prior.Drift = driftList([]string{fmt.Sprintf("ClusterQueue %q is being deleted, held by finalizers %v", name, q.HeldBy)})
 		resp.Diagnostics.Append(resp.State.Set(ctx, &prior)...)
 		return
 	}
-	if !found || cq.DeletionTimestamp != nil {
+	if q == nil || q.Terminating {
 		tflog.Info(ctx, "ClusterQueue is gone; removing the quota from state", map[string]any{"name": name})
 		resp.State.RemoveResource(ctx)
 		return
 	}
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateTerminating, nil)...)
-	_, rc, err := quota.FromClusterQueue(r.data.catalog, cq)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the ClusterQueue", err.Error()+". Fix or delete the queue in the cluster, or remove the quota from state.")
+	rc := q.Config
+	if q.ConfigErr != nil {
+		resp.Diagnostics.AddError("Cannot read the ClusterQueue", q.ConfigErr.Error()+". Fix or delete the queue in the cluster, or remove the quota from state.")
 		return
 	}
 	// Identity comes from state: the team addressed the queue, and the name is the state's
@@ -341,7 +231,7 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		rc.Config.Name = n
 	}
 	var unnamed []byte
-	if cq.Annotations[quota.AnnotationName] == "" {
+	if !q.Named {
 		unnamed = []byte(`true`)
 	}
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateUnnamed, unnamed)...)
@@ -351,46 +241,9 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 
-	owner := prior.OwnerID.ValueString()
-	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
-	var drift []string
-	var conflict *ownerConflict
-	switch {
-	case takeover:
-		if recorded := cq.Annotations[quota.AnnotationOwner]; recorded != "" {
-			drift = append(drift, fmt.Sprintf("imported: the queue records owner_id %q; the next apply records this resource's", recorded))
-		} else {
-			drift = append(drift, "imported: the next apply records this resource's owner_id on the queue")
-		}
-	case !quota.Owns(cq.ObjectMeta, owner):
-		conflict = &ownerConflict{Object: fmt.Sprintf("ClusterQueue %q", name), Owner: quota.DescribeOwner(cq.ObjectMeta)}
-		drift = append(drift, "the queue is managed by "+conflict.Owner)
-	}
-	recordConflict(ctx, resp.Private, conflict, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateUsage, usageForPrivate(quota.UsageOf(cq)))...)
-
-	// What the attributes cannot show: compare the queue with what they render to.
-	if want, err := renderOwnedClusterQueue(r, rc, owner); err != nil {
-		drift = append(drift, "the queue cannot be rendered from what was read: "+err.Error())
-	} else if conflict == nil && !takeover {
-		drift = append(drift, quota.SpecDrift(want.Spec, cq.Spec)...)
-		drift = append(drift, quota.MetadataDrift(want.ObjectMeta, cq.ObjectMeta)...)
-	}
-	// A flavor deleted out of band leaves the queue unable to admit anything. One GET per
-	// flavor, as for every object the quota relies on.
-	for _, e := range rc.Resources {
-		var rf kueue.ResourceFlavor
-		found, err := r.data.kube.Get(ctx, kueue.ResourceFlavors, "", e.Configured.InstanceType, &rf)
-		if err != nil {
-			resp.Diagnostics.AddError("Cannot read the ResourceFlavor", kubeErrorDetail(fmt.Sprintf("Reading ResourceFlavor %q", e.Configured.InstanceType), "get", "resourceflavors.kueue.x-k8s.io", err))
-			return
-		}
-		if !found {
-			drift = append(drift, fmt.Sprintf("ResourceFlavor %q is missing", e.Configured.InstanceType))
-		}
-	}
-	if len(drift) > 0 {
-		tflog.Info(ctx, "ClusterQueue differs from its configuration", map[string]any{"name": name, "drift": strings.Join(drift, "; ")})
+	drift, ok := r.refreshDrift(ctx, req, resp, q, rc, prior.OwnerID.ValueString())
+	if !ok {
+		return
 	}
 	state.ID, state.Team = prior.ID, prior.Team
 	if state.ID.IsNull() {
@@ -408,6 +261,40 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
+// refreshDrift lists what differs in the cluster that the attributes cannot show, for a quota
+// read back as rc, and records in private state the ownership conflict and the usage it found.
+// ok is false when a read failed.
+func (r *computeQuotaResource) refreshDrift(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse,
+	q *backend.Quota, rc quota.ResolvedConfig, owner string) (drift []string, ok bool) {
+	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
+	var conflict *ownerConflict
+	switch {
+	case takeover:
+		if recorded := q.Owner.Recorded; recorded != "" {
+			drift = append(drift, fmt.Sprintf("imported: the queue records owner_id %q; the next apply records this resource's", recorded))
+		} else {
+			drift = append(drift, "imported: the next apply records this resource's owner_id on the queue")
+		}
+	case !q.Owner.Owns(owner):
+		conflict = &ownerConflict{Object: fmt.Sprintf("ClusterQueue %q", q.Name), Owner: q.Owner.Description}
+		drift = append(drift, "the queue is managed by "+conflict.Owner)
+	}
+	recordConflict(ctx, resp.Private, conflict, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateUsage, usageForPrivate(q.Usage))...)
+
+	// What the attributes cannot show: compare the quota with what they render to.
+	more, err := r.quotas().Drift(ctx, q, rc, owner, conflict == nil && !takeover)
+	if err != nil {
+		storeError(err).addTo(&resp.Diagnostics)
+		return nil, false
+	}
+	drift = append(drift, more...)
+	if len(drift) > 0 {
+		tflog.Info(ctx, "ClusterQueue differs from its configuration", map[string]any{"name": q.Name, "drift": strings.Join(drift, "; ")})
+	}
+	return drift, true
+}
+
 func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state computeQuotaModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -420,24 +307,23 @@ func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRe
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	name := quota.ClusterQueueName(state.Team.ValueString())
-	var cq kueue.ClusterQueue
-	found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq)
+	team := state.Team.ValueString()
+	name := quota.ClusterQueueName(team)
+	q, err := r.quotas().Get(ctx, team)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Reading ClusterQueue %q", name), "get", "clusterqueues.kueue.x-k8s.io", err))
+		storeError(err).addTo(&resp.Diagnostics)
 		return
 	}
-	if found && !quota.Owns(cq.ObjectMeta, state.OwnerID.ValueString()) {
-		resp.Diagnostics.AddWarning("ClusterQueue left in place", fmt.Sprintf(
-			"ClusterQueue %q is managed by %s, not by this resource, so destroying this resource did not delete it. "+
-				"It was removed from this state only.", name, quota.DescribeOwner(cq.ObjectMeta)))
+	if q != nil && !q.Owner.Owns(state.OwnerID.ValueString()) {
+		clusterQueueKind.object("", name).leftInPlace(&resp.Diagnostics, q.Owner.Description,
+			"destroying this resource did not delete it. It was removed from this state only.")
 		return
 	}
-	if found {
-		if err := r.data.kube.DeleteAndWait(ctx, kueue.ClusterQueues, "", name, deletePoll, kube.OnlyUID(string(cq.UID))); err != nil {
-			detail := fmt.Sprintf("Deleting ClusterQueue %q failed: %s", name, err)
-			if errors.Is(err, kube.ErrStillExists) {
-				detail = r.stillHeld(rpcCtx, name, timeout)
+	if q != nil {
+		if err := r.quotas().Delete(ctx, q); err != nil {
+			detail := fmt.Sprintf("Deleting ClusterQueue %q failed: %s", name, storeCause(err))
+			if errors.Is(err, backend.ErrStillExists) {
+				detail = r.stillHeld(rpcCtx, team, timeout)
 			}
 			resp.Diagnostics.AddError("ClusterQueue not deleted", detail)
 			return
@@ -447,18 +333,18 @@ func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRe
 }
 
 // stillHeld explains a ClusterQueue that outlived the delete timeout: the finalizers holding it
-// and, for Kueue's, the workloads still admitted to it (one LIST, made only now).
-func (r *computeQuotaResource) stillHeld(rpcCtx context.Context, name string, timeout time.Duration) string {
+// and, for Kueue's, the workloads still admitted to it.
+func (r *computeQuotaResource) stillHeld(rpcCtx context.Context, team string, timeout time.Duration) string {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rpcCtx), 15*time.Second)
 	defer cancel()
-	var cq kueue.ClusterQueue
+	name := quota.ClusterQueueName(team)
+	held, workloads, err := r.quotas().Holders(ctx, team)
 	finalizers := "its finalizers"
-	if found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq); err == nil && found && len(cq.Finalizers) > 0 {
-		finalizers = fmt.Sprintf("finalizers %v", cq.Finalizers)
+	if len(held) > 0 {
+		finalizers = fmt.Sprintf("finalizers %v", held)
 	}
 	detail := fmt.Sprintf("Deleting ClusterQueue %q did not finish within timeouts.delete (%s): it is held by %s. "+
 		"Kueue removes its finalizer (%s) once no workload is admitted to the queue any more.", name, timeout, finalizers, kueueInUseFinalizer)
-	workloads, err := r.admittedWorkloads(ctx, name)
 	switch {
 	case err != nil:
 		detail += fmt.Sprintf(" The workloads still admitted could not be listed: %s.", err)
@@ -474,34 +360,6 @@ func (r *computeQuotaResource) stillHeld(rpcCtx context.Context, name string, ti
 // kueueInUseFinalizer is the finalizer Kueue puts on ClusterQueues with admitted workloads.
 const kueueInUseFinalizer = "kueue.x-k8s.io/resource-in-use"
 
-// admittedWorkloads lists the workloads admitted to the ClusterQueue, as namespace/name with
-// the Job (or other object) that owns each.
-func (r *computeQuotaResource) admittedWorkloads(ctx context.Context, clusterQueue string) ([]string, error) {
-	dc, err := r.data.kube.Dynamic(ctx)
-	if err != nil {
-		return nil, err
-	}
-	list, err := dc.Resource(kueue.Workloads).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("listing workloads.kueue.x-k8s.io: %w", err)
-	}
-	var out []string
-	for _, wl := range list.Items {
-		cq, _, _ := unstructured.NestedString(wl.Object, "status", "admission", "clusterQueue")
-		if cq != clusterQueue {
-			continue
-		}
-		item := wl.GetNamespace() + "/" + wl.GetName()
-		for _, ref := range wl.GetOwnerReferences() {
-			item += fmt.Sprintf(" (%s %s/%s)", ref.Kind, wl.GetNamespace(), ref.Name)
-			break
-		}
-		out = append(out, item)
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
 func (r *computeQuotaResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	importTeam(ctx, req, resp, "hyperpod_compute_quota.example")
 	if resp.Diagnostics.HasError() || r.data == nil || r.data.client("import a compute quota", &resp.Diagnostics) == nil {
@@ -512,36 +370,20 @@ func (r *computeQuotaResource) ImportState(ctx context.Context, req resource.Imp
 	var team types.String
 	resp.Diagnostics.Append(resp.State.GetAttribute(ctx, path.Root("team"), &team)...)
 	name := quota.ClusterQueueName(team.ValueString())
-	var cq kueue.ClusterQueue
-	found, err := r.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq)
+	q, err := r.quotas().Get(ctx, team.ValueString())
 	switch {
 	case err != nil:
-		resp.Diagnostics.AddError("Cannot import compute quota", kubeErrorDetail(fmt.Sprintf("Reading ClusterQueue %q", name), "get", "clusterqueues.kueue.x-k8s.io", err))
-	case !found || cq.DeletionTimestamp != nil:
+		resp.Diagnostics.AddError("Cannot import compute quota", storeError(err).detail)
+	case q == nil || q.Terminating:
 		resp.Diagnostics.AddError("Cannot import compute quota", fmt.Sprintf("ClusterQueue %q does not exist (or is being "+
 			"deleted), so there is nothing to import for team %q. Check the team name, or remove the import and let "+
 			"terraform apply create the quota.", name, team.ValueString()))
 	}
 }
 
-// warnNotRefreshed explains why a resource kept its prior state during a plan whose provider
-// configuration is not known yet. The text is the same for every resource, so Terraform shows
-// it once with a count.
-func warnNotRefreshed(pd *providerData, diags *diag.Diagnostics) {
-	diags.AddWarning("Resources not refreshed", fmt.Sprintf(
-		"The hyperpod provider's %s depend on values known only after apply, so existing quotas and namespaces "+
-			"were not read from the cluster during this plan: the plan compares the configuration with the last "+
-			"known state, and changes made outside Terraform since then are not shown. Apply writes the full "+
-			"configuration, which repairs them.", strings.Join(pd.pendingConfig, ", ")))
-}
+// quotas is where the resource reads and writes teams' quotas.
+func (r *computeQuotaResource) quotas() backend.TeamQuotas { return r.data.backend.Quotas }
 
-// noDrift is the drift attribute of a resource in sync with the cluster.
-func noDrift() types.List { return types.ListValueMust(types.StringType, []attr.Value{}) }
-
-func driftList(reasons []string) types.List {
-	elems := make([]attr.Value, 0, len(reasons))
-	for _, r := range reasons {
-		elems = append(elems, types.StringValue(r))
-	}
-	return types.ListValueMust(types.StringType, elems)
+func (m *computeQuotaModel) recordOwner(owner string, drift types.List) {
+	m.OwnerID, m.Drift = types.StringValue(owner), drift
 }

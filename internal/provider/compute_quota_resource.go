@@ -33,10 +33,7 @@ type computeQuotaResource struct {
 	data *providerData
 }
 
-const (
-	defaultQuotaTimeout = 10 * time.Minute
-	deletePoll          = 500 * time.Millisecond
-)
+const defaultQuotaTimeout = 10 * time.Minute
 
 var (
 	quotaNameValidators = []validator.String{

@@ -9,14 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -104,25 +98,19 @@ func (d *instanceTypeCapacityDataSource) Read(ctx context.Context, req datasourc
 	if d.data.client("read the cluster's Nodes and ClusterQueues", &resp.Diagnostics) == nil {
 		return
 	}
-	cs, err := d.data.kube.Clientset(ctx)
+	nodes, err := d.data.backend.Capacity.Nodes(ctx, name)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot configure the Kubernetes client", err.Error())
+		storeError(err).addTo(&resp.Diagnostics)
 		return
 	}
-	selector := labels.SelectorFromSet(labels.Set{capacity.InstanceTypeLabel: name}).String()
-	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: selector})
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot list Nodes", fmt.Sprintf("Listing Nodes labelled %s failed: %s. The provider's credentials need list permission on nodes.", selector, err))
-		return
-	}
-	queues, err := listClusterQueues(ctx, d.data.kube)
+	queues, err := d.data.backend.Capacity.ListQuotas(ctx)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot list ClusterQueues", err.Error())
 		return
 	}
-	tflog.Debug(ctx, "read instance type capacity", map[string]any{"instance_type": name, "nodes": len(nodes.Items), "cluster_queues": len(queues)})
+	tflog.Debug(ctx, "read instance type capacity", map[string]any{"instance_type": name, "nodes": len(nodes), "cluster_queues": len(queues)})
 
-	s := capacity.Summarize(it, nodes.Items, queues)
+	s := capacity.Summarize(it, nodes, queues)
 	m.Accelerators = types.Int64Value(it.Accelerators)
 	m.AcceleratorType = types.StringValue(it.AcceleratorType)
 	m.AcceleratorResource = types.StringValue(it.AcceleratorResource)
@@ -139,31 +127,6 @@ func (d *instanceTypeCapacityDataSource) Read(ctx context.Context, req datasourc
 	m.AllocatedAccelerators, m.AllocatedVCPU, m.AllocatedMemoryInGiB = amountValues(s.Allocated)
 	m.UnallocatedAccelerators, m.UnallocatedVCPU, m.UnallocatedMemoryInGiB = amountValues(s.Unallocated)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-}
-
-// listClusterQueues reads every ClusterQueue in one LIST (the data source sums their quotas
-// only; refreshing a resource never lists).
-func listClusterQueues(ctx context.Context, client *kube.Client) ([]kueue.ClusterQueue, error) {
-	dc, err := client.Dynamic(ctx)
-	if err != nil {
-		return nil, err
-	}
-	list, err := dc.Resource(kueue.ClusterQueues).List(ctx, metav1.ListOptions{})
-	if apierrors.IsNotFound(err) { // a LIST 404s only when the API is not served
-		return nil, fmt.Errorf("the cluster does not serve %s ClusterQueues: install Kueue %s or newer before using this provider", kueue.GroupVersion, kube.MinKueue)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("listing %s ClusterQueues failed: %w. The provider's credentials need list permission on clusterqueues.kueue.x-k8s.io", kueue.GroupVersion, err)
-	}
-	queues := make([]kueue.ClusterQueue, 0, len(list.Items))
-	for _, item := range list.Items {
-		var cq kueue.ClusterQueue
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, &cq); err != nil {
-			return nil, fmt.Errorf("ClusterQueue %q cannot be read: %w", item.GetName(), err)
-		}
-		queues = append(queues, cq)
-	}
-	return queues, nil
 }
 
 func amountValues(a capacity.Amounts) (types.Int64, types.Float64, types.Float64) {

@@ -17,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend/kueuebackend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -51,6 +53,9 @@ type providerData struct {
 	// allTypesPending means the whole instance_types attribute is unknown.
 	pendingTypes    map[string]bool
 	allTypesPending bool
+	// backend is where resources and data sources read and write quotas, priority classes and
+	// capacity inputs.
+	backend backend.Backend
 	// finished remembers what this process's creates claimed, for a Terraform that goes away.
 	finished finishedCreates
 }
@@ -68,6 +73,23 @@ func (pd *providerData) client(what string, diags *diag.Diagnostics) *kube.Clien
 			"terraform apply -target=<the cluster resource>), or set them from values known at plan time.",
 		what, strings.Join(pd.pendingConfig, ", ")))
 	return nil
+}
+
+// configured reports whether the provider was configured before a resource used it; a nil
+// providerData adds an error.
+func (pd *providerData) configured(diags *diag.Diagnostics) bool {
+	if pd == nil {
+		diags.AddError("Provider not configured", "The hyperpod provider was not configured before this resource was "+
+			"used; this is a bug in the provider or in Terraform, please report it.")
+		return false
+	}
+	return true
+}
+
+// ready is configured and client together: the prologue of every write. what says what needed
+// the cluster.
+func (pd *providerData) ready(what string, diags *diag.Diagnostics) bool {
+	return pd.configured(diags) && pd.client(what, diags) != nil
 }
 
 // capacityPending reports whether the per-instance capacity of an instance type is not known at
@@ -197,6 +219,7 @@ func (p *hyperpodProvider) Configure(ctx context.Context, req provider.Configure
 		pendingTypes:    conf.pendingTypes,
 		allTypesPending: conf.allTypesPending,
 	}
+	data.backend = kueuebackend.New(data.kube, data.catalog)
 	resp.DataSourceData = data
 	resp.ResourceData = data
 }

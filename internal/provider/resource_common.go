@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -18,10 +20,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -119,6 +119,19 @@ func markTakeover(ctx context.Context, p privateSetter, on bool, diags *diag.Dia
 	diags.Append(p.SetKey(ctx, privateTakeover, raw)...)
 }
 
+// teamModel is the state of a resource that manages one team's objects.
+type teamModel interface {
+	// recordOwner sets the owner identity the objects record and the drift last found.
+	recordOwner(owner string, drift types.List)
+}
+
+// saveTeamState stores m, recorded as owner's with drift, and the team identity.
+func saveTeamState(ctx context.Context, state *tfsdk.State, identity *tfsdk.ResourceIdentity, m teamModel, team, owner string, drift types.List, diags *diag.Diagnostics) {
+	m.recordOwner(owner, drift)
+	diags.Append(state.Set(ctx, m)...)
+	setTeamIdentity(ctx, identity, team, diags)
+}
+
 // ownerToRecord is the owner identity an update writes: the planned one, or a new one when the
 // plan leaves it unknown (the first apply since an import, or of a state written before owner
 // identities existed).
@@ -136,21 +149,14 @@ func clearOwnershipMarks(ctx context.Context, p privateSetter, diags *diag.Diagn
 	recordConflict(ctx, p, nil, diags)
 }
 
-// foreignOwnerError refuses to change an object that records another owner.
-func foreignOwnerError(diags *diag.Diagnostics, at path.Path, kind, name string, meta metav1.ObjectMeta) {
-	diags.AddAttributeError(at, "Owned by another resource", fmt.Sprintf(
-		"%s %q is managed by %s, not by this resource, so it was not changed. Import it to take it over "+
-			"explicitly, or remove this resource from state.", kind, name, quota.DescribeOwner(meta)))
-}
-
 // existingObjectError is the error of a create that found its object already there.
 // resourceType names the resource in the import commands it suggests.
-func existingObjectError(resourceType, kind, name string, meta metav1.ObjectMeta, team string) (string, string) {
-	if meta.DeletionTimestamp != nil {
+func existingObjectError(resourceType, kind, name string, existing backend.Record, team string) (string, string) {
+	if existing.Terminating {
 		return kind + " is being deleted", fmt.Sprintf(
 			"%s %q is being deleted and was not gone within the create timeout, so it cannot be created again yet. "+
 				"Kubernetes keeps it while finalizers %v remain (Kueue keeps a queue while admitted workloads still use it). "+
-				"Wait for it to go, or raise timeouts.create, then apply again.", kind, name, meta.Finalizers)
+				"Wait for it to go, or raise timeouts.create, then apply again.", kind, name, existing.HeldBy)
 	}
 	return kind + " already exists", fmt.Sprintf(
 		"%s %q already exists and is managed by %s, so this resource will not take it over on create. "+
@@ -159,7 +165,7 @@ func existingObjectError(resourceType, kind, name string, meta metav1.ObjectMeta
 			"or add an import block to the configuration:\n\n"+
 			"  import {\n    to = %s.<name>\n    id = %q\n  }\n\n"+
 			"then apply. Otherwise choose another team.",
-		kind, name, quota.DescribeOwner(meta), resourceType, team, resourceType, team)
+		kind, name, existing.Owner.Description, resourceType, team, resourceType, team)
 }
 
 // teamValidators check the team attribute of both resources.
@@ -226,27 +232,6 @@ func importedTeam(ctx context.Context, req resource.ImportStateRequest, diags *d
 	return m.Team.ValueString()
 }
 
-// kubeErrorDetail explains a failed request, with the permission it needs when it was refused.
-func kubeErrorDetail(action, verb, resource string, err error) string {
-	detail := fmt.Sprintf("%s failed: %s.", action, err)
-	switch {
-	case kube.IsAPINotServed(err): // the error says what to install
-	case apierrors.IsForbidden(err):
-		detail += fmt.Sprintf(" The provider's credentials need %s permission on %s (see the provider documentation's permissions table).", verb, resource)
-	case apierrors.IsUnauthorized(err):
-		detail += " The API server did not accept the provider's credentials: check token, client certificate or exec settings."
-	case kube.IsTransient(err):
-		// Throttling, a server error or a dropped connection, on every attempt: not a permission
-		// or configuration problem, so no hint about either.
-		detail += " This is a temporary failure of the API server or the network, retried within the provider's retry " +
-			"settings (retry.max_attempts, retry.max_elapsed). Running apply again is safe: it reads what exists and " +
-			"continues from there."
-	default:
-		detail += " Check that the cluster is reachable."
-	}
-	return detail
-}
-
 // addProblems turns quota problems into attribute diagnostics.
 func addProblems(diags *diag.Diagnostics, problems []quota.Problem) {
 	for _, p := range problems {
@@ -294,4 +279,26 @@ func driftAttribute(object string) schema.ListAttribute {
 			"namespace selector, preemption), an edited label or annotation this provider owns, a deleted " +
 			"ResourceFlavor, or another owner. Empty when the cluster matches; the plan shows the lines it repairs.",
 	}
+}
+
+// warnNotRefreshed explains why a resource kept its prior state during a plan whose provider
+// configuration is not known yet. The text is the same for every resource, so Terraform shows
+// it once with a count.
+func warnNotRefreshed(pd *providerData, diags *diag.Diagnostics) {
+	diags.AddWarning("Resources not refreshed", fmt.Sprintf(
+		"The hyperpod provider's %s depend on values known only after apply, so existing quotas and namespaces "+
+			"were not read from the cluster during this plan: the plan compares the configuration with the last "+
+			"known state, and changes made outside Terraform since then are not shown. Apply writes the full "+
+			"configuration, which repairs them.", strings.Join(pd.pendingConfig, ", ")))
+}
+
+// noDrift is the drift attribute of a resource in sync with the cluster.
+func noDrift() types.List { return types.ListValueMust(types.StringType, []attr.Value{}) }
+
+func driftList(reasons []string) types.List {
+	elems := make([]attr.Value, 0, len(reasons))
+	for _, r := range reasons {
+		elems = append(elems, types.StringValue(r))
+	}
+	return types.ListValueMust(types.StringType, elems)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -15,8 +16,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend/kueuebackend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -37,7 +38,7 @@ func (r *teamNamespaceResource) get(ctx context.Context, team string) (teamNames
 	var ns corev1.Namespace
 	found, err := r.data.kube.Get(ctx, kube.Namespaces, "", nsName, &ns)
 	if err != nil {
-		diags.AddError("Cannot read Namespace", kubeErrorDetail(fmt.Sprintf("Reading Namespace %q", nsName), "get", "namespaces", err))
+		namespaceKind.object("", nsName).readFailed(err).addTo(&diags)
 		return objs, diags
 	}
 	if !found {
@@ -48,8 +49,7 @@ func (r *teamNamespaceResource) get(ctx context.Context, team string) (teamNames
 	var lq kueue.LocalQueue
 	found, err = r.data.kube.Get(ctx, kueue.LocalQueues, nsName, lqName, &lq)
 	if err != nil {
-		diags.AddError("Cannot read LocalQueue", kubeErrorDetail(fmt.Sprintf("Reading %s LocalQueue %q in namespace %q",
-			kueue.GroupVersion, lqName, nsName), "get", "localqueues.kueue.x-k8s.io", err))
+		localQueueKind.object(nsName, lqName).readFailed(err).addTo(&diags)
 		return objs, diags
 	}
 	if found {
@@ -61,7 +61,7 @@ func (r *teamNamespaceResource) get(ctx context.Context, team string) (teamNames
 func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan teamNamespaceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) || r.data.client("create a Namespace", &resp.Diagnostics) == nil {
+	if resp.Diagnostics.HasError() || !r.data.ready("create a Namespace", &resp.Diagnostics) {
 		return
 	}
 	timeout, d := plan.Timeouts.Create(ctx, teamNamespaceCreateTimeout)
@@ -69,49 +69,40 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	rpcCtx := ctx
-	defer r.data.finished.markIfTerraformGone(rpcCtx, r.data.kube)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	run := r.data.startCreate(ctx, teamNamespaceResourceKind, timeout, &resp.Diagnostics)
+	defer run.end()
 
 	team := plan.Team.ValueString()
-	ctx = tflog.SetField(ctx, "team", team)
-	owner := newOwnerID()
+	ctx = tflog.SetField(run.ctx, "team", team)
 	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
-	ns := createdObject{gvr: kube.Namespaces, kind: "Namespace", name: nsName}
-	lq := createdObject{gvr: kueue.LocalQueues, kind: "LocalQueue", namespace: nsName, name: lqName}
-	saveTainted := func() {
-		plan.OwnerID = types.StringValue(owner)
-		plan.Drift = driftList([]string{"the create stopped before it finished: the next refresh reads the Namespace and LocalQueue"})
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
-		r.data.finished.add(owner, ns)
+	ns := namespaceKind.object("", nsName)
+	lq := localQueueKind.object(nsName, lqName)
+	save := func(drift types.List) {
+		saveTeamState(ctx, &resp.State, resp.Identity, &plan, team, run.owner, drift, &resp.Diagnostics)
+		run.handOver(ns)
 	}
-	claim, existing := r.claim(ctx, team, owner, &resp.Diagnostics)
-	if claimStopped(rpcCtx, r.data.kube, claim, teamNamespaceResourceKind, owner, ns, &resp.Diagnostics, saveTainted) {
+	run.saveTainted = func() {
+		save(driftList([]string{"the create stopped before it finished: the next refresh reads the Namespace and LocalQueue"}))
+	}
+	claim, existing := r.claim(ctx, team, run.owner, &resp.Diagnostics)
+	if run.claimStopped(claim, ns) {
 		return
 	}
 	tflog.Debug(ctx, "creating team namespace", map[string]any{"namespace": nsName})
-	d, stage := r.apply(ctx, &plan, existing, owner)
+	d, stage := r.apply(ctx, &plan, existing, run.owner)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
-		if terraformGone(rpcCtx) {
-			undoAbandonedCreate(rpcCtx, r.data.kube, owner, ns, lq)
+		if run.undoIfGone(ns, lq) {
 			return
 		}
 		notWritten := []string{lq.String()}
 		if stage == stageNamespace {
 			notWritten = append([]string{fmt.Sprintf("the labels and annotations of Namespace %q", nsName)}, notWritten...)
 		}
-		partlyCreated(&resp.Diagnostics, teamNamespaceResourceKind, []createdObject{ns}, notWritten)
-		saveTainted()
+		run.partlyCreated([]kubeObject{ns}, notWritten)
 		return
 	}
-	plan.OwnerID = types.StringValue(owner)
-	plan.Drift = noDrift()
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	setTeamIdentity(ctx, resp.Identity, plan.Team.ValueString(), &resp.Diagnostics)
-	r.data.finished.add(owner, ns)
+	save(noDrift())
 }
 
 // claim creates the team's Namespace with only its identity (the provider's labels and the
@@ -121,19 +112,22 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, diags *diag.Diagnostics) (claimResult, teamNamespaceObjects) {
 	nsName := quota.NamespaceName(team)
 	refuse := func(ns *corev1.Namespace) (claimResult, teamNamespaceObjects) {
-		summary, detail := existingObjectError(teamNamespaceResourceKind, "Namespace", nsName, ns.ObjectMeta, team)
+		summary, detail := existingObjectError(teamNamespaceResourceKind, "Namespace", nsName, kueuebackend.RecordOf("Namespace", ns.ObjectMeta), team)
 		diags.AddAttributeError(path.Root("team"), summary, detail)
 		return claimFailed, teamNamespaceObjects{}
 	}
 	objs, d := r.get(ctx, team)
-	diags.Append(notCreated(d, createdObject{kind: "Namespace", name: nsName})...)
+	diags.Append(notCreated(d, namespaceKind.object("", nsName))...)
 	if diags.HasError() {
 		return claimFailed, teamNamespaceObjects{}
 	}
 	if ns := objs.namespace; ns != nil {
 		if ns.DeletionTimestamp == nil && quota.Unconfirmed(ns.ObjectMeta) {
-			o := createdObject{gvr: kube.Namespaces, kind: "Namespace", name: nsName}
-			if !adoptUnconfirmed(ctx, r.data.kube, o, ns.ObjectMeta, diags) {
+			unmark := func() error {
+				return r.data.kube.Annotate(ctx, kube.Namespaces, "", nsName, string(ns.UID), quota.FieldManager,
+					map[string]*string{quota.AnnotationUnconfirmed: nil})
+			}
+			if !adoptUnconfirmed(namespaceKind.object("", nsName), ns.Annotations[quota.AnnotationUnconfirmed], unmark, diags) {
 				return claimFailed, teamNamespaceObjects{}
 			}
 			return claimOK, objs
@@ -154,7 +148,7 @@ func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, d
 		}
 	}
 	if err != nil {
-		diags.AddError("Cannot create Namespace", kubeErrorDetail(fmt.Sprintf("Creating Namespace %q", nsName), "create", "namespaces", err))
+		namespaceKind.object("", nsName).createFailed(err).addTo(diags)
 		if errors.Is(err, kube.ErrCreateOutcomeUnknown) || ctx.Err() != nil {
 			// Cut off mid-request (an interrupt, the timeout): the POST may have been handled.
 			return claimMaybe, teamNamespaceObjects{}
@@ -164,10 +158,19 @@ func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, d
 	return claimOK, teamNamespaceObjects{}
 }
 
+// lookUp names the team in ctx's logs and reads its objects; present is false when the
+// Namespace is gone or being deleted.
+func (r *teamNamespaceResource) lookUp(ctx context.Context, team string, diags *diag.Diagnostics) (context.Context, teamNamespaceObjects, bool) {
+	ctx = tflog.SetField(ctx, "team", team)
+	objs, d := r.get(ctx, team)
+	diags.Append(d...)
+	return ctx, objs, objs.namespace != nil && objs.namespace.DeletionTimestamp == nil
+}
+
 func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state teamNamespaceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || !r.data.configured(&resp.Diagnostics) {
 		return
 	}
 	team := state.Team.ValueString()
@@ -177,13 +180,11 @@ func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadReque
 		warnNotRefreshed(r.data, &resp.Diagnostics)
 		return
 	}
-	ctx = tflog.SetField(ctx, "team", team)
-	objs, d := r.get(ctx, team)
-	resp.Diagnostics.Append(d...)
+	ctx, objs, present := r.lookUp(ctx, team, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if objs.namespace == nil || objs.namespace.DeletionTimestamp != nil {
+	if !present {
 		tflog.Info(ctx, "team namespace is gone or terminating; removing it from state so the next plan creates it",
 			map[string]any{"namespace": quota.NamespaceName(team)})
 		resp.State.RemoveResource(ctx)
@@ -215,40 +216,48 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 	var plan, prior teamNamespaceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) || r.data.client("update a Namespace", &resp.Diagnostics) == nil {
+	if resp.Diagnostics.HasError() || !r.data.ready("update a Namespace", &resp.Diagnostics) {
 		return
 	}
-	timeout, d := plan.Timeouts.Update(ctx, teamNamespaceCreateTimeout)
-	resp.Diagnostics.Append(d...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
 	team := plan.Team.ValueString()
-	ctx = tflog.SetField(ctx, "team", team)
-	objs, d := r.get(ctx, team)
-	resp.Diagnostics.Append(d...)
+	ctx, cancel, _, objs := r.begin(ctx, team, plan.Timeouts.Update, teamNamespaceCreateTimeout, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	if ns := objs.namespace; ns != nil && !isTakeover(ctx, req.Private, &resp.Diagnostics) && !quota.Owns(ns.ObjectMeta, prior.OwnerID.ValueString()) {
-		foreignOwnerError(&resp.Diagnostics, path.Root("team"), "Namespace", ns.Name, ns.ObjectMeta)
+		namespaceKind.object("", ns.Name).refused(&resp.Diagnostics, path.Root("team"), quota.DescribeOwner(ns.ObjectMeta))
 		return
 	}
 	owner := ownerToRecord(plan.OwnerID)
 	tflog.Debug(ctx, "updating team namespace", map[string]any{"namespace": quota.NamespaceName(team)})
-	d, _ = r.apply(ctx, &plan, objs, owner)
+	d, _ := r.apply(ctx, &plan, objs, owner)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan.OwnerID = types.StringValue(owner)
-	plan.Drift = noDrift()
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	setTeamIdentity(ctx, resp.Identity, plan.Team.ValueString(), &resp.Diagnostics)
+	saveTeamState(ctx, &resp.State, resp.Identity, &plan, team, owner, noDrift(), &resp.Diagnostics)
 	clearOwnershipMarks(ctx, resp.Private, &resp.Diagnostics)
+}
+
+// begin bounds ctx by the timeout the timeouts attribute gives (timeout, with its default), names
+// the team in its logs and reads the team's objects; it reads nothing when the timeout is invalid.
+func (r *teamNamespaceResource) begin(ctx context.Context, team string, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
+	defaultTimeout time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, time.Duration, teamNamespaceObjects) {
+	limit, d := timeout(ctx, defaultTimeout)
+	diags.Append(d...)
+	if diags.HasError() {
+		return ctx, func() {}, limit, teamNamespaceObjects{}
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	ctx = tflog.SetField(ctx, "team", team)
+	objs, d := r.get(ctx, team)
+	diags.Append(d...)
+	return ctx, cancel, limit, objs
+}
+
+func (m *teamNamespaceModel) recordOwner(owner string, drift types.List) {
+	m.OwnerID, m.Drift = types.StringValue(owner), drift
 }
 
 // apply server-side applies the Namespace and the LocalQueue as planned. A LocalQueue that is
@@ -281,8 +290,8 @@ func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceMo
 	// Reserved keys were rejected by ValidateConfig.
 	ns := quota.RenderNamespace(team, labels, annotations, owner)
 	if err := r.data.kube.Apply(ctx, kube.Namespaces, quota.FieldManager, &ns, nil); err != nil {
-		diags.AddError("Cannot apply Namespace", kubeErrorDetail(fmt.Sprintf("Server-side apply of Namespace %q", nsName), "patch", "namespaces", err)+
-			" Check the labels and annotations.")
+		e := namespaceKind.object("", nsName).applyFailed(err)
+		diags.AddError(e.summary, e.detail+" Check the labels and annotations.")
 		return diags, stageNamespace
 	}
 
@@ -302,8 +311,7 @@ func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceMo
 	lq := quota.RenderLocalQueue(team, owner)
 	if err := r.data.kube.Apply(ctx, kueue.LocalQueues, quota.FieldManager, &lq, nil); err != nil {
 		// A transient error gets no permission hint: kubeErrorDetail adds one only when refused.
-		diags.AddError("Cannot apply LocalQueue", kubeErrorDetail(fmt.Sprintf("Server-side apply of %s LocalQueue %q in namespace %q",
-			kueue.GroupVersion, lqName, nsName), "create and patch", "localqueues.kueue.x-k8s.io", err))
+		localQueueKind.object(nsName, lqName).applyFailed(err).addTo(&diags)
 		return diags, stageLocalQueue
 	}
 	return diags, stageNone
@@ -312,33 +320,22 @@ func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceMo
 func (r *teamNamespaceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state teamNamespaceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) || r.data.client("delete a Namespace", &resp.Diagnostics) == nil {
+	if resp.Diagnostics.HasError() || !r.data.ready("delete a Namespace", &resp.Diagnostics) {
 		return
 	}
-	timeout, d := state.Timeouts.Delete(ctx, teamNamespaceDeleteTimeout)
-	resp.Diagnostics.Append(d...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
 	team := state.Team.ValueString()
-	ctx = tflog.SetField(ctx, "team", team)
-	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
-
-	objs, d := r.get(ctx, team)
-	resp.Diagnostics.Append(d...)
+	ctx, cancel, timeout, objs := r.begin(ctx, team, state.Timeouts.Delete, teamNamespaceDeleteTimeout, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
 	if objs.namespace == nil {
 		return
 	}
 	if !quota.Owns(objs.namespace.ObjectMeta, state.OwnerID.ValueString()) {
-		resp.Diagnostics.AddWarning("Namespace left in place", fmt.Sprintf(
-			"Namespace %q is managed by %s, not by this resource, so destroying this resource did not delete it or "+
-				"its LocalQueue. It was removed from this state only.", nsName, quota.DescribeOwner(objs.namespace.ObjectMeta)))
+		namespaceKind.object("", nsName).leftInPlace(&resp.Diagnostics, quota.DescribeOwner(objs.namespace.ObjectMeta),
+			"destroying this resource did not delete it or its LocalQueue. It was removed from this state only.")
 		return
 	}
 
@@ -357,22 +354,15 @@ func (r *teamNamespaceResource) Delete(ctx context.Context, req resource.DeleteR
 	}
 
 	tflog.Debug(ctx, "deleting team namespace", map[string]any{"namespace": nsName, "force_destroy": state.ForceDestroy.ValueBool()})
-	for _, o := range []struct {
-		gvr             k8sschema.GroupVersionResource
-		namespace, name string
-		kind            string
-	}{
-		{kueue.LocalQueues, nsName, lqName, "LocalQueue"},
-		{kube.Namespaces, "", nsName, "Namespace"},
-	} {
-		if err := r.data.kube.DeleteAndWait(ctx, o.gvr, o.namespace, o.name, teamNamespacePollInterval); err != nil {
-			detail := fmt.Sprintf("Deleting %s %q failed: %s.", o.kind, o.name, err)
+	for _, o := range []kubeObject{localQueueKind.object(nsName, lqName), namespaceKind.object("", nsName)} {
+		if err := r.data.kube.DeleteAndWait(ctx, o.kind.gvr, o.namespace, o.name, teamNamespacePollInterval); err != nil {
+			detail := fmt.Sprintf("Deleting %s %q failed: %s.", o.kind.name, o.name, err)
 			if errors.Is(err, kube.ErrStillExists) {
 				detail = fmt.Sprintf("%s %q was not gone within the delete timeout (%s): %s. A namespace is removed only "+
 					"after everything in it is deleted; check what is left (kubectl get all -n %s) and its finalizers, "+
-					"then destroy again, or raise timeouts.delete.", o.kind, o.name, timeout, err, nsName)
+					"then destroy again, or raise timeouts.delete.", o.kind.name, o.name, timeout, err, nsName)
 			}
-			resp.Diagnostics.AddError("Cannot delete "+o.kind, detail)
+			resp.Diagnostics.AddError("Cannot delete "+o.kind.name, detail)
 			return
 		}
 	}
@@ -423,16 +413,14 @@ func (r *teamNamespaceResource) ImportState(ctx context.Context, req resource.Im
 	if resp.Diagnostics.HasError() || !validImportTeam(team, "hyperpod_team_namespace.example", &resp.Diagnostics) {
 		return
 	}
-	if !r.configured(&resp.Diagnostics) || r.data.client("import a team namespace", &resp.Diagnostics) == nil {
+	if !r.data.ready("import a team namespace", &resp.Diagnostics) {
 		return
 	}
-	ctx = tflog.SetField(ctx, "team", team)
-	objs, d := r.get(ctx, team)
-	resp.Diagnostics.Append(d...)
+	ctx, objs, present := r.lookUp(ctx, team, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if objs.namespace == nil || objs.namespace.DeletionTimestamp != nil {
+	if !present {
 		resp.Diagnostics.AddError("Cannot import team namespace", fmt.Sprintf("Namespace %q does not exist (or is being "+
 			"deleted), so there is nothing to import for team %q. Check the team name, or remove the import and let "+
 			"terraform apply create the namespace.", quota.NamespaceName(team), team))

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -160,15 +159,6 @@ func (r *teamNamespaceResource) ValidateConfig(ctx context.Context, req resource
 			resp.Diagnostics.AddAttributeError(at, p.Summary, p.Detail)
 		}
 	}
-}
-
-func (r *teamNamespaceResource) configured(diags *diag.Diagnostics) bool {
-	if r.data == nil {
-		diags.AddError("Provider not configured", "The hyperpod provider was not configured before this resource was "+
-			"used; this is a bug in the provider or in Terraform, please report it.")
-		return false
-	}
-	return true
 }
 
 // IdentitySchema declares the team as the resource identity, for import by identity.

@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -80,19 +79,18 @@ func (d *teamUsageDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if d.data.client("read ClusterQueue "+name, &resp.Diagnostics) == nil {
 		return
 	}
-	var cq kueue.ClusterQueue
-	found, err := d.data.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq)
+	q, err := d.data.backend.Quotas.Get(ctx, team)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the ClusterQueue", kubeErrorDetail(fmt.Sprintf("Reading ClusterQueue %q", name), "get", "clusterqueues.kueue.x-k8s.io", err))
+		storeError(err).addTo(&resp.Diagnostics)
 		return
 	}
-	if !found {
+	if q == nil {
 		resp.Diagnostics.AddAttributeError(path.Root("team"), "Team has no ClusterQueue", fmt.Sprintf(
 			"ClusterQueue %q does not exist, so team %q has no quota to report on. Check the team name, or create its "+
 				"quota first (hyperpod_compute_quota); a data source that depends on it reads after it is created.", name, team))
 		return
 	}
-	u := quota.UsageOf(cq)
+	u := q.Usage
 	resources := []teamUsageResourceModel{} // an empty list, not null, when the queue has none
 	for _, r := range u.Resources {
 		resources = append(resources, teamUsageResourceModel{

@@ -9,12 +9,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/rpcctx"
 )
 
@@ -29,22 +25,101 @@ import (
 //     will store a state, so the create deletes what it wrote, if it still carries this create's
 //     owner identity.
 
+// A createRun is one Create: it holds what every create needs besides the objects it writes, so
+// that a resource's Create states only those, in order:
+//
+//	run := r.data.startCreate(ctx, kind, timeout, &resp.Diagnostics)
+//	defer run.end()
+//	run.saveTainted = ...            // the state to save when the create stops halfway
+//	if run.claimStopped(r.claim(run.ctx, ...), claimed) { return }
+//	... write; on failure: if !run.undoIfGone(...) { run.partlyCreated(...) }
+//	... save the state; run.handOver(claimed)
+type createRun struct {
+	// rpcCtx is the RPC's own context: cancelled when Terraform goes away, which nothing else
+	// tells apart from the timeout.
+	rpcCtx context.Context
+	// ctx is rpcCtx bounded by the create timeout: the context of every request the create makes.
+	ctx    context.Context
+	cancel context.CancelFunc
+	data   *providerData
+	// resourceKind names the resource type in diagnostics, e.g. hyperpod_compute_quota.
+	resourceKind string
+	// owner is the fresh owner identity the create records on everything it writes.
+	owner string
+	diags *diag.Diagnostics
+	// saveTainted saves the state of a create that stopped halfway: with the error the create
+	// returns, Terraform marks the resource tainted.
+	saveTainted func()
+}
+
+// startCreate begins a create bounded by timeout. The caller defers end.
+func (pd *providerData) startCreate(rpcCtx context.Context, resourceKind string, timeout time.Duration, diags *diag.Diagnostics) *createRun {
+	ctx, cancel := context.WithTimeout(rpcCtx, timeout)
+	return &createRun{rpcCtx: rpcCtx, ctx: ctx, cancel: cancel, data: pd, resourceKind: resourceKind, owner: newOwnerID(), diags: diags}
+}
+
+// end releases the timeout and, when Terraform went away, marks what this process's creates
+// handed to it (see finishedCreates).
+func (c *createRun) end() {
+	c.cancel()
+	c.data.finished.markIfTerraformGone(c.rpcCtx, c.data.backend.Claims)
+}
+
+// claimStopped finishes a create whose claim did not succeed and reports whether it must stop:
+// after Terraform went away it deletes what the POST may have made; an unknown outcome is
+// reported and saved tainted; a refusal has said why already.
+func (c *createRun) claimStopped(result claimResult, claimed kubeObject) bool {
+	switch {
+	case result == claimOK:
+		return false
+	case c.undoIfGone(claimed):
+		// The POST may have reached the server before the context ended.
+	case result == claimMaybe:
+		createOutcomeUnknown(c.diags, c.resourceKind, claimed)
+		c.saveTainted()
+	}
+	return true
+}
+
+// undoIfGone reports whether Terraform went away, after deleting objs (what the create wrote or
+// may have written), each only while it carries this create's owner.
+func (c *createRun) undoIfGone(objs ...kubeObject) bool {
+	if !terraformGone(c.rpcCtx) {
+		return false
+	}
+	undoAbandonedCreate(c.rpcCtx, c.data.backend.Claims, c.owner, objs...)
+	return true
+}
+
+// cleanUp runs f with a context that outlives the RPC's, for clean-up after Terraform went away.
+func (c *createRun) cleanUp(f func(ctx context.Context)) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.rpcCtx), abandonedCleanupTimeout)
+	defer cancel()
+	f(ctx)
+}
+
+// partlyCreated reports a create that stopped after writing some objects and saves them tainted.
+func (c *createRun) partlyCreated(written []kubeObject, notWritten []string) {
+	partlyCreated(c.diags, c.resourceKind, written, notWritten)
+	c.saveTainted()
+}
+
+// handOver records claimed objects whose create returned a state.
+func (c *createRun) handOver(objs ...kubeObject) {
+	c.data.finished.add(c.owner, objs...)
+}
+
+// claimResult is how a claim ended: the object is this resource's, it is not, or nobody knows.
+type claimResult int
+
+const (
+	claimOK claimResult = iota
+	claimFailed
+	claimMaybe // the POST's response was lost and the object could not be read back
+)
+
 // abandonedCleanupTimeout bounds the clean-up after Terraform went away.
 const abandonedCleanupTimeout = 30 * time.Second
-
-// createdObject is an object a create wrote (or may have written).
-type createdObject struct {
-	gvr             schema.GroupVersionResource
-	kind            string
-	namespace, name string
-}
-
-func (o createdObject) String() string {
-	if o.namespace != "" {
-		return fmt.Sprintf("%s %q in namespace %q", o.kind, o.name, o.namespace)
-	}
-	return fmt.Sprintf("%s %q", o.kind, o.name)
-}
 
 // terraformGone reports whether the RPC's own context was cancelled without Terraform asking the
 // provider to stop: Terraform (or its connection to the provider) went away while the create
@@ -56,48 +131,17 @@ func terraformGone(rpcCtx context.Context) bool {
 
 // undoAbandonedCreate deletes the objects a create wrote after Terraform went away, each only
 // while it still carries owner. Failures are logged: there is nobody to tell.
-func undoAbandonedCreate(rpcCtx context.Context, k *kube.Client, owner string, objs ...createdObject) {
+func undoAbandonedCreate(rpcCtx context.Context, claims backend.Claims, owner string, objs ...kubeObject) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rpcCtx), abandonedCleanupTimeout)
 	defer cancel()
 	for i := len(objs) - 1; i >= 0; i-- {
-		o := objs[i]
-		var meta metav1.PartialObjectMetadata
-		found, err := k.Get(ctx, o.gvr, o.namespace, o.name, &meta)
-		if err != nil || !found || !quota.Owns(meta.ObjectMeta, owner) {
-			tflog.Warn(ctx, "Terraform went away during the create; not deleting", map[string]any{
-				"object": o.String(), "found": found, "error": fmt.Sprint(err)})
-			continue
-		}
-		err = k.DeleteAndWait(ctx, o.gvr, o.namespace, o.name, deletePoll, kube.OnlyUID(string(meta.UID)))
-		if err != nil && !errors.Is(err, kube.ErrStillExists) {
-			tflog.Warn(ctx, "Terraform went away during the create; deleting what it wrote failed", map[string]any{
-				"object": o.String(), "error": err.Error()})
-			continue
-		}
-		tflog.Info(ctx, "Terraform went away during the create; deleted what it wrote", map[string]any{"object": o.String()})
+		claims.Abandon(ctx, objs[i].ref(), owner)
 	}
-}
-
-// claimStopped finishes a create whose claim did not succeed and reports whether it must stop:
-// after Terraform went away it deletes what the POST may have made; an unknown outcome is
-// reported and saved tainted (save); a refusal has said why already.
-func claimStopped(rpcCtx context.Context, k *kube.Client, result claimResult, resourceKind, owner string, claimed createdObject, diags *diag.Diagnostics, save func()) bool {
-	switch {
-	case result == claimOK:
-		return false
-	case terraformGone(rpcCtx):
-		// The POST may have reached the server before the context ended.
-		undoAbandonedCreate(rpcCtx, k, owner, claimed)
-	case result == claimMaybe:
-		createOutcomeUnknown(diags, resourceKind, claimed)
-		save()
-	}
-	return true
 }
 
 // partlyCreated is the error of a create that stopped after writing some objects; the state
 // it saves holds them, and Terraform marks the resource tainted.
-func partlyCreated(diags *diag.Diagnostics, resourceKind string, written []createdObject, notWritten []string) {
+func partlyCreated(diags *diag.Diagnostics, resourceKind string, written []kubeObject, notWritten []string) {
 	names := make([]string, len(written))
 	for i, o := range written {
 		names[i] = o.String()
@@ -113,7 +157,7 @@ func partlyCreated(diags *diag.Diagnostics, resourceKind string, written []creat
 // createOutcomeUnknown is the error of a create whose first object may or may not exist: the
 // POST's response was lost and reading it back failed. The state is saved (tainted) all the same,
 // so that the object, if it exists, is not left without state.
-func createOutcomeUnknown(diags *diag.Diagnostics, resourceKind string, o createdObject) {
+func createOutcomeUnknown(diags *diag.Diagnostics, resourceKind string, o kubeObject) {
 	diags.AddError(fmt.Sprintf("%s may have been created", resourceKind), fmt.Sprintf(
 		"It is not known whether the API server created %s: the response to the create was lost and reading it back "+
 			"failed too (see the error above). The resource is saved in the state, marked tainted, so that the object is "+
@@ -134,12 +178,12 @@ type finishedCreates struct {
 }
 
 type finishedClaim struct {
-	createdObject
+	kubeObject
 	owner string
 }
 
 // add records a claimed object whose create returned a state.
-func (f *finishedCreates) add(owner string, objs ...createdObject) {
+func (f *finishedCreates) add(owner string, objs ...kubeObject) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, o := range objs {
@@ -149,7 +193,7 @@ func (f *finishedCreates) add(owner string, objs ...createdObject) {
 
 // markIfTerraformGone marks every recorded object, once, when rpcCtx says Terraform went away.
 // Failures are logged: there is nobody to tell.
-func (f *finishedCreates) markIfTerraformGone(rpcCtx context.Context, k *kube.Client) {
+func (f *finishedCreates) markIfTerraformGone(rpcCtx context.Context, claims backend.Claims) {
 	if !terraformGone(rpcCtx) {
 		return
 	}
@@ -163,38 +207,26 @@ func (f *finishedCreates) markIfTerraformGone(rpcCtx context.Context, k *kube.Cl
 	defer cancel()
 	value := "Terraform went away at " + time.Now().UTC().Format(time.RFC3339) + " before it could have saved this object's state"
 	for _, c := range f.claims {
-		var meta metav1.PartialObjectMetadata
-		found, err := k.Get(ctx, c.gvr, c.namespace, c.name, &meta)
-		if err != nil || !found || !quota.Owns(meta.ObjectMeta, c.owner) || meta.DeletionTimestamp != nil {
-			continue
-		}
-		if err := k.Annotate(ctx, c.gvr, c.namespace, c.name, string(meta.UID), quota.FieldManager,
-			map[string]*string{quota.AnnotationUnconfirmed: &value}); err != nil {
-			tflog.Warn(ctx, "Terraform went away; cannot mark a created object as unconfirmed", map[string]any{
-				"object": c.String(), "error": err.Error()})
-			continue
-		}
-		tflog.Info(ctx, "Terraform went away; marked a created object as unconfirmed", map[string]any{"object": c.String()})
+		claims.MarkUnconfirmed(ctx, c.ref(), c.owner, value)
 	}
 }
 
-// adoptUnconfirmed takes over an object an interrupted run created and marked: it removes the
-// mark (the caller's server-side apply then records the new owner) and warns.
-func adoptUnconfirmed(ctx context.Context, k *kube.Client, o createdObject, meta metav1.ObjectMeta, diags *diag.Diagnostics) bool {
-	if err := k.Annotate(ctx, o.gvr, o.namespace, o.name, string(meta.UID), quota.FieldManager,
-		map[string]*string{quota.AnnotationUnconfirmed: nil}); err != nil {
-		diags.AddError("Cannot adopt "+o.kind, kubeErrorDetail(fmt.Sprintf("Removing the %s annotation of %s", quota.AnnotationUnconfirmed, o), "patch", o.gvr.GroupResource().String(), err))
+// adoptUnconfirmed takes over an object an interrupted run created and marked (mark): it removes
+// the mark with unmark (the caller's write then records the new owner) and warns.
+func adoptUnconfirmed(o kubeObject, mark string, unmark func() error, diags *diag.Diagnostics) bool {
+	if err := unmark(); err != nil {
+		o.adoptFailed(storeCause(err)).addTo(diags)
 		return false
 	}
-	diags.AddWarning(o.kind+" adopted from an interrupted run", fmt.Sprintf(
+	diags.AddWarning(o.kind.name+" adopted from an interrupted run", fmt.Sprintf(
 		"%s was created by an earlier run that was killed before it could save its state (%s). This resource has "+
-			"taken it over and records its own owner identity on it.", o, meta.Annotations[quota.AnnotationUnconfirmed]))
+			"taken it over and records its own owner identity on it.", o, mark))
 	return true
 }
 
 // notCreated adds to each error of diags that the create wrote nothing: the errors of a read
 // the create made before writing, which alone would not say so.
-func notCreated(diags diag.Diagnostics, o createdObject) diag.Diagnostics {
+func notCreated(diags diag.Diagnostics, o kubeObject) diag.Diagnostics {
 	out := make(diag.Diagnostics, 0, len(diags))
 	for _, d := range diags {
 		if d.Severity() == diag.SeverityError {

@@ -1,0 +1,187 @@
+// Package backend is the seam between the provider's resources and the system that stores a
+// cluster's quotas: one small interface per concern, phrased in what the resources need (a
+// team's one quota, its owner identity, its version), not in the objects that hold it. Today's
+// implementation writes Kueue objects through Kubernetes (package kueuebackend).
+//
+// Capacity inputs and the list of quotas stay Kubernetes reads on every backend: Nodes and
+// Kueue's ClusterQueues can be read safely on a cluster whose Kueue another system writes.
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+)
+
+// Backend is what the provider's resources and data sources reach the cluster through.
+type Backend struct {
+	Quotas          TeamQuotas
+	PriorityClasses PriorityClasses
+	Capacity        Capacity
+	Claims          Claims
+}
+
+// Claims deals with what a create claimed and could not hand to Terraform. Nobody is left to
+// tell of a failure, so each method logs what it did instead of returning an error.
+type Claims interface {
+	// Abandon deletes o, if it still records owner, and waits a while for it to go.
+	Abandon(ctx context.Context, o ObjectRef, owner string)
+	// MarkUnconfirmed marks o, if it still records owner and is not being deleted, as created by
+	// a run that may not have saved its state (note says why); a later create of o adopts it.
+	MarkUnconfirmed(ctx context.Context, o ObjectRef, owner, note string)
+}
+
+// ObjectRef names one stored object.
+type ObjectRef struct{ Kind, Namespace, Name string }
+
+func (o ObjectRef) String() string {
+	if o.Namespace != "" {
+		return fmt.Sprintf("%s %q in namespace %q", o.Kind, o.Name, o.Namespace)
+	}
+	return fmt.Sprintf("%s %q", o.Kind, o.Name)
+}
+
+// TeamQuotas reads, writes and deletes the one quota of each team.
+type TeamQuotas interface {
+	// Get reads the team's quota; nil when there is none.
+	Get(ctx context.Context, team string) (*Quota, error)
+	// Claim creates the team's quota holding only the owner identity, so that of two creators
+	// only one succeeds: a quota that exists already fails with ErrExists. version is the
+	// created quota's, "" when it could not be read back.
+	Claim(ctx context.Context, team, owner string) (version string, err error)
+	// WaitGone waits until the team's quota, being deleted, is gone.
+	WaitGone(ctx context.Context, team string) error
+	// Adopt removes the mark an interrupted run left on q (see Record.Unconfirmed).
+	Adopt(ctx context.Context, q *Quota) error
+	// Put writes the configuration with the owner identity over version, the quota as last
+	// read or claimed ("" when unknown), creating the inputs it relies on that are missing.
+	// createdInputs names those it created (or may have), even when it fails.
+	Put(ctx context.Context, rc quota.ResolvedConfig, owner, version string) (createdInputs []string, err error)
+	// Drift lists what differs in the store that the configuration's attributes cannot show,
+	// comparing q with rc written by owner when compare is set, and the inputs q relies on.
+	Drift(ctx context.Context, q *Quota, rc quota.ResolvedConfig, owner string, compare bool) ([]string, error)
+	// RemoveUnusedInputs removes the inputs of these instance types that this provider
+	// created and no quota uses any more. What it cannot remove is returned as warnings.
+	RemoveUnusedInputs(ctx context.Context, instanceTypes []string) []Problem
+	// Delete deletes q and waits until it is gone; ErrStillExists when something holds it.
+	Delete(ctx context.Context, q *Quota) error
+	// Holders says what keeps the team's quota from being deleted: the finalizers it carries
+	// and the workloads still admitted to it (listErr when they could not be listed).
+	Holders(ctx context.Context, team string) (finalizers, workloads []string, listErr error)
+}
+
+// Quota is a team's quota as stored.
+type Quota struct {
+	Record
+	// Config is the configuration read back, or ConfigErr why it could not be.
+	Config    quota.ResolvedConfig
+	ConfigErr error
+	// Named reports whether the store records the quota's name (one this provider wrote).
+	Named bool
+	// Usage is what the team's workloads hold.
+	Usage quota.Usage
+	// Native is the backend's own object, for its own use.
+	Native any
+}
+
+// PriorityClasses reads and writes the cluster's priority classes, one object each.
+type PriorityClasses interface {
+	// Get reads a class; nil when it does not exist.
+	Get(ctx context.Context, class string) (*StoredPriorityClass, error)
+	// Create creates a class with the owner identity: one that exists fails with ErrExists.
+	Create(ctx context.Context, c quota.PriorityClass, owner string) error
+	// Put writes a class with the owner identity, whether or not it exists.
+	Put(ctx context.Context, c quota.PriorityClass, owner string) error
+	// Adopt removes the mark an interrupted run left on a class.
+	Adopt(ctx context.Context, c *StoredPriorityClass) error
+	// Delete deletes a class and waits until it is gone.
+	Delete(ctx context.Context, c *StoredPriorityClass) error
+	// Drift lists the recorded metadata of the stored class that differs from what owner writes.
+	Drift(c *StoredPriorityClass, class, owner string) []string
+}
+
+// StoredPriorityClass is a priority class as stored.
+type StoredPriorityClass struct {
+	Record
+	Weight int64
+	Native any
+}
+
+// Capacity reads what the capacity data source sums.
+type Capacity interface {
+	// Nodes are the cluster's Nodes of an instance type.
+	Nodes(ctx context.Context, instanceType string) (nodes []corev1.Node, err error)
+	// ListQuotas reads every team's quota, in one request.
+	ListQuotas(ctx context.Context) ([]kueue.ClusterQueue, error)
+}
+
+// Record is what a store records about one object besides its content.
+type Record struct {
+	// Object names the stored object in messages, e.g. `ClusterQueue "hyperpod-ns-ml-clusterqueue"`.
+	Kind, Name string
+	// Version identifies this incarnation of the object: a write or delete that names it fails
+	// when the object was replaced since it was read.
+	Version string
+	// Terminating reports an object being deleted; HeldBy names what holds it.
+	Terminating bool
+	HeldBy      []string
+	// Owner is who the object records as its manager.
+	Owner Ownership
+	// Unconfirmed is the mark of a run that was killed before it could save the object's
+	// state, "" when there is none; such an object may be adopted.
+	Unconfirmed string
+}
+
+// Ownership is who a stored object records as its manager.
+type Ownership struct {
+	// Recorded is the owner identity the object records, "" when none.
+	Recorded string
+	// Description names the manager for messages.
+	Description string
+	// Owns reports whether the object is owner's.
+	Owns func(owner string) bool
+}
+
+// Problem is a failure or warning a backend words itself.
+type Problem struct{ Summary, Detail string }
+
+func (p Problem) Error() string { return p.Detail }
+
+// Op is what a failed request did.
+type Op int
+
+const (
+	OpRead Op = iota
+	OpCreate
+	OpApply
+	OpDelete
+)
+
+// RequestError is a failed request on one stored object.
+type RequestError struct {
+	Op              Op
+	Kind            string
+	Namespace, Name string
+	// Err is the failure as the store reported it.
+	Err error
+	// Outcome is what the failure means for the caller: ErrExists, ErrOutcomeUnknown,
+	// ErrStillExists, or nil.
+	Outcome error
+}
+
+func (e *RequestError) Error() string   { return e.Err.Error() }
+func (e *RequestError) Unwrap() []error { return []error{e.Err, e.Outcome} }
+
+var (
+	// ErrExists: a create found the object there already.
+	ErrExists = errors.New("object already exists")
+	// ErrOutcomeUnknown: a create's response was lost and reading the object back failed.
+	ErrOutcomeUnknown = errors.New("the create's outcome is unknown")
+	// ErrStillExists: a delete did not finish in time.
+	ErrStillExists = errors.New("object still exists")
+)

@@ -1,0 +1,126 @@
+// Package kueuebackend stores quotas as Kueue objects through Kubernetes: a team's quota is its
+// ClusterQueue (with a ResourceFlavor per instance type), a priority class a
+// WorkloadPriorityClass.
+package kueuebackend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+)
+
+var (
+	_ backend.TeamQuotas      = (*teamQuotas)(nil)
+	_ backend.PriorityClasses = (*priorityClasses)(nil)
+	_ backend.Capacity        = (*clusterCapacity)(nil)
+	_ backend.Claims          = (*claims)(nil)
+)
+
+// pollInterval is how often a delete or a wait for a deletion looks again.
+const pollInterval = 500 * time.Millisecond
+
+// New returns the Kueue backend over client, resolving instance types with cat.
+func New(client *kube.Client, cat *catalog.Catalog) backend.Backend {
+	return backend.Backend{
+		Quotas:          &teamQuotas{kube: client, catalog: cat},
+		PriorityClasses: &priorityClasses{kube: client},
+		Capacity:        &clusterCapacity{kube: client},
+		Claims:          &claims{kube: client},
+	}
+}
+
+// RecordOf is what the provider records on a Kubernetes object besides its content.
+func RecordOf(kind string, meta metav1.ObjectMeta) backend.Record {
+	r := backend.Record{
+		Kind: kind, Name: meta.Name, Version: string(meta.UID),
+		Terminating: meta.DeletionTimestamp != nil, HeldBy: meta.Finalizers,
+		Owner: backend.Ownership{
+			Recorded:    meta.Annotations[quota.AnnotationOwner],
+			Description: quota.DescribeOwner(meta),
+			Owns:        func(owner string) bool { return quota.Owns(meta, owner) },
+		},
+	}
+	if quota.Unconfirmed(meta) {
+		r.Unconfirmed = meta.Annotations[quota.AnnotationUnconfirmed]
+	}
+	return r
+}
+
+// requestError wraps a failed request on one object with what it means.
+func requestError(op backend.Op, kind, namespace, name string, err error) error {
+	e := &backend.RequestError{Op: op, Kind: kind, Namespace: namespace, Name: name, Err: err}
+	switch {
+	case errors.Is(err, kube.ErrAlreadyExists):
+		e.Outcome = backend.ErrExists
+	case errors.Is(err, kube.ErrCreateOutcomeUnknown):
+		e.Outcome = backend.ErrOutcomeUnknown
+	case errors.Is(err, kube.ErrStillExists):
+		e.Outcome = backend.ErrStillExists
+	}
+	return e
+}
+
+// unmark removes the mark of an interrupted run from an object.
+func unmark(ctx context.Context, k *kube.Client, kind string, gvr schema.GroupVersionResource, r backend.Record) error {
+	err := k.Annotate(ctx, gvr, "", r.Name, r.Version, quota.FieldManager, map[string]*string{quota.AnnotationUnconfirmed: nil})
+	if err != nil {
+		return requestError(backend.OpApply, kind, "", r.Name, err)
+	}
+	return nil
+}
+
+type clusterCapacity struct{ kube *kube.Client }
+
+func (c *clusterCapacity) Nodes(ctx context.Context, instanceType string) ([]corev1.Node, error) {
+	cs, err := c.kube.Clientset(ctx)
+	if err != nil {
+		return nil, backend.Problem{Summary: "Cannot configure the Kubernetes client", Detail: err.Error()}
+	}
+	selector := labels.SelectorFromSet(labels.Set{capacity.InstanceTypeLabel: instanceType}).String()
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, backend.Problem{Summary: "Cannot list Nodes", Detail: fmt.Sprintf(
+			"Listing Nodes labelled %s failed: %s. The provider's credentials need list permission on nodes.", selector, err)}
+	}
+	return nodes.Items, nil
+}
+
+// ListQuotas reads every ClusterQueue in one LIST (the data source sums their quotas only;
+// refreshing a resource never lists).
+func (c *clusterCapacity) ListQuotas(ctx context.Context) ([]kueue.ClusterQueue, error) {
+	dc, err := c.kube.Dynamic(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := dc.Resource(kueue.ClusterQueues).List(ctx, metav1.ListOptions{})
+	if apierrors.IsNotFound(err) { // a LIST 404s only when the API is not served
+		return nil, fmt.Errorf("the cluster does not serve %s ClusterQueues: install Kueue %s or newer before using this provider", kueue.GroupVersion, kube.MinKueue)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing %s ClusterQueues failed: %w. The provider's credentials need list permission on clusterqueues.kueue.x-k8s.io", kueue.GroupVersion, err)
+	}
+	queues := make([]kueue.ClusterQueue, 0, len(list.Items))
+	for _, item := range list.Items {
+		var cq kueue.ClusterQueue
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, &cq); err != nil {
+			return nil, fmt.Errorf("ClusterQueue %q cannot be read: %w", item.GetName(), err)
+		}
+		queues = append(queues, cq)
+	}
+	return queues, nil
+}

@@ -1,0 +1,68 @@
+package kueuebackend
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+)
+
+const kindPriorityClass = "WorkloadPriorityClass"
+
+// priorityClasses stores each priority class as the WorkloadPriorityClass <name>-priority.
+type priorityClasses struct{ kube *kube.Client }
+
+// Get reads one class's WorkloadPriorityClass: one GET.
+func (s *priorityClasses) Get(ctx context.Context, class string) (*backend.StoredPriorityClass, error) {
+	name := quota.PriorityClassObjectName(class)
+	var wpc kueue.WorkloadPriorityClass
+	found, err := s.kube.Get(ctx, kueue.WorkloadPriorityClasses, "", name, &wpc)
+	if err != nil {
+		return nil, requestError(backend.OpRead, kindPriorityClass, "", name, err)
+	}
+	if !found {
+		return nil, nil
+	}
+	return &backend.StoredPriorityClass{Record: RecordOf(kindPriorityClass, wpc.ObjectMeta), Weight: int64(wpc.Value), Native: wpc}, nil
+}
+
+// Create claims a class's WorkloadPriorityClass with a POST, so that of two resources declaring
+// the same class only one succeeds.
+func (s *priorityClasses) Create(ctx context.Context, c quota.PriorityClass, owner string) error {
+	wpc := quota.RenderPriorityClass(c, owner)
+	tflog.Debug(ctx, "creating WorkloadPriorityClass", map[string]any{"name": wpc.Name, "value": wpc.Value})
+	if err := s.kube.Create(ctx, kueue.WorkloadPriorityClasses, quota.FieldManager, &wpc); err != nil {
+		return requestError(backend.OpCreate, kindPriorityClass, "", wpc.Name, err)
+	}
+	return nil
+}
+
+// Put server-side applies a class's WorkloadPriorityClass.
+func (s *priorityClasses) Put(ctx context.Context, c quota.PriorityClass, owner string) error {
+	wpc := quota.RenderPriorityClass(c, owner)
+	if err := s.kube.Apply(ctx, kueue.WorkloadPriorityClasses, quota.FieldManager, &wpc, nil); err != nil {
+		return requestError(backend.OpApply, kindPriorityClass, "", wpc.Name, err)
+	}
+	return nil
+}
+
+func (s *priorityClasses) Adopt(ctx context.Context, c *backend.StoredPriorityClass) error {
+	return unmark(ctx, s.kube, kindPriorityClass, kueue.WorkloadPriorityClasses, c.Record)
+}
+
+// Delete deletes the incarnation of the class that c read and waits until it is gone.
+func (s *priorityClasses) Delete(ctx context.Context, c *backend.StoredPriorityClass) error {
+	tflog.Debug(ctx, "deleting WorkloadPriorityClass", map[string]any{"name": c.Name})
+	if err := s.kube.DeleteAndWait(ctx, kueue.WorkloadPriorityClasses, "", c.Name, pollInterval, kube.OnlyUID(c.Version)); err != nil {
+		return requestError(backend.OpDelete, kindPriorityClass, "", c.Name, err)
+	}
+	return nil
+}
+
+func (s *priorityClasses) Drift(c *backend.StoredPriorityClass, class, owner string) []string {
+	return quota.PriorityClassDrift(class, owner, c.Native.(kueue.WorkloadPriorityClass).ObjectMeta)
+}

@@ -1,0 +1,232 @@
+package kueuebackend
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+)
+
+const (
+	kindClusterQueue   = "ClusterQueue"
+	kindResourceFlavor = "ResourceFlavor"
+)
+
+// teamQuotas stores a team's quota as its ClusterQueue, and a ResourceFlavor per instance type
+// the quota uses (shared by every quota of that type).
+type teamQuotas struct {
+	kube    *kube.Client
+	catalog *catalog.Catalog
+}
+
+// Get reads the team's ClusterQueue: one GET.
+func (s *teamQuotas) Get(ctx context.Context, team string) (*backend.Quota, error) {
+	name := quota.ClusterQueueName(team)
+	var cq kueue.ClusterQueue
+	found, err := s.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq)
+	if err != nil {
+		return nil, requestError(backend.OpRead, kindClusterQueue, "", name, err)
+	}
+	if !found {
+		return nil, nil
+	}
+	q := &backend.Quota{
+		Record: RecordOf(kindClusterQueue, cq.ObjectMeta),
+		Named:  cq.Annotations[quota.AnnotationName] != "",
+		Usage:  quota.UsageOf(cq),
+		Native: cq,
+	}
+	if !q.Terminating {
+		_, q.Config, q.ConfigErr = quota.FromClusterQueue(s.catalog, cq)
+	}
+	return q, nil
+}
+
+// Claim creates the ClusterQueue with only its identity (labels and the owner annotation): a
+// POST. A claim that succeeds is read back, so the cache knows the queue.
+func (s *teamQuotas) Claim(ctx context.Context, team, owner string) (version string, err error) {
+	name := quota.ClusterQueueName(team)
+	claim := kueue.ClusterQueue{
+		TypeMeta: metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: kueue.KindClusterQueue},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Labels:      map[string]string{quota.LabelManagedBy: quota.ManagedByValue, quota.LabelQuotaAllocationID: team},
+			Annotations: map[string]string{quota.AnnotationOwner: owner},
+		},
+	}
+	if err := s.kube.Create(ctx, kueue.ClusterQueues, quota.FieldManager, &claim); err != nil {
+		return "", requestError(backend.OpCreate, kindClusterQueue, "", name, err)
+	}
+	var created kueue.ClusterQueue
+	if found, err := s.kube.Get(ctx, kueue.ClusterQueues, "", name, &created); err == nil && found {
+		version = string(created.UID)
+	}
+	return version, nil
+}
+
+func (s *teamQuotas) WaitGone(ctx context.Context, team string) error {
+	return s.kube.WaitGone(ctx, kueue.ClusterQueues, "", quota.ClusterQueueName(team), pollInterval)
+}
+
+func (s *teamQuotas) Adopt(ctx context.Context, q *backend.Quota) error {
+	return unmark(ctx, s.kube, kindClusterQueue, kueue.ClusterQueues, q.Record)
+}
+
+// Put ensures the flavors and server-side applies the ClusterQueue with the owner identity. A
+// server-side apply needs no version: the field manager's ownership guards the fields.
+func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner, _ string) (createdFlavors []string, err error) {
+	cq, err := s.render(rc, owner)
+	if err != nil {
+		return nil, backend.Problem{Summary: "Cannot render the ClusterQueue", Detail: err.Error()}
+	}
+	for _, e := range rc.Resources {
+		created, err := s.ensureFlavor(ctx, e.Configured.InstanceType)
+		if created {
+			createdFlavors = append(createdFlavors, e.Configured.InstanceType)
+		}
+		if err != nil {
+			return createdFlavors, err
+		}
+	}
+	if err := s.kube.Apply(ctx, kueue.ClusterQueues, quota.FieldManager, &cq, nil); err != nil {
+		return createdFlavors, requestError(backend.OpApply, kindClusterQueue, "", cq.Name, err)
+	}
+	tflog.Info(ctx, "applied ClusterQueue", map[string]any{"name": cq.Name})
+	return createdFlavors, nil
+}
+
+// render renders the queue with the owner annotation ("" leaves it out).
+func (s *teamQuotas) render(rc quota.ResolvedConfig, owner string) (kueue.ClusterQueue, error) {
+	cq, err := quota.RenderClusterQueue(s.catalog, rc)
+	if err == nil && owner != "" {
+		cq.Annotations[quota.AnnotationOwner] = owner
+	}
+	return cq, err
+}
+
+// ensureFlavor creates the ResourceFlavor of an instance type when it is missing. A flavor that
+// exists, whoever made it, is left alone.
+func (s *teamQuotas) ensureFlavor(ctx context.Context, instanceType string) (created bool, err error) {
+	var rf kueue.ResourceFlavor
+	found, err := s.kube.Get(ctx, kueue.ResourceFlavors, "", instanceType, &rf)
+	if err != nil {
+		return false, requestError(backend.OpRead, kindResourceFlavor, "", instanceType, err)
+	}
+	if found && rf.DeletionTimestamp == nil {
+		return false, nil
+	}
+	if found {
+		// Deleted by the last quota that used it, in this run or another: wait, then create it again.
+		if err := s.kube.WaitGone(ctx, kueue.ResourceFlavors, "", instanceType, pollInterval); err != nil {
+			return false, backend.Problem{Summary: "ResourceFlavor is being deleted", Detail: fmt.Sprintf(
+				"ResourceFlavor %q is being deleted and was not gone within the timeout: %s. Apply again once it is gone.", instanceType, err)}
+		}
+	}
+	want := quota.RenderResourceFlavor(instanceType)
+	if err := s.kube.Apply(ctx, kueue.ResourceFlavors, quota.FieldManager, &want, nil); err != nil {
+		// A server-side apply may have created it before its response was lost.
+		return true, requestError(backend.OpCreate, kindResourceFlavor, "", instanceType, err)
+	}
+	tflog.Info(ctx, "created ResourceFlavor", map[string]any{"name": instanceType})
+	return true, nil
+}
+
+// Drift compares the queue with what rc renders to, and reads each flavor it uses: a flavor
+// deleted out of band leaves the queue unable to admit anything. One GET per flavor, as for
+// every object the quota relies on.
+func (s *teamQuotas) Drift(ctx context.Context, q *backend.Quota, rc quota.ResolvedConfig, owner string, compare bool) ([]string, error) {
+	cq := q.Native.(kueue.ClusterQueue)
+	var drift []string
+	if want, err := s.render(rc, owner); err != nil {
+		drift = append(drift, "the queue cannot be rendered from what was read: "+err.Error())
+	} else if compare {
+		drift = append(drift, quota.SpecDrift(want.Spec, cq.Spec)...)
+		drift = append(drift, quota.MetadataDrift(want.ObjectMeta, cq.ObjectMeta)...)
+	}
+	for _, e := range rc.Resources {
+		var rf kueue.ResourceFlavor
+		found, err := s.kube.Get(ctx, kueue.ResourceFlavors, "", e.Configured.InstanceType, &rf)
+		if err != nil {
+			return drift, requestError(backend.OpRead, kindResourceFlavor, "", e.Configured.InstanceType, err)
+		}
+		if !found {
+			drift = append(drift, fmt.Sprintf("ResourceFlavor %q is missing", e.Configured.InstanceType))
+		}
+	}
+	return drift, nil
+}
+
+// RemoveUnusedInputs deletes the flavors of the given types that this provider created and
+// that no ClusterQueue uses any more.
+func (s *teamQuotas) RemoveUnusedInputs(ctx context.Context, instanceTypes []string) []backend.Problem {
+	var warnings []backend.Problem
+	for _, t := range instanceTypes {
+		used, err := s.kube.FlavorInUse(ctx, t)
+		if err != nil {
+			return append(warnings, backend.Problem{Summary: "ResourceFlavors not cleaned up", Detail: err.Error()})
+		}
+		if used {
+			continue
+		}
+		var rf kueue.ResourceFlavor
+		found, err := s.kube.Get(ctx, kueue.ResourceFlavors, "", t, &rf)
+		if err != nil || !found || rf.Labels[quota.LabelManagedBy] != quota.ManagedByValue {
+			continue
+		}
+		if err := s.kube.DeleteAndWait(ctx, kueue.ResourceFlavors, "", t, pollInterval, kube.OnlyUID(string(rf.UID))); err != nil {
+			warnings = append(warnings, backend.Problem{Summary: "ResourceFlavor not deleted",
+				Detail: fmt.Sprintf("ResourceFlavor %q is no longer used but could not be deleted: %s", t, err)})
+		}
+	}
+	return warnings
+}
+
+// Delete deletes the ClusterQueue, only the incarnation q read, and waits until it is gone.
+func (s *teamQuotas) Delete(ctx context.Context, q *backend.Quota) error {
+	if err := s.kube.DeleteAndWait(ctx, kueue.ClusterQueues, "", q.Name, pollInterval, kube.OnlyUID(q.Version)); err != nil {
+		return requestError(backend.OpDelete, kindClusterQueue, "", q.Name, err)
+	}
+	return nil
+}
+
+// Holders reads the queue's finalizers and lists the workloads admitted to it (one LIST, made
+// only now), as namespace/name with the Job (or other object) that owns each.
+func (s *teamQuotas) Holders(ctx context.Context, team string) (finalizers, workloads []string, listErr error) {
+	name := quota.ClusterQueueName(team)
+	var cq kueue.ClusterQueue
+	if found, err := s.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq); err == nil && found {
+		finalizers = cq.Finalizers
+	}
+	dc, err := s.kube.Dynamic(ctx)
+	if err != nil {
+		return finalizers, nil, err
+	}
+	list, err := dc.Resource(kueue.Workloads).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return finalizers, nil, fmt.Errorf("listing workloads.kueue.x-k8s.io: %w", err)
+	}
+	for _, wl := range list.Items {
+		admittedTo, _, _ := unstructured.NestedString(wl.Object, "status", "admission", "clusterQueue")
+		if admittedTo != name {
+			continue
+		}
+		item := wl.GetNamespace() + "/" + wl.GetName()
+		for _, ref := range wl.GetOwnerReferences() {
+			item += fmt.Sprintf(" (%s %s/%s)", ref.Kind, wl.GetNamespace(), ref.Name)
+			break
+		}
+		workloads = append(workloads, item)
+	}
+	sort.Strings(workloads)
+	return finalizers, workloads, nil
+}
