@@ -129,7 +129,7 @@ go test -count=1 -run '^$' ./... >"${logs}/build.log"
 finish ok
 
 begin "unit tests"
-QUIET_FILTER='^(ok|FAIL|---|panic)' run "${logs}/unit.log" go test -count=1 -v ./...
+QUIET_FILTER='^(ok|FAIL|--- FAIL|panic)' run "${logs}/unit.log" go test -count=1 -v ./...
 finish ok
 
 export HYPERPOD_CONTROLPLANE_DIR="${assets}" TF_ACC=1
@@ -148,7 +148,7 @@ if ${all}; then
 	selection='^(TestAcc|TestFunction_)'
 	label="all tests"
 fi
-begin "acceptance, OpenTofu $("${tofu}" version | sed -nE '1s/^OpenTofu v//p') (${label}), Kueue ${kueue_version}"
+begin "acceptance, OpenTofu $(TF_CLI_CONFIG_FILE=/dev/null "${tofu}" version | sed -nE '1s/^OpenTofu v//p') (${label}), Kueue ${kueue_version}"
 TF_ACC_TERRAFORM_PATH="${tofu}" TF_ACC_PROVIDER_HOST=registry.opentofu.org TF_CLI_CONFIG_FILE=/dev/null \
 	run "${logs}/acc-opentofu.log" go test -count=1 -timeout "${timeout}" ./internal/provider -run "${selection}" -v
 # A renamed test must not drop out of the OpenTofu run unnoticed.

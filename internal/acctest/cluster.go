@@ -159,3 +159,7 @@ func RequireKueue(t testing.TB) {
 		t.Fatalf("this test asserts decisions of the Kueue controller, which %s=off turned off", localcluster.EnvKueue)
 	}
 }
+
+// OpenTofu reports whether the tests run under OpenTofu. plugin-testing registers the provider
+// under TF_ACC_PROVIDER_HOST, and only OpenTofu's runs (make test) set its registry there.
+func OpenTofu() bool { return os.Getenv("TF_ACC_PROVIDER_HOST") == "registry.opentofu.org" }

@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 )
 
@@ -117,11 +118,18 @@ func TestFunction_quotaDefaultsErrors(t *testing.T) {
 	}
 	var steps []resource.TestStep
 	for _, c := range cases {
-		steps = append(steps, resource.TestStep{
+		step := resource.TestStep{
 			Config:      fmt.Sprintf("output \"x\" {\n  value = provider::hyperpod::quota_defaults(%s)\n}\n", c.call),
 			PlanOnly:    true,
 			ExpectError: wrappedText(c.want),
-		})
+		}
+		if acctest.OpenTofu() && strings.HasSuffix(c.call, ", null") {
+			// OpenTofu never calls a provider function with an argument of no type (a bare
+			// null): it plans the result as unknown instead, so the provider cannot report.
+			step.ExpectError, step.ExpectNonEmptyPlan = nil, true
+			step.ConfigPlanChecks.PostApplyPreRefresh = []plancheck.PlanCheck{plancheck.ExpectUnknownOutputValue("x")}
+		}
+		steps = append(steps, step)
 	}
 	resource.UnitTest(t, resource.TestCase{
 		TerraformVersionChecks:   functionVersionChecks,
