@@ -52,53 +52,85 @@ func Main(m *testing.M, ready func(*Env)) int {
 	defer cancel()
 
 	e := &Env{}
-	kubeconfig := os.Getenv("KUBE_CONFIG_PATH")
-	external := kubeconfig != ""
+	external := os.Getenv("KUBE_CONFIG_PATH") != ""
 	if !external {
-		assets, err := localcluster.AssetsDirFromEnv()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "acceptance tests need the local control plane:", err)
-			return 1
-		}
-		workDir, err := os.MkdirTemp("", "hyperpod-acc-")
+		cluster, stop, err := startLocalCluster(ctx)
+		defer stop()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		defer os.RemoveAll(workDir)
-		started := time.Now()
-		cluster, err := localcluster.Start(ctx, localcluster.Options{AssetsDir: assets, WorkDir: workDir, Kueue: localcluster.KueueFromEnv()})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "starting the local control plane:", err)
-			return 1
-		}
-		defer func() {
-			if err := cluster.Stop(); err != nil {
-				fmt.Fprintln(os.Stderr, "stopping the local control plane:", err)
-			}
-		}()
-		fmt.Fprintf(os.Stderr, "local control plane at %s started in %s\n", cluster.Host, time.Since(started).Round(time.Millisecond))
-		kubeconfig = cluster.KubeconfigPath
 		e.Cluster = cluster
-		if err := os.Setenv("KUBE_CONFIG_PATH", kubeconfig); err != nil {
+		if err := os.Setenv("KUBE_CONFIG_PATH", cluster.KubeconfigPath); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 	}
+	if err := e.connect(ctx, external); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	// An existing cluster (kind) gets the same fake HyperPod nodes; creating them is idempotent.
+	if err := localcluster.CreateFleet(ctx, e.Clientset, localcluster.Fleet, catalog.Builtin()); err != nil {
+		fmt.Fprintln(os.Stderr, "creating the fake HyperPod nodes:", err)
+		return 1
+	}
+	if external {
+		// A real cluster (kind) has a node lifecycle controller that marks kubelet-less nodes
+		// NotReady; heartbeat for them while the tests run.
+		defer keepFleetAlive(e.Clientset)()
+	}
+	env = e
+	if ready != nil {
+		ready(e)
+	}
+	return m.Run()
+}
 
-	// Refuse, before writing anything, a cluster the harness did not start (it could be
-	// production) unless HYPERPOD_DISPOSABLE_CLUSTER=1 says it is disposable. The cluster checked
-	// is the one the provider under test resolves from the KUBE_* variables, and the tests' own
-	// clients use that same configuration. The control plane started above is marked by Start;
-	// the check still catches KUBE_HOST or KUBE_CTX pointing the provider elsewhere.
+// startLocalCluster starts the local control plane in a temporary work directory. stop,
+// never nil, stops what was started and removes the directory; call it even on error.
+func startLocalCluster(ctx context.Context) (_ *localcluster.Cluster, stop func(), _ error) {
+	stop = func() {}
+	assets, err := localcluster.AssetsDirFromEnv()
+	if err != nil {
+		return nil, stop, fmt.Errorf("acceptance tests need the local control plane: %w", err)
+	}
+	workDir, err := os.MkdirTemp("", "hyperpod-acc-")
+	if err != nil {
+		return nil, stop, err
+	}
+	stop = func() { os.RemoveAll(workDir) }
+	started := time.Now()
+	cluster, err := localcluster.Start(ctx, localcluster.Options{AssetsDir: assets, WorkDir: workDir, Kueue: localcluster.KueueFromEnv()})
+	if err != nil {
+		return nil, stop, fmt.Errorf("starting the local control plane: %w", err)
+	}
+	stop = func() {
+		if err := cluster.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the local control plane:", err)
+		}
+		os.RemoveAll(workDir)
+	}
+	fmt.Fprintf(os.Stderr, "local control plane at %s started in %s\n", cluster.Host, time.Since(started).Round(time.Millisecond))
+	return cluster, stop, nil
+}
+
+// connect checks that the cluster the KUBE_* variables select may be written to and sets
+// e's clients to it.
+//
+// Refuse, before writing anything, a cluster the harness did not start (it could be
+// production) unless HYPERPOD_DISPOSABLE_CLUSTER=1 says it is disposable. The cluster checked
+// is the one the provider under test resolves from the KUBE_* variables, and the tests' own
+// clients use that same configuration. The control plane Main started is marked by Start;
+// the check still catches KUBE_HOST or KUBE_CTX pointing the provider elsewhere.
+func (e *Env) connect(ctx context.Context, external bool) error {
 	var setHere []string
 	if !external {
 		setHere = []string{"KUBE_CONFIG_PATH"}
 	}
 	verdict, _, cfg, err := localcluster.CheckDisposableFromEnv(ctx, setHere...)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "acceptance tests:", err)
-		return 1
+		return fmt.Errorf("acceptance tests: %w", err)
 	}
 	fmt.Fprintln(os.Stderr, verdict)
 	cfg.UserAgent = "" // client-go's default, as before: tests' writes must not look like the provider's
@@ -109,27 +141,18 @@ func Main(m *testing.M, ready func(*Env)) int {
 	e.Config = cfg
 	e.Clientset = kubernetes.NewForConfigOrDie(cfg)
 	e.Dynamic = dynamic.NewForConfigOrDie(cfg)
-	// An existing cluster (kind) gets the same fake HyperPod nodes; creating them is idempotent.
-	if err := localcluster.CreateFleet(ctx, e.Clientset, localcluster.Fleet, catalog.Builtin()); err != nil {
-		fmt.Fprintln(os.Stderr, "creating the fake HyperPod nodes:", err)
-		return 1
-	}
-	if external {
-		// A real cluster (kind) has a node lifecycle controller that marks kubelet-less nodes
-		// NotReady; heartbeat for them while the tests run.
-		alive, stop := context.WithCancel(context.Background())
-		defer stop()
-		go func() {
-			if err := localcluster.KeepFleetAlive(alive, e.Clientset, localcluster.Fleet, catalog.Builtin(), 10*time.Second); err != nil {
-				fmt.Fprintln(os.Stderr, "keeping the fake HyperPod nodes alive:", err)
-			}
-		}()
-	}
-	env = e
-	if ready != nil {
-		ready(e)
-	}
-	return m.Run()
+	return nil
+}
+
+// keepFleetAlive heartbeats for the fake HyperPod nodes until the returned stop is called.
+func keepFleetAlive(cs kubernetes.Interface) (stop func()) {
+	alive, stop := context.WithCancel(context.Background())
+	go func() {
+		if err := localcluster.KeepFleetAlive(alive, cs, localcluster.Fleet, catalog.Builtin(), 10*time.Second); err != nil {
+			fmt.Fprintln(os.Stderr, "keeping the fake HyperPod nodes alive:", err)
+		}
+	}()
+	return stop
 }
 
 // PreCheck fails the test when Main set up no cluster (TF_ACC unset).

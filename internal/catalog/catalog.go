@@ -140,12 +140,9 @@ var namePattern = regexp.MustCompile(`^ml\.[a-z0-9]+(-[a-z0-9]+)*\.[a-z0-9]+(-[a
 
 // applyOverride merges o into base (the built-in type, when known) and checks the result.
 func applyOverride(name string, base InstanceType, known bool, o Override) (InstanceType, []OverrideError) {
-	var errs []OverrideError
-	fail := func(field, format string, args ...any) {
-		errs = append(errs, OverrideError{InstanceType: name, Field: field, Detail: fmt.Sprintf(format, args...)})
-	}
+	m := &overrideMerge{name: name, known: known}
 	if !namePattern.MatchString(name) {
-		fail("", "instance type name must look like ml.<family>.<size> in lower case, e.g. ml.g5.12xlarge")
+		m.fail("", "instance type name must look like ml.<family>.<size> in lower case, e.g. ml.g5.12xlarge")
 		// The figures are still checked so the user sees every problem in one plan.
 	}
 
@@ -155,56 +152,74 @@ func applyOverride(name string, base InstanceType, known bool, o Override) (Inst
 	}
 	t.Source = SourceProvider
 
-	checkFloat := func(field string, v *float64, dst *float64) {
-		switch {
-		case v == nil:
-			if !known {
-				fail(field, "required for an instance type the built-in catalog lacks")
-			}
-		case math.IsNaN(*v) || math.IsInf(*v, 0):
-			fail(field, "must be a finite number, got %v", *v)
-		case *v <= 0:
-			// Zero would make every ratio against this type a division by zero,
-			// and no instance has no CPU or memory, so it is refused for built-ins too.
-			fail(field, "must be greater than 0, got %v", *v)
-		default:
-			*dst = *v
-		}
-	}
-	checkFloat("vcpu", o.VCPU, &t.VCPU)
-	checkFloat("memory_in_gib", o.MemoryGiB, &t.MemoryGiB)
+	m.positiveFigure("vcpu", o.VCPU, &t.VCPU)
+	m.positiveFigure("memory_in_gib", o.MemoryGiB, &t.MemoryGiB)
+	m.count("efa", o.EFA, &t.EFA)
+	accelBad := m.count("accelerators", o.Accelerators, &t.Accelerators)
+	resourceBad := m.acceleratorResource(&t, base.AcceleratorResource, o.AcceleratorResource, accelBad)
+	m.migProfiles(&t, o.MIGProfiles, accelBad || resourceBad)
+	return t, m.errs
+}
 
-	if o.EFA != nil {
-		if *o.EFA < 0 {
-			fail("efa", "must not be negative, got %d", *o.EFA)
-		} else {
-			t.EFA = *o.EFA
-		}
-	}
+// overrideMerge collects the errors found while merging one instance_types entry.
+type overrideMerge struct {
+	name  string
+	known bool // the built-in catalog has the type
+	errs  []OverrideError
+}
 
-	accelBad := false
-	if o.Accelerators != nil {
-		if *o.Accelerators < 0 {
-			fail("accelerators", "must not be negative, got %d", *o.Accelerators)
-			accelBad = true
-		} else {
-			t.Accelerators = *o.Accelerators
-		}
-	}
+func (m *overrideMerge) fail(field, format string, args ...any) {
+	m.errs = append(m.errs, OverrideError{InstanceType: m.name, Field: field, Detail: fmt.Sprintf(format, args...)})
+}
 
+// positiveFigure sets *dst to *v, a finite figure above 0; v may only be unset for a
+// built-in type.
+func (m *overrideMerge) positiveFigure(field string, v *float64, dst *float64) {
+	switch {
+	case v == nil:
+		if !m.known {
+			m.fail(field, "required for an instance type the built-in catalog lacks")
+		}
+	case math.IsNaN(*v) || math.IsInf(*v, 0):
+		m.fail(field, "must be a finite number, got %v", *v)
+	case *v <= 0:
+		// Zero would make every ratio against this type a division by zero,
+		// and no instance has no CPU or memory, so it is refused for built-ins too.
+		m.fail(field, "must be greater than 0, got %v", *v)
+	default:
+		*dst = *v
+	}
+}
+
+// count sets *dst to *v when v is set and not negative, and reports whether v was refused.
+func (m *overrideMerge) count(field string, v *int64, dst *int64) (refused bool) {
+	if v == nil {
+		return false
+	}
+	if *v < 0 {
+		m.fail(field, "must not be negative, got %d", *v)
+		return true
+	}
+	*dst = *v
+	return false
+}
+
+// acceleratorResource sets t's accelerator resource from the override, keeping the
+// invariant that a type has a resource exactly when it has accelerators, and reports
+// whether the override's resource was refused. builtinResource is the built-in type's.
+func (m *overrideMerge) acceleratorResource(t *InstanceType, builtinResource string, v *string, accelBad bool) (refused bool) {
 	resource := t.AcceleratorResource
-	resourceBad := false
-	if o.AcceleratorResource != nil {
-		resource = *o.AcceleratorResource
+	if v != nil {
+		resource = *v
 		switch {
 		case !extendedResourceName.MatchString(resource) || resource == ResourceEFA:
 			// Any device plugin's name is allowed (Neuron 2.20+ registers aws.amazon.com/neuron),
 			// but it must be an extended resource, not cpu, memory or the EFA interfaces.
-			resourceBad = true
-			fail("accelerator_resource", "must be an extended resource name like %q or %q, got %q",
+			refused = true
+			m.fail("accelerator_resource", "must be an extended resource name like %q or %q, got %q",
 				ResourceNvidiaGPU, "aws.amazon.com/neuron", resource)
 		case t.Accelerators == 0 && !accelBad:
-			fail("accelerator_resource", "set, but the instance type has 0 accelerators")
+			m.fail("accelerator_resource", "set, but the instance type has 0 accelerators")
 		}
 	}
 	switch {
@@ -213,40 +228,47 @@ func applyOverride(name string, base InstanceType, known bool, o Override) (Inst
 	case resource == "":
 		resource = ResourceNvidiaGPU
 	}
-	if resource != base.AcceleratorResource || t.Accelerators == 0 {
+	if resource != builtinResource || t.Accelerators == 0 {
 		// The marketing name belongs to the built-in device; it is unknown once that changes.
 		t.AcceleratorType = ""
 	}
 	t.AcceleratorResource = resource
+	return refused
+}
 
-	if o.MIGProfiles != nil {
-		t.MIGProfiles = nil
-		seen := make(map[string]bool, len(o.MIGProfiles))
-		for _, p := range o.MIGProfiles {
-			if _, err := MIGSlices(p); err != nil {
-				hint := ""
-				if _, e := MIGSlices("mig-" + p); e == nil {
-					hint = fmt.Sprintf(" (did you mean %q?)", "mig-"+p)
-				}
-				fail("mig_profiles", "%v%s", err, hint)
-				continue
-			}
-			if seen[p] {
-				fail("mig_profiles", "MIG profile %q is listed twice", p)
-				continue
-			}
-			seen[p] = true
-			t.MIGProfiles = append(t.MIGProfiles, p)
+// migProfiles sets t's MIG profiles from the override (nil: inherited), each valid and
+// listed once. acceleratorsRefused skips the check that t has NVIDIA GPUs to partition,
+// which would only repeat an error already reported.
+func (m *overrideMerge) migProfiles(t *InstanceType, profiles []string, acceleratorsRefused bool) {
+	if profiles == nil {
+		if !t.hasNvidiaGPU() {
+			// Inherited built-in profiles do not survive removing the NVIDIA GPUs they partition.
+			t.MIGProfiles = nil
 		}
-		if len(o.MIGProfiles) > 0 && !t.hasNvidiaGPU() && !accelBad && !resourceBad {
-			fail("mig_profiles", "MIG profiles need %s accelerators, but the instance type has %d %s",
-				ResourceNvidiaGPU, t.Accelerators, describeResource(t.AcceleratorResource))
-		}
-	} else if !t.hasNvidiaGPU() {
-		// Inherited built-in profiles do not survive removing the NVIDIA GPUs they partition.
-		t.MIGProfiles = nil
+		return
 	}
-	return t, errs
+	t.MIGProfiles = nil
+	seen := make(map[string]bool, len(profiles))
+	for _, p := range profiles {
+		if _, err := MIGSlices(p); err != nil {
+			hint := ""
+			if _, e := MIGSlices("mig-" + p); e == nil {
+				hint = fmt.Sprintf(" (did you mean %q?)", "mig-"+p)
+			}
+			m.fail("mig_profiles", "%v%s", err, hint)
+			continue
+		}
+		if seen[p] {
+			m.fail("mig_profiles", "MIG profile %q is listed twice", p)
+			continue
+		}
+		seen[p] = true
+		t.MIGProfiles = append(t.MIGProfiles, p)
+	}
+	if len(profiles) > 0 && !t.hasNvidiaGPU() && !acceleratorsRefused {
+		m.fail("mig_profiles", "MIG profiles need %s accelerators, but the instance type has %d %s",
+			ResourceNvidiaGPU, t.Accelerators, describeResource(t.AcceleratorResource))
+	}
 }
 
 func describeResource(r string) string {

@@ -388,50 +388,14 @@ var errResetAfter = errors.New("faultproxy: reset after forwarding")
 // optional path prefix) with upstreamTLS (nil for plain http or the default
 // TLS settings). Close it when done.
 func New(target *url.URL, upstreamTLS *tls.Config, cfg Config) (*Proxy, error) {
-	if target == nil || target.Host == "" || (target.Scheme != "http" && target.Scheme != "https") {
-		return nil, fmt.Errorf("faultproxy: target %v must be an absolute http or https URL", target)
-	}
-	if err := cfg.Idempotent.validate("idempotent"); err != nil {
+	cfg, err := checkConfig(target, cfg)
+	if err != nil {
 		return nil, err
 	}
-	if err := cfg.NonIdempotent.validate("non-idempotent"); err != nil {
+	tr := upstreamTransport(upstreamTLS)
+	scheme, caPEM, serverTLS, err := serving(cfg.TLS)
+	if err != nil {
 		return nil, err
-	}
-	if cfg.LatencyMin < 0 || cfg.LatencyMax < 0 {
-		return nil, errors.New("faultproxy: negative latency")
-	}
-	if cfg.RetryAfterSeconds == 0 {
-		cfg.RetryAfterSeconds = 1
-	}
-	tr := &http.Transport{
-		Proxy:                 nil, // never an environment proxy
-		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConnsPerHost:   100,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ExpectContinueTimeout: time.Second,
-	}
-	if upstreamTLS != nil {
-		tr.TLSClientConfig = upstreamTLS.Clone()
-	}
-	scheme := "http"
-	var caPEM []byte
-	var serverTLS *tls.Config
-	if cfg.TLS {
-		cert, pemBytes, err := selfSigned()
-		if err != nil {
-			return nil, fmt.Errorf("faultproxy: %w", err)
-		}
-		caPEM = pemBytes
-		// NextProtos without "h2": clients stay on HTTP/1.1, so connections
-		// can be hijacked.
-		serverTLS = &tls.Config{
-			Certificates: []tls.Certificate{cert},
-			NextProtos:   []string{"http/1.1"},
-			MinVersion:   tls.VersionTLS12,
-		}
-		scheme = "https"
 	}
 	var upstream http.RoundTripper = tr
 	if cfg.Upstream != nil {
@@ -452,25 +416,10 @@ func New(target *url.URL, upstreamTLS *tls.Config, cfg Config) (*Proxy, error) {
 			r.SetURL(target)
 			r.Out.Host = target.Host
 		},
-		Transport:     upstream,
-		FlushInterval: -1, // watches stream
-		ModifyResponse: func(resp *http.Response) error {
-			if d, _ := resp.Request.Context().Value(ctxKey{}).(*Decision); d != nil && d.Fault == FaultResetAfter {
-				if d.Verb != VerbWatch {
-					// Let the server finish: the request did happen.
-					_, _ = io.Copy(io.Discard, resp.Body)
-				}
-				return errResetAfter // the proxy closes the body
-			}
-			return nil
-		},
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			if errors.Is(err, errResetAfter) {
-				reset(w)
-				return
-			}
-			writeStatus(w, http.StatusBadGateway, "InternalError", "faultproxy: upstream: "+err.Error(), 0)
-		},
+		Transport:      upstream,
+		FlushInterval:  -1, // watches stream
+		ModifyResponse: resetAfterResponse,
+		ErrorHandler:   upstreamError,
 	}
 	p.srv = &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: 30 * time.Second, ConnState: p.connState}
 	if err := p.listen(); err != nil {
@@ -478,6 +427,87 @@ func New(target *url.URL, upstreamTLS *tls.Config, cfg Config) (*Proxy, error) {
 	}
 	p.url = scheme + "://" + p.addr
 	return p, nil
+}
+
+// checkConfig refuses a target or configuration New cannot serve, and returns cfg with
+// its defaults filled in.
+func checkConfig(target *url.URL, cfg Config) (Config, error) {
+	if target == nil || target.Host == "" || (target.Scheme != "http" && target.Scheme != "https") {
+		return cfg, fmt.Errorf("faultproxy: target %v must be an absolute http or https URL", target)
+	}
+	if err := cfg.Idempotent.validate("idempotent"); err != nil {
+		return cfg, err
+	}
+	if err := cfg.NonIdempotent.validate("non-idempotent"); err != nil {
+		return cfg, err
+	}
+	if cfg.LatencyMin < 0 || cfg.LatencyMax < 0 {
+		return cfg, errors.New("faultproxy: negative latency")
+	}
+	if cfg.RetryAfterSeconds == 0 {
+		cfg.RetryAfterSeconds = 1
+	}
+	return cfg, nil
+}
+
+// upstreamTransport is the proxy's own connection to the target, never through an
+// environment proxy.
+func upstreamTransport(upstreamTLS *tls.Config) *http.Transport {
+	tr := &http.Transport{
+		Proxy:                 nil, // never an environment proxy
+		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConnsPerHost:   100,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+	if upstreamTLS != nil {
+		tr.TLSClientConfig = upstreamTLS.Clone()
+	}
+	return tr
+}
+
+// serving says how the proxy serves its clients: plain http, or, with withTLS, https
+// with a fresh self-signed certificate whose PEM is returned as the CA.
+func serving(withTLS bool) (scheme string, caPEM []byte, serverTLS *tls.Config, err error) {
+	if !withTLS {
+		return "http", nil, nil, nil
+	}
+	cert, pemBytes, err := selfSigned()
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("faultproxy: %w", err)
+	}
+	// NextProtos without "h2": clients stay on HTTP/1.1, so connections
+	// can be hijacked.
+	serverTLS = &tls.Config{
+		Certificates: []tls.Certificate{cert},
+		NextProtos:   []string{"http/1.1"},
+		MinVersion:   tls.VersionTLS12,
+	}
+	return "https", pemBytes, serverTLS, nil
+}
+
+// resetAfterResponse is the reverse proxy's ModifyResponse: a FaultResetAfter decision
+// turns the upstream's answer into errResetAfter.
+func resetAfterResponse(resp *http.Response) error {
+	if d, _ := resp.Request.Context().Value(ctxKey{}).(*Decision); d != nil && d.Fault == FaultResetAfter {
+		if d.Verb != VerbWatch {
+			// Let the server finish: the request did happen.
+			_, _ = io.Copy(io.Discard, resp.Body)
+		}
+		return errResetAfter // the proxy closes the body
+	}
+	return nil
+}
+
+// upstreamError is the reverse proxy's ErrorHandler: a reset for errResetAfter, else 502.
+func upstreamError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, errResetAfter) {
+		reset(w)
+		return
+	}
+	writeStatus(w, http.StatusBadGateway, "InternalError", "faultproxy: upstream: "+err.Error(), 0)
 }
 
 // listen opens p.addr (the port New got, after the first call) and serves it.

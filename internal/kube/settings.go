@@ -341,7 +341,6 @@ func (s Settings) RESTConfig() (*rest.Config, error) {
 		return nil, errNoCluster
 	}
 
-	overrides := &clientcmd.ConfigOverrides{}
 	raw := clientcmdapi.NewConfig()
 	if len(paths) > 0 {
 		rules := &clientcmd.ClientConfigLoadingRules{Precedence: paths}
@@ -349,6 +348,38 @@ func (s Settings) RESTConfig() (*rest.Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("loading kubeconfig: %w", err)
 		}
+	}
+	overrides, err := s.configOverrides(len(paths) > 0)
+	if err != nil {
+		return nil, err
+	}
+
+	cc := clientcmd.NewNonInteractiveClientConfig(*raw, s.ConfigContext, overrides, nil)
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, clientConfigError(paths, err)
+	}
+
+	// clientcmd merges overrides field by field and cannot turn a kubeconfig's
+	// insecure-skip-tls-verify off; an explicit insecure = false does.
+	if s.Insecure != nil && !*s.Insecure {
+		cfg.Insecure = false
+	}
+	s.applyExec(cfg)
+	s.applyRateLimit(cfg)
+	cfg.UserAgent = s.UserAgent
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = DefaultUserAgent
+	}
+	return cfg, nil
+}
+
+// configOverrides is what the settings override in the kubeconfig (or, without one,
+// all there is): the context selection when a kubeconfig is loaded, the cluster and
+// the credentials.
+func (s Settings) configOverrides(kubeconfigLoaded bool) (*clientcmd.ConfigOverrides, error) {
+	overrides := &clientcmd.ConfigOverrides{}
+	if kubeconfigLoaded {
 		overrides.CurrentContext = s.ConfigContext
 		overrides.Context.AuthInfo = s.ConfigContextAuthInfo
 		overrides.Context.Cluster = s.ConfigContextCluster
@@ -382,53 +413,55 @@ func (s Settings) RESTConfig() (*rest.Config, error) {
 	if s.ClientKey != "" {
 		overrides.AuthInfo.ClientKeyData = []byte(s.ClientKey)
 	}
+	return overrides, nil
+}
 
-	cc := clientcmd.NewNonInteractiveClientConfig(*raw, s.ConfigContext, overrides, nil)
-	cfg, err := cc.ClientConfig()
-	if err != nil {
-		switch {
-		case clientcmd.IsEmptyConfig(err) && len(paths) > 0:
-			return nil, fmt.Errorf("kubeconfig %s selects no cluster: set config_context (%s), a current-context in the file, or host (%s): %w",
-				strings.Join(paths, ", "), EnvContext, EnvHost, err)
-		case len(paths) > 0:
-			return nil, fmt.Errorf("kubeconfig %s: %w", strings.Join(paths, ", "), err)
-		default:
-			return nil, fmt.Errorf("invalid cluster configuration: %w", err)
-		}
+// clientConfigError says which kubeconfig (if any) failed to give a client configuration.
+func clientConfigError(paths []string, err error) error {
+	switch {
+	case clientcmd.IsEmptyConfig(err) && len(paths) > 0:
+		return fmt.Errorf("kubeconfig %s selects no cluster: set config_context (%s), a current-context in the file, or host (%s): %w",
+			strings.Join(paths, ", "), EnvContext, EnvHost, err)
+	case len(paths) > 0:
+		return fmt.Errorf("kubeconfig %s: %w", strings.Join(paths, ", "), err)
+	default:
+		return fmt.Errorf("invalid cluster configuration: %w", err)
 	}
+}
 
-	// clientcmd merges overrides field by field and cannot turn a kubeconfig's
-	// insecure-skip-tls-verify off; an explicit insecure = false does.
-	if s.Insecure != nil && !*s.Insecure {
-		cfg.Insecure = false
-	}
-
+// applyExec makes the exec settings, if any, cfg's only credentials besides an
+// explicit token or client certificate.
+func (s Settings) applyExec(cfg *rest.Config) {
 	// Like clientcmd does for tokens and certificates, never hand exec
 	// credentials to a plain-HTTP server.
-	if s.Exec != nil && rest.IsConfigTransportTLS(*cfg) {
-		env := make([]clientcmdapi.ExecEnvVar, 0, len(s.Exec.Env))
-		for k, v := range s.Exec.Env {
-			env = append(env, clientcmdapi.ExecEnvVar{Name: k, Value: v})
-		}
-		sort.Slice(env, func(i, j int) bool { return env[i].Name < env[j].Name })
-		// Replace, not merge with, whatever the kubeconfig user had.
-		cfg.ExecProvider = &clientcmdapi.ExecConfig{
-			APIVersion:      s.Exec.APIVersion,
-			Command:         s.Exec.Command,
-			Args:            append([]string(nil), s.Exec.Args...),
-			Env:             env,
-			InteractiveMode: clientcmdapi.NeverExecInteractiveMode,
-		}
-		cfg.AuthProvider = nil
-		cfg.Username, cfg.Password = "", ""
-		if s.Token == "" {
-			cfg.BearerToken, cfg.BearerTokenFile = "", ""
-		}
-		if s.ClientCertificate == "" && s.ClientKey == "" {
-			cfg.CertData, cfg.CertFile, cfg.KeyData, cfg.KeyFile = nil, "", nil, ""
-		}
+	if s.Exec == nil || !rest.IsConfigTransportTLS(*cfg) {
+		return
 	}
+	env := make([]clientcmdapi.ExecEnvVar, 0, len(s.Exec.Env))
+	for k, v := range s.Exec.Env {
+		env = append(env, clientcmdapi.ExecEnvVar{Name: k, Value: v})
+	}
+	sort.Slice(env, func(i, j int) bool { return env[i].Name < env[j].Name })
+	// Replace, not merge with, whatever the kubeconfig user had.
+	cfg.ExecProvider = &clientcmdapi.ExecConfig{
+		APIVersion:      s.Exec.APIVersion,
+		Command:         s.Exec.Command,
+		Args:            append([]string(nil), s.Exec.Args...),
+		Env:             env,
+		InteractiveMode: clientcmdapi.NeverExecInteractiveMode,
+	}
+	cfg.AuthProvider = nil
+	cfg.Username, cfg.Password = "", ""
+	if s.Token == "" {
+		cfg.BearerToken, cfg.BearerTokenFile = "", ""
+	}
+	if s.ClientCertificate == "" && s.ClientKey == "" {
+		cfg.CertData, cfg.CertFile, cfg.KeyData, cfg.KeyFile = nil, "", nil, ""
+	}
+}
 
+// applyRateLimit sets cfg's client-side QPS and burst from the settings.
+func (s Settings) applyRateLimit(cfg *rest.Config) {
 	if s.QPS != nil {
 		cfg.QPS = float32(*s.QPS)
 		if s.Burst == nil && cfg.Burst == 0 {
@@ -440,11 +473,6 @@ func (s Settings) RESTConfig() (*rest.Config, error) {
 	if s.Burst != nil {
 		cfg.Burst = int(*s.Burst)
 	}
-	cfg.UserAgent = s.UserAgent
-	if cfg.UserAgent == "" {
-		cfg.UserAgent = DefaultUserAgent
-	}
-	return cfg, nil
 }
 
 // Problem is one invalid setting: the provider attribute it concerns (a path such as

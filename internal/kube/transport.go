@@ -166,17 +166,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 
 	if !retryable(req) {
-		st := &attemptState{ctx: ctx, fields: fields, attempt: 1}
-		st.fields["kube_max_attempts"] = 1
-		tflog.SubsystemTrace(ctx, LogSubsystem, "sending Kubernetes API request (not retried by the provider)", st.with(nil))
-		countAttempt(req.Context())
-		resp, err := t.next.RoundTrip(req)
-		if err != nil {
-			tflog.SubsystemDebug(ctx, LogSubsystem, "Kubernetes API request failed", st.with(map[string]interface{}{"kube_error": errText(err)}))
-		} else {
-			logResponse(st, resp)
-		}
-		return resp, err
+		return t.sendOnce(req, &attemptState{ctx: ctx, fields: fields, attempt: 1})
 	}
 
 	// retryablehttp replaces the Body of the request it is given on every
@@ -192,65 +182,113 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 
-	st := &attemptState{ctx: ctx, fields: fields}
-	start := time.Now()
-	budget := t.settings.MaxElapsed
-	rc := &retryablehttp.Client{
-		HTTPClient:   t.client,
-		Logger:       nil, // everything is logged through the hooks below
-		RetryWaitMin: t.settings.MinBackoff,
-		RetryWaitMax: t.settings.MaxBackoff,
-		RetryMax:     t.settings.MaxAttempts - 1,
-		RequestLogHook: func(_ retryablehttp.Logger, _ *http.Request, i int) {
-			st.attempt = i + 1
-			countAttempt(req.Context())
-			tflog.SubsystemTrace(ctx, LogSubsystem, "sending Kubernetes API request", st.with(nil))
-		},
-		ResponseLogHook: func(_ retryablehttp.Logger, resp *http.Response) {
-			logResponse(st, resp)
-		},
-		CheckRetry: func(rctx context.Context, resp *http.Response, err error) (bool, error) {
-			if err != nil {
-				tflog.SubsystemDebug(ctx, LogSubsystem, "Kubernetes API request failed", st.with(map[string]interface{}{"kube_error": errText(err)}))
-			}
-			st.wantedRetry = shouldRetry(rctx, resp, err)
-			if st.wantedRetry && time.Since(start) >= budget {
-				tflog.SubsystemDebug(ctx, LogSubsystem, "retry time budget spent", st.with(map[string]interface{}{"kube_max_elapsed": budget.String()}))
-				return false, nil
-			}
-			// Never return an error: together with PassthroughErrorHandler
-			// the caller gets exactly what the last attempt produced.
-			return st.wantedRetry, nil
-		},
-		Backoff: func(minWait, maxWait time.Duration, i int, resp *http.Response) time.Duration {
-			wait, fromHeader := backoff(minWait, maxWait, i, resp)
-			// Never wait past the time budget: the last attempt starts when it ends.
-			wait = max(min(wait, budget-time.Since(start)), 0)
-			extra := map[string]interface{}{
-				"kube_wait":               wait.String(),
-				"kube_attempts_remaining": t.settings.MaxAttempts - st.attempt,
-				"kube_retry_after_header": fromHeader,
-			}
-			if resp != nil {
-				extra["kube_status"] = resp.StatusCode
-			}
-			tflog.SubsystemDebug(ctx, LogSubsystem, "retrying Kubernetes API request", st.with(extra))
-			return wait
-		},
-		ErrorHandler: retryablehttp.PassthroughErrorHandler,
+	run := &retryRun{
+		settings: t.settings,
+		req:      req,
+		st:       &attemptState{ctx: ctx, fields: fields},
+		start:    time.Now(),
 	}
+	resp, err := run.client(t.client).Do(rreq)
+	return run.outcome(resp, err)
+}
 
-	resp, err := rc.Do(rreq)
+// sendOnce sends a request this layer does not retry, logging it like an attempt.
+func (t *retryTransport) sendOnce(req *http.Request, st *attemptState) (*http.Response, error) {
+	st.fields["kube_max_attempts"] = 1
+	tflog.SubsystemTrace(st.ctx, LogSubsystem, "sending Kubernetes API request (not retried by the provider)", st.with(nil))
+	countAttempt(req.Context())
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		tflog.SubsystemDebug(st.ctx, LogSubsystem, "Kubernetes API request failed", st.with(map[string]interface{}{"kube_error": errText(err)}))
+	} else {
+		logResponse(st, resp)
+	}
+	return resp, err
+}
+
+// retryRun is one retried request: what its retryablehttp hooks share, and the
+// time budget counted from start.
+type retryRun struct {
+	settings RetrySettings
+	req      *http.Request // the caller's request; its context counts the attempts
+	st       *attemptState
+	start    time.Time
+}
+
+// client is a retryablehttp client over httpClient that retries by this run's
+// policy and logs every step through the hooks.
+func (r *retryRun) client(httpClient *http.Client) *retryablehttp.Client {
+	return &retryablehttp.Client{
+		HTTPClient:      httpClient,
+		Logger:          nil, // everything is logged through the hooks below
+		RetryWaitMin:    r.settings.MinBackoff,
+		RetryWaitMax:    r.settings.MaxBackoff,
+		RetryMax:        r.settings.MaxAttempts - 1,
+		RequestLogHook:  r.logAttempt,
+		ResponseLogHook: r.logResponse,
+		CheckRetry:      r.checkRetry,
+		Backoff:         r.wait,
+		ErrorHandler:    retryablehttp.PassthroughErrorHandler,
+	}
+}
+
+func (r *retryRun) logAttempt(_ retryablehttp.Logger, _ *http.Request, i int) {
+	r.st.attempt = i + 1
+	countAttempt(r.req.Context())
+	tflog.SubsystemTrace(r.st.ctx, LogSubsystem, "sending Kubernetes API request", r.st.with(nil))
+}
+
+func (r *retryRun) logResponse(_ retryablehttp.Logger, resp *http.Response) {
+	logResponse(r.st, resp)
+}
+
+// checkRetry applies shouldRetry until the time budget is spent.
+func (r *retryRun) checkRetry(rctx context.Context, resp *http.Response, err error) (bool, error) {
+	st, budget := r.st, r.settings.MaxElapsed
+	if err != nil {
+		tflog.SubsystemDebug(st.ctx, LogSubsystem, "Kubernetes API request failed", st.with(map[string]interface{}{"kube_error": errText(err)}))
+	}
+	st.wantedRetry = shouldRetry(rctx, resp, err)
+	if st.wantedRetry && time.Since(r.start) >= budget {
+		tflog.SubsystemDebug(st.ctx, LogSubsystem, "retry time budget spent", st.with(map[string]interface{}{"kube_max_elapsed": budget.String()}))
+		return false, nil
+	}
+	// Never return an error: together with PassthroughErrorHandler
+	// the caller gets exactly what the last attempt produced.
+	return st.wantedRetry, nil
+}
+
+// wait is the pause before the next attempt: backoff, cut to what is left of the budget.
+func (r *retryRun) wait(minWait, maxWait time.Duration, i int, resp *http.Response) time.Duration {
+	st, budget := r.st, r.settings.MaxElapsed
+	wait, fromHeader := backoff(minWait, maxWait, i, resp)
+	// Never wait past the time budget: the last attempt starts when it ends.
+	wait = max(min(wait, budget-time.Since(r.start)), 0)
+	extra := map[string]interface{}{
+		"kube_wait":               wait.String(),
+		"kube_attempts_remaining": r.settings.MaxAttempts - st.attempt,
+		"kube_retry_after_header": fromHeader,
+	}
+	if resp != nil {
+		extra["kube_status"] = resp.StatusCode
+	}
+	tflog.SubsystemDebug(st.ctx, LogSubsystem, "retrying Kubernetes API request", st.with(extra))
+	return wait
+}
+
+// outcome hands back what the last attempt produced, logging a give-up.
+func (r *retryRun) outcome(resp *http.Response, err error) (*http.Response, error) {
+	st := r.st
 	if err != nil {
 		// http.Client wraps transport errors in *url.Error; client-go's own
 		// http.Client wraps again, so hand back the inner error.
 		if uerr, ok := err.(*url.Error); ok && uerr.Err != nil {
 			err = uerr.Err
 		}
-		if ctxErr := req.Context().Err(); ctxErr != nil {
-			tflog.SubsystemDebug(ctx, LogSubsystem, "stopped retrying Kubernetes API request: request context is done", st.with(map[string]interface{}{"kube_error": err.Error()}))
+		if ctxErr := r.req.Context().Err(); ctxErr != nil {
+			tflog.SubsystemDebug(st.ctx, LogSubsystem, "stopped retrying Kubernetes API request: request context is done", st.with(map[string]interface{}{"kube_error": err.Error()}))
 		} else if st.wantedRetry {
-			tflog.SubsystemWarn(ctx, LogSubsystem, "giving up on Kubernetes API request", st.with(map[string]interface{}{"kube_error": err.Error()}))
+			tflog.SubsystemWarn(st.ctx, LogSubsystem, "giving up on Kubernetes API request", st.with(map[string]interface{}{"kube_error": err.Error()}))
 		}
 		return nil, err
 	}
@@ -261,7 +299,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			resp.Header = resp.Header.Clone()
 			resp.Header.Del("Retry-After")
 		}
-		tflog.SubsystemWarn(ctx, LogSubsystem, "giving up on Kubernetes API request", st.with(map[string]interface{}{"kube_status": resp.StatusCode}))
+		tflog.SubsystemWarn(st.ctx, LogSubsystem, "giving up on Kubernetes API request", st.with(map[string]interface{}{"kube_status": resp.StatusCode}))
 	}
 	return resp, nil
 }

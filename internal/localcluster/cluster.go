@@ -118,41 +118,13 @@ type Cluster struct {
 // admin kubeconfig to WorkDir/kubeconfig. Nothing is downloaded. On error, everything
 // started is stopped again.
 func Start(ctx context.Context, o Options) (_ *Cluster, retErr error) {
-	if o.AssetsDir == "" {
-		return nil, errors.New("localcluster: Options.AssetsDir is empty (see AssetsDirFromEnv)")
-	}
-	assets, err := filepath.Abs(o.AssetsDir)
+	assets, err := checkedAssetsDir(o)
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckAssets(assets); err != nil {
-		return nil, err
-	}
-	if o.Kueue {
-		if missing := missingKueueAssets(assets); len(missing) > 0 {
-			return nil, fmt.Errorf("%w: %s has no %s; run `make controlplane` (scripts/controlplane-assets.sh) to build "+
-				"Kueue's manager from the Go module proxy (a few minutes), or set %s=off to run without it",
-				ErrAssetsMissing, assets, strings.Join(missing, ", "), EnvKueue)
-		}
-	}
 
 	c := &Cluster{done: make(chan struct{})}
-	if o.WorkDir == "" {
-		if c.WorkDir, err = os.MkdirTemp("", "localcluster-"); err != nil {
-			return nil, err
-		}
-		c.tempWork = true
-	} else {
-		if c.WorkDir, err = filepath.Abs(o.WorkDir); err != nil {
-			return nil, err
-		}
-		if err := os.MkdirAll(c.WorkDir, 0o755); err != nil {
-			return nil, err
-		}
-	}
-	c.KubeconfigPath = filepath.Join(c.WorkDir, KubeconfigFile)
-	// A kubeconfig left by an earlier run points at a dead server: never let anyone use it.
-	if err := os.Remove(c.KubeconfigPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := c.prepareWorkDir(o.WorkDir); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -160,66 +132,148 @@ func Start(ctx context.Context, o Options) (_ *Cluster, retErr error) {
 			_ = c.Stop()
 		}
 	}()
-
-	// etcd's data and the API server's certificates go to WorkDir/state, removed by Stop
-	// and, should an earlier process have been killed, here. (envtest's own temporary
-	// directories leak when a start attempt fails and is retried.)
-	c.stateDir = filepath.Join(c.WorkDir, StateDir)
-	if err := os.RemoveAll(c.stateDir); err != nil {
+	if err := c.prepareStateDir(); err != nil {
 		return nil, err
 	}
-	for _, d := range []string{"etcd", "apiserver"} {
-		if err := os.MkdirAll(filepath.Join(c.stateDir, d), 0o700); err != nil {
+	if err := c.configureControlPlane(assets, o.StartTimeout); err != nil {
+		return nil, err
+	}
+
+	admin, err := c.startControlPlane(ctx, assets)
+	if err != nil {
+		return nil, err
+	}
+	if err := waitEstablished(ctx, c.RESTConfig, c.CRDs); err != nil {
+		return nil, err
+	}
+	if err := warmUp(ctx, c.RESTConfig, c.CRDs); err != nil {
+		return nil, err
+	}
+
+	fleet := o.Fleet
+	if fleet == nil {
+		fleet = Fleet
+	}
+	if err := CreateFleet(ctx, c.Clientset, fleet, o.Catalog); err != nil {
+		return nil, fmt.Errorf("creating the fleet: %w", err)
+	}
+
+	if err := c.startNamespaceFinalizer(o.DisableNamespaceFinalizer); err != nil {
+		return nil, err
+	}
+
+	kubeconfig, err := admin.KubeConfig()
+	if err != nil {
+		return nil, fmt.Errorf("rendering the admin kubeconfig: %w", err)
+	}
+	if o.Kueue {
+		timeout := o.KueueStartTimeout
+		if timeout == 0 {
+			timeout = 120 * time.Second
+		}
+		if err := c.startKueue(ctx, assets, string(kubeconfig), timeout); err != nil {
 			return nil, err
 		}
 	}
+	if err := writeFileAtomic(c.KubeconfigPath, kubeconfig, 0o600); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
 
+// checkedAssetsDir returns the absolute AssetsDir once it holds the control plane and,
+// with Options.Kueue, Kueue's manager.
+func checkedAssetsDir(o Options) (string, error) {
+	if o.AssetsDir == "" {
+		return "", errors.New("localcluster: Options.AssetsDir is empty (see AssetsDirFromEnv)")
+	}
+	assets, err := filepath.Abs(o.AssetsDir)
+	if err != nil {
+		return "", err
+	}
+	if err := CheckAssets(assets); err != nil {
+		return "", err
+	}
+	if o.Kueue {
+		if missing := missingKueueAssets(assets); len(missing) > 0 {
+			return "", fmt.Errorf("%w: %s has no %s; run `make controlplane` (scripts/controlplane-assets.sh) to build "+
+				"Kueue's manager from the Go module proxy (a few minutes), or set %s=off to run without it",
+				ErrAssetsMissing, assets, strings.Join(missing, ", "), EnvKueue)
+		}
+	}
+	return assets, nil
+}
+
+// prepareWorkDir sets WorkDir (a new temporary directory when workDir is empty) and
+// KubeconfigPath, and removes a kubeconfig an earlier run left there.
+func (c *Cluster) prepareWorkDir(workDir string) error {
+	var err error
+	if workDir == "" {
+		if c.WorkDir, err = os.MkdirTemp("", "localcluster-"); err != nil {
+			return err
+		}
+		c.tempWork = true
+	} else {
+		if c.WorkDir, err = filepath.Abs(workDir); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(c.WorkDir, 0o755); err != nil {
+			return err
+		}
+	}
+	c.KubeconfigPath = filepath.Join(c.WorkDir, KubeconfigFile)
+	// A kubeconfig left by an earlier run points at a dead server: never let anyone use it.
+	if err := os.Remove(c.KubeconfigPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// prepareStateDir empties WorkDir/state and creates its etcd and apiserver directories.
+//
+// etcd's data and the API server's certificates go to WorkDir/state, removed by Stop
+// and, should an earlier process have been killed, here. (envtest's own temporary
+// directories leak when a start attempt fails and is retried.)
+func (c *Cluster) prepareStateDir() error {
+	c.stateDir = filepath.Join(c.WorkDir, StateDir)
+	if err := os.RemoveAll(c.stateDir); err != nil {
+		return err
+	}
+	for _, d := range []string{"etcd", "apiserver"} {
+		if err := os.MkdirAll(filepath.Join(c.stateDir, d), 0o700); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// configureControlPlane opens the control plane's logs, picks its ports and sets c.env to
+// an envtest environment that runs AssetsDir's binaries and nothing else.
+func (c *Cluster) configureControlPlane(assets string, startTimeout time.Duration) error {
 	apiLog, err := c.openLog(APIServerLog)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	etcdLog, err := c.openLog(EtcdLog)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	apiPort, err := freeLoopbackPort()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	etcdPort, err := freeLoopbackPort()
 	if err != nil {
-		return nil, err
+		return err
 	}
 
-	startTimeout := o.StartTimeout
 	if startTimeout == 0 && os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") == "" {
 		startTimeout = 90 * time.Second
 	}
 
-	api := &envtest.APIServer{
-		// Explicit paths: KUBEBUILDER_ASSETS and TEST_ASSET_* must not pick other binaries.
-		Path:    filepath.Join(assets, APIServerBinary),
-		CertDir: filepath.Join(c.stateDir, "apiserver"),
-		SecureServing: envtest.SecureServing{
-			ListenAddr: envtest.ListenAddr{Address: "127.0.0.1", Port: strconv.Itoa(apiPort)},
-		},
-		Out: apiLog,
-		Err: apiLog,
-	}
-	// envtest sets --bind-address from SecureServing. The advertised address would
-	// otherwise be the host's default-interface IP, which a machine without network may
-	// not have; a loopback address is only accepted without an endpoint reconciler. No
-	// in-cluster client needs the "kubernetes" Service's endpoints here.
-	api.Configure().Set("advertise-address", "127.0.0.1")
-	api.Configure().Set("endpoint-reconciler-type", "none")
-	// envtest's default, stated so it is visible here: the ServiceAccount admission plugin
-	// would reject Pods in namespaces without a "default" ServiceAccount, which only the
-	// (absent) controller-manager creates.
-	api.Configure().Set("disable-admission-plugins", "ServiceAccount")
-
 	c.env = &envtest.Environment{
 		ControlPlane: envtest.ControlPlane{
-			APIServer: api,
+			APIServer: newAPIServer(assets, filepath.Join(c.stateDir, "apiserver"), apiPort, apiLog),
 			Etcd: &envtest.Etcd{
 				Path:    filepath.Join(assets, EtcdBinary),
 				DataDir: filepath.Join(c.stateDir, "etcd"),
@@ -239,7 +293,38 @@ func Start(ctx context.Context, o Options) (_ *Cluster, retErr error) {
 		ControlPlaneStopTimeout:  30 * time.Second,
 	}
 	c.env.CRDInstallOptions.MaxTime = 60 * time.Second
+	return nil
+}
 
+// newAPIServer configures kube-apiserver to serve on 127.0.0.1:port without the
+// controllers and network this package does not have.
+func newAPIServer(assets, certDir string, port int, log *os.File) *envtest.APIServer {
+	api := &envtest.APIServer{
+		// Explicit paths: KUBEBUILDER_ASSETS and TEST_ASSET_* must not pick other binaries.
+		Path:    filepath.Join(assets, APIServerBinary),
+		CertDir: certDir,
+		SecureServing: envtest.SecureServing{
+			ListenAddr: envtest.ListenAddr{Address: "127.0.0.1", Port: strconv.Itoa(port)},
+		},
+		Out: log,
+		Err: log,
+	}
+	// envtest sets --bind-address from SecureServing. The advertised address would
+	// otherwise be the host's default-interface IP, which a machine without network may
+	// not have; a loopback address is only accepted without an endpoint reconciler. No
+	// in-cluster client needs the "kubernetes" Service's endpoints here.
+	api.Configure().Set("advertise-address", "127.0.0.1")
+	api.Configure().Set("endpoint-reconciler-type", "none")
+	// envtest's default, stated so it is visible here: the ServiceAccount admission plugin
+	// would reject Pods in namespaces without a "default" ServiceAccount, which only the
+	// (absent) controller-manager creates.
+	api.Configure().Set("disable-admission-plugins", "ServiceAccount")
+	return api
+}
+
+// startControlPlane starts etcd and kube-apiserver, installs the CRDs, provisions the
+// admin user, sets the Cluster's clients from it and writes the disposable marker.
+func (c *Cluster) startControlPlane(ctx context.Context, assets string) (*envtest.AuthenticatedUser, error) {
 	if _, err := c.env.Start(); err != nil {
 		return nil, fmt.Errorf("starting the local control plane from %s: %w%s", assets, err, c.logTails())
 	}
@@ -260,63 +345,36 @@ func Start(ctx context.Context, o Options) (_ *Cluster, retErr error) {
 	if err := WriteMarker(ctx, c.Clientset, markerCreator(), time.Now()); err != nil {
 		return nil, err
 	}
+	return admin, nil
+}
 
-	if err := waitEstablished(ctx, c.RESTConfig, c.CRDs); err != nil {
-		return nil, err
-	}
-	if err := warmUp(ctx, c.RESTConfig, c.CRDs); err != nil {
-		return nil, err
-	}
-
-	fleet := o.Fleet
-	if fleet == nil {
-		fleet = Fleet
-	}
-	if err := CreateFleet(ctx, c.Clientset, fleet, o.Catalog); err != nil {
-		return nil, fmt.Errorf("creating the fleet: %w", err)
-	}
-
+// startNamespaceFinalizer runs the stand-in for the namespace controller until Stop,
+// unless disabled; either way c.done is closed once it is not running.
+func (c *Cluster) startNamespaceFinalizer(disabled bool) error {
 	bgCtx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
-	if o.DisableNamespaceFinalizer {
+	if disabled {
 		close(c.done)
-	} else {
-		// Quiet: listing every resource type draws deprecation warnings (v1 Endpoints).
-		quiet := rest.CopyConfig(c.RESTConfig)
-		quiet.WarningHandler = rest.NoWarnings{}
-		quiet.QPS = -1 // no client-side limit: its workers bound it, and it LISTs a lot
-		nfcs, err := kubernetes.NewForConfig(quiet)
-		if err != nil {
-			return nil, err
-		}
-		dyn, err := dynamic.NewForConfig(quiet)
-		if err != nil {
-			return nil, err
-		}
-		nf := newNamespaceFinalizer(nfcs, dyn)
-		go func() {
-			defer close(c.done)
-			nf.run(bgCtx)
-		}()
+		return nil
 	}
-
-	kubeconfig, err := admin.KubeConfig()
+	// Quiet: listing every resource type draws deprecation warnings (v1 Endpoints).
+	quiet := rest.CopyConfig(c.RESTConfig)
+	quiet.WarningHandler = rest.NoWarnings{}
+	quiet.QPS = -1 // no client-side limit: its workers bound it, and it LISTs a lot
+	nfcs, err := kubernetes.NewForConfig(quiet)
 	if err != nil {
-		return nil, fmt.Errorf("rendering the admin kubeconfig: %w", err)
+		return err
 	}
-	if o.Kueue {
-		timeout := o.KueueStartTimeout
-		if timeout == 0 {
-			timeout = 120 * time.Second
-		}
-		if err := c.startKueue(ctx, assets, string(kubeconfig), timeout); err != nil {
-			return nil, err
-		}
+	dyn, err := dynamic.NewForConfig(quiet)
+	if err != nil {
+		return err
 	}
-	if err := writeFileAtomic(c.KubeconfigPath, kubeconfig, 0o600); err != nil {
-		return nil, err
-	}
-	return c, nil
+	nf := newNamespaceFinalizer(nfcs, dyn)
+	go func() {
+		defer close(c.done)
+		nf.run(bgCtx)
+	}()
+	return nil
 }
 
 // Stop stops the control plane, removes the kubeconfig (it points at a dead server

@@ -149,11 +149,43 @@ func execute(ctx context.Context, opts options, res *results, logf func(string, 
 	if err := os.WriteFile(rcPath, []byte(cliConfig(pluginDir)), 0o644); err != nil {
 		return repo, err
 	}
+	h := preparedHost{tmp: tmp, assets: assets, terraform: terraform, realProvider: realProvider, rcPath: rcPath}
+	return repo, benchOnLocalCluster(ctx, opts, res, logf, h)
+}
 
-	logf("starting the local control plane (%s)", assets)
-	cluster, err := localcluster.Start(ctx, localcluster.Options{AssetsDir: assets, WorkDir: filepath.Join(tmp, "cluster")})
+// preparedHost is what execute prepares on this machine before a cluster starts.
+type preparedHost struct {
+	tmp          string // the bench's temporary directory
+	assets       string // the control plane's assets
+	terraform    string // the Terraform binary
+	realProvider string // the provider binary the wrapper runs
+	rcPath       string // the Terraform CLI configuration that installs the wrapper
+}
+
+// tfRunner runs Terraform with the wrapper in place of the provider and its logs in tmp/logs.
+func (h preparedHost) tfRunner(timeout time.Duration) *tfRunner {
+	return &tfRunner{
+		terraform: h.terraform,
+		logDir:    filepath.Join(h.tmp, "logs"),
+		timeout:   timeout,
+		env: childEnv(os.Environ(),
+			"TF_CLI_CONFIG_FILE="+h.rcPath,
+			"TF_IN_AUTOMATION=1",
+			"CHECKPOINT_DISABLE=1",
+			envWrapRealProvider+"="+h.realProvider,
+			envWrapRSSDir+"="+filepath.Join(h.tmp, "rss"),
+		),
+	}
+}
+
+// benchOnLocalCluster starts a local control plane behind a counting proxy, runs every
+// team count against it and stops it again; h.tmp holds the cluster's work directory and
+// the runs' files.
+func benchOnLocalCluster(ctx context.Context, opts options, res *results, logf func(string, ...any), h preparedHost) (err error) {
+	logf("starting the local control plane (%s)", h.assets)
+	cluster, err := localcluster.Start(ctx, localcluster.Options{AssetsDir: h.assets, WorkDir: filepath.Join(h.tmp, "cluster")})
 	if err != nil {
-		return repo, err
+		return err
 	}
 	defer func() {
 		logf("stopping the local control plane")
@@ -163,16 +195,16 @@ func execute(ctx context.Context, opts options, res *results, logf func(string, 
 	}()
 	proxy, err := startCountingProxy(cluster.RESTConfig)
 	if err != nil {
-		return repo, err
+		return err
 	}
 	defer func() { _ = proxy.close() }()
 	rep, err := newReplayer(proxy.URL)
 	if err != nil {
-		return repo, err
+		return err
 	}
 	cl, err := newCleaner(cluster.RESTConfig)
 	if err != nil {
-		return repo, err
+		return err
 	}
 
 	b := &bench{
@@ -180,24 +212,13 @@ func execute(ctx context.Context, opts options, res *results, logf func(string, 
 		proxy:    proxy,
 		replayer: rep,
 		cleaner:  cl,
-		rssDir:   filepath.Join(tmp, "rss"),
-		workDir:  filepath.Join(tmp, "work"),
+		rssDir:   filepath.Join(h.tmp, "rss"),
+		workDir:  filepath.Join(h.tmp, "work"),
 		logf:     logf,
-		tf: &tfRunner{
-			terraform: terraform,
-			logDir:    filepath.Join(tmp, "logs"),
-			timeout:   opts.CommandTimeout,
-			env: childEnv(os.Environ(),
-				"TF_CLI_CONFIG_FILE="+rcPath,
-				"TF_IN_AUTOMATION=1",
-				"CHECKPOINT_DISABLE=1",
-				envWrapRealProvider+"="+realProvider,
-				envWrapRSSDir+"="+filepath.Join(tmp, "rss"),
-			),
-		},
+		tf:       h.tfRunner(opts.CommandTimeout),
 	}
 	if err := os.MkdirAll(b.tf.logDir, 0o755); err != nil {
-		return repo, err
+		return err
 	}
 	defer func() { res.Notes = b.notes }()
 	logf("API server %s, counting proxy %s", cluster.Host, proxy.URL)
@@ -205,10 +226,10 @@ func execute(ctx context.Context, opts options, res *results, logf func(string, 
 		tr := newTeamResult(n)
 		res.TeamCounts = append(res.TeamCounts, tr)
 		if err := b.runTeamCount(ctx, n, tr); err != nil {
-			return repo, err
+			return err
 		}
 	}
-	return repo, nil
+	return nil
 }
 
 // buildProvider builds the provider from the work tree, and puts a copy of this binary named

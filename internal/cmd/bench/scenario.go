@@ -99,6 +99,34 @@ func (b *bench) runTeamCount(ctx context.Context, n int, tr *teamResult) error {
 // refresh-only, destroy; each on the provider, then on terraform_data; then the sequential
 // replays of apply and destroy against the same (empty, then populated) cluster.
 func (b *bench) runOnce(ctx context.Context, n, run int, pdir, ddir string, tr *teamResult) error {
+	if err := b.startClean(ctx, n, run, pdir, ddir); err != nil {
+		return err
+	}
+	r := &teamRun{b: b, n: n, run: run, pdir: pdir, ddir: ddir, tr: tr}
+	if err := r.step(ctx, opPlanNew, exitChanges, true, argsPlan); err != nil {
+		return err
+	}
+	if err := r.step(ctx, opApply, 0, false, argsApply); err != nil {
+		return err
+	}
+	if err := r.step(ctx, opPlanNoop, exitNoChanges, true, argsPlan); err != nil {
+		return err
+	}
+	if err := b.changedPlan(ctx, n, run, pdir, ddir, r.add); err != nil {
+		return err
+	}
+	if err := r.step(ctx, opRefreshOnly, 0, true, argsRefresh); err != nil {
+		return err
+	}
+	if err := r.step(ctx, opDestroy, 0, false, argsDestroy); err != nil {
+		return err
+	}
+	return r.replayWrites(ctx)
+}
+
+// startClean empties the cluster (noting what an earlier run left) and both
+// configurations' state before a run.
+func (b *bench) startClean(ctx context.Context, n, run int, pdir, ddir string) error {
 	if left, err := b.cleaner.ensureClean(ctx); err != nil {
 		return err
 	} else if left != "" {
@@ -109,79 +137,78 @@ func (b *bench) runOnce(ctx context.Context, n, run int, pdir, ddir string, tr *
 			return err
 		}
 	}
-	label := func(kind configKind, op string) string { return fmt.Sprintf("%d-%s-r%d %s", n, kind, run, op) }
-	add := func(op string, p, d runSample) {
-		o := tr.op(op)
-		o.Provider = append(o.Provider, p)
-		o.TerraformData = append(o.TerraformData, d)
-	}
+	return nil
+}
 
-	// step measures op on both configurations; replay says whether the provider's reads are
-	// replayed right away (plans and refresh: they change nothing).
-	var applyReqs, destroyReqs []recordedRequest
-	step := func(op string, wantExit int, replay bool, args []string) error {
-		p, reqs, err := b.measureProvider(ctx, pdir, label(providerConfig, op), wantExit, args...)
-		if err != nil {
+// teamRun is one run of the commands at one team count: where its samples go, and the
+// provider's apply and destroy requests kept to be replayed at the end.
+type teamRun struct {
+	b                      *bench
+	n, run                 int
+	pdir, ddir             string
+	tr                     *teamResult
+	applyReqs, destroyReqs []recordedRequest
+}
+
+func (r *teamRun) label(kind configKind, op string) string {
+	return fmt.Sprintf("%d-%s-r%d %s", r.n, kind, r.run, op)
+}
+
+func (r *teamRun) add(op string, p, d runSample) {
+	o := r.tr.op(op)
+	o.Provider = append(o.Provider, p)
+	o.TerraformData = append(o.TerraformData, d)
+}
+
+// step measures op on both configurations; replay says whether the provider's reads are
+// replayed right away (plans and refresh: they change nothing).
+func (r *teamRun) step(ctx context.Context, op string, wantExit int, replay bool, args []string) error {
+	p, reqs, err := r.b.measureProvider(ctx, r.pdir, r.label(providerConfig, op), wantExit, args...)
+	if err != nil {
+		return err
+	}
+	if replay {
+		reads := readsOnly(reqs) // a plan of new resources reads nothing that exists
+		if op != opPlanNew {
+			reads = objectReads(r.n)
+		}
+		if err := r.b.replayInto(ctx, &p, r.label(providerConfig, op), reads); err != nil {
 			return err
 		}
-		if replay {
-			reads := readsOnly(reqs) // a plan of new resources reads nothing that exists
-			if op != opPlanNew {
-				reads = objectReads(n)
-			}
-			if err := b.replayInto(ctx, &p, label(providerConfig, op), reads); err != nil {
-				return err
-			}
-		}
-		switch op {
-		case opApply:
-			applyReqs = reqs
-		case opDestroy:
-			destroyReqs = reqs
-		}
-		d, err := b.measureTerraformData(ctx, ddir, label(terraformDataConfig, op), wantExit, args...)
-		if err != nil {
-			return err
-		}
-		add(op, p, d)
-		return nil
 	}
+	switch op {
+	case opApply:
+		r.applyReqs = reqs
+	case opDestroy:
+		r.destroyReqs = reqs
+	}
+	d, err := r.b.measureTerraformData(ctx, r.ddir, r.label(terraformDataConfig, op), wantExit, args...)
+	if err != nil {
+		return err
+	}
+	r.add(op, p, d)
+	return nil
+}
 
-	if err := step(opPlanNew, exitChanges, true, argsPlan); err != nil {
-		return err
-	}
-	if err := step(opApply, 0, false, argsApply); err != nil {
-		return err
-	}
-	if err := step(opPlanNoop, exitNoChanges, true, argsPlan); err != nil {
-		return err
-	}
-	if err := b.changedPlan(ctx, n, run, pdir, ddir, add); err != nil {
-		return err
-	}
-	if err := step(opRefreshOnly, 0, true, argsRefresh); err != nil {
-		return err
-	}
-	if err := step(opDestroy, 0, false, argsDestroy); err != nil {
-		return err
-	}
-
+// replayWrites replays the provider's apply and destroy requests into their samples, after
+// noting what destroy left behind, and leaves the cluster clean.
+func (r *teamRun) replayWrites(ctx context.Context) error {
 	// What destroy left behind is the provider's doing; say so, and clean up for the replay.
-	if left, err := b.cleaner.ensureClean(ctx); err != nil {
+	if left, err := r.b.cleaner.ensureClean(ctx); err != nil {
 		return err
 	} else if left != "" {
-		b.note(fmt.Sprintf("%d teams, run %d: left behind by terraform destroy: %s", n, run, left))
+		r.b.note(fmt.Sprintf("%d teams, run %d: left behind by terraform destroy: %s", r.n, r.run, left))
 	}
 	// The writes are replayed in the state the provider saw: apply on an empty cluster, then
 	// destroy on the objects that replay created.
-	applyOp, destroyOp := tr.op(opApply), tr.op(opDestroy)
-	if err := b.replayInto(ctx, &applyOp.Provider[len(applyOp.Provider)-1], label(providerConfig, opApply), withoutRepeatedReads(applyReqs)); err != nil {
+	applyOp, destroyOp := r.tr.op(opApply), r.tr.op(opDestroy)
+	if err := r.b.replayInto(ctx, &applyOp.Provider[len(applyOp.Provider)-1], r.label(providerConfig, opApply), withoutRepeatedReads(r.applyReqs)); err != nil {
 		return err
 	}
-	if err := b.replayInto(ctx, &destroyOp.Provider[len(destroyOp.Provider)-1], label(providerConfig, opDestroy), withoutRepeatedReads(destroyReqs)); err != nil {
+	if err := r.b.replayInto(ctx, &destroyOp.Provider[len(destroyOp.Provider)-1], r.label(providerConfig, opDestroy), withoutRepeatedReads(r.destroyReqs)); err != nil {
 		return err
 	}
-	_, err := b.cleaner.ensureClean(ctx)
+	_, err := r.b.cleaner.ensureClean(ctx)
 	return err
 }
 
