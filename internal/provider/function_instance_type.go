@@ -11,11 +11,6 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-var _ function.Function = (*instanceTypeFunction)(nil)
-
-// NewInstanceTypeFunction returns provider::hyperpod::instance_type.
-func NewInstanceTypeFunction() function.Function { return &instanceTypeFunction{} }
-
 type instanceTypeFunction struct{}
 
 var instanceTypeReturnAttrTypes = attrTypesOf[instanceTypeFiguresModel]()

@@ -14,20 +14,7 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-var _ datasource.DataSourceWithConfigure = (*instanceTypeCapacityDataSource)(nil)
-
-// NewInstanceTypeCapacityDataSource returns the hyperpod_instance_type_capacity data source.
-func NewInstanceTypeCapacityDataSource() datasource.DataSource {
-	return &instanceTypeCapacityDataSource{}
-}
-
-type instanceTypeCapacityDataSource struct {
-	data *providerData
-}
-
-func (d *instanceTypeCapacityDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_instance_type_capacity"
-}
+type instanceTypeCapacityDataSource struct{ dataSourceBase }
 
 func (d *instanceTypeCapacityDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	computedInt := func(text string) schema.Int64Attribute {
@@ -70,10 +57,6 @@ func (d *instanceTypeCapacityDataSource) Schema(_ context.Context, _ datasource.
 			"unallocated_memory_in_gib": computedFloat("`total_memory_in_gib - allocated_memory_in_gib`; negative when overcommitted."),
 		},
 	}
-}
-
-func (d *instanceTypeCapacityDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *instanceTypeCapacityDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
