@@ -82,14 +82,10 @@ func (c *Client) fetch(ctx context.Context, gvr schema.GroupVersionResource, nam
 // own are left alone. The result is decoded into out when out is not nil, and it is what later
 // Gets of the object in this process return.
 func (c *Client) Apply(ctx context.Context, gvr schema.GroupVersionResource, fieldManager string, obj, out any) (err error) {
-	if err := c.init(ctx); err != nil {
-		return err
-	}
-	u, body, err := encodeObject(gvr, obj)
+	ctx, tl, u, body, err := c.startWrite(ctx, gvr, obj)
 	if err != nil {
 		return err
 	}
-	ctx, tl := withTally(ctx)
 	defer func() { err = tl.explain(err) }()
 	key := objectKey{gvr, u.GetNamespace(), u.GetName()}
 	var raw []byte
@@ -145,6 +141,20 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// startWrite prepares Apply and Create: it initialises the client, encodes obj and counts the
+// write's requests in the tally of the returned context, whose explain the caller defers.
+func (c *Client) startWrite(ctx context.Context, gvr schema.GroupVersionResource, obj any) (context.Context, *tally, *unstructured.Unstructured, []byte, error) {
+	if err := c.init(ctx); err != nil {
+		return ctx, nil, nil, nil, err
+	}
+	u, body, err := encodeObject(gvr, obj)
+	if err != nil {
+		return ctx, nil, nil, nil, err
+	}
+	ctx, tl := withTally(ctx)
+	return ctx, tl, u, body, nil
+}
+
 // encodeObject turns a typed object into the JSON body of a write.
 func encodeObject(gvr schema.GroupVersionResource, obj any) (*unstructured.Unstructured, []byte, error) {
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
@@ -183,14 +193,10 @@ var ErrAlreadyExists = errors.New("object already exists")
 // anyone else's object is ErrAlreadyExists. So a create whose response was lost ends in success,
 // never in a duplicate or an AlreadyExists of its own making.
 func (c *Client) Create(ctx context.Context, gvr schema.GroupVersionResource, fieldManager string, obj any) (err error) {
-	if err := c.init(ctx); err != nil {
-		return err
-	}
-	u, body, err := encodeObject(gvr, obj)
+	ctx, tl, u, body, err := c.startWrite(ctx, gvr, obj)
 	if err != nil {
 		return err
 	}
-	ctx, tl := withTally(ctx)
 	defer func() { err = tl.explain(err) }()
 	key := objectKey{gvr, u.GetNamespace(), u.GetName()}
 	settings := c.retry.WithDefaults()

@@ -60,9 +60,8 @@ func (d *instanceTypeCapacityDataSource) Schema(_ context.Context, _ datasource.
 }
 
 func (d *instanceTypeCapacityDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m instanceTypeCapacityModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || d.data == nil {
+	m, ok := dataSourceConfig[instanceTypeCapacityModel](ctx, req, d.data, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	name := m.InstanceType.ValueString()

@@ -289,6 +289,13 @@ func (b *resourceBase) Configure(_ context.Context, req resource.ConfigureReques
 // dataSourceBase is resourceBase for data sources.
 type dataSourceBase resourceBase
 
+// dataSourceConfig reads a data source's configuration into model M; ok is false when it cannot
+// be read or the provider is not configured yet (pd is nil).
+func dataSourceConfig[M any](ctx context.Context, req datasource.ReadRequest, pd *providerData, diags *diag.Diagnostics) (m M, ok bool) {
+	diags.Append(req.Config.Get(ctx, &m)...)
+	return m, !diags.HasError() && pd != nil
+}
+
 func (b *dataSourceBase) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + b.typeName
 }

@@ -28,6 +28,20 @@ import (
 // Helpers both resources share: ownership of a team's objects, private state, import by team,
 // and diagnostics for Kubernetes errors and quota problems.
 
+// stateOf reads a resource's prior state into model M; ok is false when it cannot be read.
+func stateOf[M any](ctx context.Context, s tfsdk.State, diags *diag.Diagnostics) (m M, ok bool) {
+	diags.Append(s.Get(ctx, &m)...)
+	return m, !diags.HasError()
+}
+
+// updateModels reads an update's plan and prior state into model M; ok is false when either
+// cannot be read.
+func updateModels[M any](ctx context.Context, req resource.UpdateRequest, diags *diag.Diagnostics) (plan, prior M, ok bool) {
+	diags.Append(req.Plan.Get(ctx, &plan)...)
+	diags.Append(req.State.Get(ctx, &prior)...)
+	return plan, prior, !diags.HasError()
+}
+
 // Private state keys.
 const (
 	// privateConflict holds an ownerConflict found by the last refresh: the objects now record

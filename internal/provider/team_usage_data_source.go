@@ -52,9 +52,8 @@ func (d *teamUsageDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 }
 
 func (d *teamUsageDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m teamUsageModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || d.data == nil {
+	m, ok := dataSourceConfig[teamUsageModel](ctx, req, d.data, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	team := m.Team.ValueString()
