@@ -67,11 +67,10 @@ func jobs(dir string, opts jobsOptions, out io.Writer) error {
 	if len(list) == 0 {
 		return fmt.Errorf("%s holds no jobs", opts.file)
 	}
-	cfg, err := clusterConfig(dir, opts.kubeconfig, opts.context)
+	cfg, err := clusterConfig(dir, opts.kubeconfig, opts.context, jobsRequestTimeout)
 	if err != nil {
 		return err
 	}
-	cfg.Timeout = jobsRequestTimeout
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err

@@ -55,11 +55,10 @@ type quotaRow struct {
 // queues lists the ClusterQueues and LocalQueues this provider manages and prints them per team.
 // It makes exactly two LIST calls through the dynamic client and no discovery requests.
 func queues(dir string, opts queuesOptions, out io.Writer) error {
-	cfg, err := clusterConfig(dir, opts.kubeconfig, opts.context)
+	cfg, err := clusterConfig(dir, opts.kubeconfig, opts.context, queuesTimeout)
 	if err != nil {
 		return err
 	}
-	cfg.Timeout = queuesTimeout
 	dc, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return err
@@ -261,8 +260,8 @@ func kubeconfigPath(dir, flagValue string) string {
 
 // clusterConfig loads the client configuration of the cluster the queues and jobs subcommands
 // read: the kubeconfig of kubeconfigPath, its context flagContext, else $KUBE_CTX, else its
-// current context.
-func clusterConfig(dir, flagKubeconfig, flagContext string) (*rest.Config, error) {
+// current context, with requestTimeout bounding each request.
+func clusterConfig(dir, flagKubeconfig, flagContext string, requestTimeout time.Duration) (*rest.Config, error) {
 	path := kubeconfigPath(dir, flagKubeconfig)
 	kctx := flagContext
 	if kctx == "" {
@@ -275,6 +274,7 @@ func clusterConfig(dir, flagKubeconfig, flagContext string) (*rest.Config, error
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig %s: %w", path, err)
 	}
+	cfg.Timeout = requestTimeout
 	return cfg, nil
 }
 
