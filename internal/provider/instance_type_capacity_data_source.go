@@ -93,15 +93,9 @@ func (d *instanceTypeCapacityDataSource) Read(ctx context.Context, req datasourc
 	tflog.Debug(ctx, "read instance type capacity", map[string]any{"instance_type": name, "nodes": len(nodes), "cluster_queues": len(queues)})
 
 	s := capacity.Summarize(it, nodes, queues)
-	m.Accelerators = types.Int64Value(it.Accelerators)
-	m.AcceleratorType = types.StringValue(it.AcceleratorType)
-	m.AcceleratorResource = types.StringValue(it.AcceleratorResource)
-	m.VCPU = types.Float64Value(it.VCPU)
-	m.MemoryInGiB = types.Float64Value(it.MemoryGiB)
-	m.EFA = types.Int64Value(it.EFA)
-	profiles, diags := types.ListValueFrom(ctx, types.StringType, nonNil(it.MIGProfiles))
+	figures, diags := figuresOf(ctx, it)
 	resp.Diagnostics.Append(diags...)
-	m.MIGProfiles = profiles
+	m.instanceTypeFiguresModel = figures
 	m.Source = types.StringValue(string(it.Source))
 	m.NodeCount = types.Int64Value(s.NodeCount)
 	m.SchedulableNodeCount = types.Int64Value(s.SchedulableNodeCount)
