@@ -212,10 +212,7 @@ func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadReque
 }
 
 func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	plan, prior, ok := updateModels[teamNamespaceModel](ctx, req, &resp.Diagnostics)
-	if !ok {
-		return
-	}
+	plan, prior, _ := updateModels[teamNamespaceModel](ctx, req, &resp.Diagnostics)
 	team := plan.Team.ValueString()
 	ctx, cancel, _, objs := r.begin(ctx, "update a Namespace", team, plan.Timeouts.Update, teamNamespaceCreateTimeout, &resp.Diagnostics)
 	defer cancel()
@@ -237,11 +234,13 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 	clearOwnershipMarks(ctx, resp.Private, &resp.Diagnostics)
 }
 
-// begin bounds ctx by the timeout the timeouts attribute gives (timeout, with its default), names
-// the team in its logs and reads the team's objects; it reads nothing when the timeout is invalid.
+// begin starts an update or delete (what): unless reading the request failed or the provider
+// cannot reach the cluster, it bounds ctx by the timeout the timeouts attribute gives (timeout,
+// with its default), names the team in its logs and reads the team's objects; it reads nothing
+// when the timeout is invalid. The caller returns when diags has an error.
 func (r *teamNamespaceResource) begin(ctx context.Context, what, team string, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
 	defaultTimeout time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, time.Duration, teamNamespaceObjects) {
-	if !r.data.ready(what, diags) {
+	if diags.HasError() || !r.data.ready(what, diags) {
 		return ctx, func() {}, 0, teamNamespaceObjects{}
 	}
 	limit, d := timeout(ctx, defaultTimeout)
@@ -318,10 +317,7 @@ func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceMo
 }
 
 func (r *teamNamespaceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	state, ok := stateOf[teamNamespaceModel](ctx, req.State, &resp.Diagnostics)
-	if !ok {
-		return
-	}
+	state, _ := stateOf[teamNamespaceModel](ctx, req.State, &resp.Diagnostics)
 	team := state.Team.ValueString()
 	ctx, cancel, timeout, objs := r.begin(ctx, "delete a Namespace", team, state.Timeouts.Delete, teamNamespaceDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
