@@ -1,6 +1,7 @@
 package acctest
 
 import (
+	"crypto/tls"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -17,20 +18,12 @@ import (
 func FaultProxy(t testing.TB, cfg faultproxy.Config) (*faultproxy.Proxy, string) {
 	t.Helper()
 	PreCheck(t)
-	target, err := url.Parse(env.Config.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
 	upstream, err := rest.TLSConfigFor(env.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.TLS = true
-	p, err := faultproxy.New(target, upstream, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close() })
+	p := startProxy(t, upstream, cfg)
 	path := filepath.Join(t.TempDir(), "proxy-kubeconfig")
 	if err := os.WriteFile(path, p.Kubeconfig(env.Config.BearerToken), 0o600); err != nil {
 		t.Fatal(err)
@@ -48,18 +41,25 @@ func CountingProxy(t testing.TB) (*faultproxy.Proxy, string) {
 	if env == nil {
 		return nil, "http://127.0.0.1:1"
 	}
-	target, err := url.Parse(env.Config.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
 	rt, err := rest.TransportFor(env.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := faultproxy.New(target, nil, faultproxy.Config{Upstream: rt, Record: true})
+	p := startProxy(t, nil, faultproxy.Config{Upstream: rt, Record: true})
+	return p, p.URL()
+}
+
+// startProxy starts a faultproxy in front of the test cluster, closed when the test ends.
+func startProxy(t testing.TB, upstream *tls.Config, cfg faultproxy.Config) *faultproxy.Proxy {
+	t.Helper()
+	target, err := url.Parse(env.Config.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := faultproxy.New(target, upstream, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = p.Close() })
-	return p, p.URL()
+	return p
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 )
 
 // Namespaces is the core v1 namespaces resource, for use with the generic helpers below.
@@ -82,14 +83,10 @@ func (c *Client) fetch(ctx context.Context, gvr schema.GroupVersionResource, nam
 // own are left alone. The result is decoded into out when out is not nil, and it is what later
 // Gets of the object in this process return.
 func (c *Client) Apply(ctx context.Context, gvr schema.GroupVersionResource, fieldManager string, obj, out any) (err error) {
-	if err := c.init(ctx); err != nil {
-		return err
-	}
-	u, body, err := encodeObject(gvr, obj)
+	ctx, tl, u, body, err := c.startWrite(ctx, gvr, obj)
 	if err != nil {
 		return err
 	}
-	ctx, tl := withTally(ctx)
 	defer func() { err = tl.explain(err) }()
 	key := objectKey{gvr, u.GetNamespace(), u.GetName()}
 	var raw []byte
@@ -145,6 +142,20 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// startWrite prepares Apply and Create: it initialises the client, encodes obj and counts the
+// write's requests in the tally of the returned context, whose explain the caller defers.
+func (c *Client) startWrite(ctx context.Context, gvr schema.GroupVersionResource, obj any) (context.Context, *tally, *unstructured.Unstructured, []byte, error) {
+	if err := c.init(ctx); err != nil {
+		return ctx, nil, nil, nil, err
+	}
+	u, body, err := encodeObject(gvr, obj)
+	if err != nil {
+		return ctx, nil, nil, nil, err
+	}
+	ctx, tl := withTally(ctx)
+	return ctx, tl, u, body, nil
+}
+
 // encodeObject turns a typed object into the JSON body of a write.
 func encodeObject(gvr schema.GroupVersionResource, obj any) (*unstructured.Unstructured, []byte, error) {
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
@@ -183,14 +194,10 @@ var ErrAlreadyExists = errors.New("object already exists")
 // anyone else's object is ErrAlreadyExists. So a create whose response was lost ends in success,
 // never in a duplicate or an AlreadyExists of its own making.
 func (c *Client) Create(ctx context.Context, gvr schema.GroupVersionResource, fieldManager string, obj any) (err error) {
-	if err := c.init(ctx); err != nil {
-		return err
-	}
-	u, body, err := encodeObject(gvr, obj)
+	ctx, tl, u, body, err := c.startWrite(ctx, gvr, obj)
 	if err != nil {
 		return err
 	}
-	ctx, tl := withTally(ctx)
 	defer func() { err = tl.explain(err) }()
 	key := objectKey{gvr, u.GetNamespace(), u.GetName()}
 	settings := c.retry.WithDefaults()
@@ -308,20 +315,17 @@ func OnlyUID(uid string) DeleteOption {
 // it is gone or ctx ends (WaitGone). A missing object is not an error, and neither is one whose
 // UID no longer matches an OnlyUID precondition: it is not the object that was meant.
 func (c *Client) DeleteAndWait(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, maxPoll time.Duration, opts ...DeleteOption) (err error) {
-	dc, err := c.Dynamic(ctx)
+	ctx, tl, res, err := c.startObjectCall(ctx, gvr, namespace, name)
 	if err != nil {
 		return err
 	}
-	ctx, tl := withTally(ctx)
 	defer func() { err = tl.explain(err) }()
-	key := objectKey{gvr, namespace, name}
-	c.cache.forget(key)
 	policy := metav1.DeletePropagationBackground
 	del := metav1.DeleteOptions{PropagationPolicy: &policy}
 	for _, o := range opts {
 		o(&del)
 	}
-	err = dc.Resource(gvr).Namespace(namespace).Delete(ctx, name, del)
+	err = res.Delete(ctx, name, del)
 	switch {
 	case apierrors.IsNotFound(err):
 		if err := c.notFound(ctx, gvr, err, nil); IsAPINotServed(err) {
@@ -336,6 +340,18 @@ func (c *Client) DeleteAndWait(ctx context.Context, gvr schema.GroupVersionResou
 	return c.WaitGone(ctx, gvr, namespace, name, maxPoll)
 }
 
+// startObjectCall prepares DeleteAndWait and WaitGone: the object's cached copy is forgotten,
+// and the returned ctx counts their requests in a tally whose explain the caller defers.
+func (c *Client) startObjectCall(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) (context.Context, *tally, dynamic.ResourceInterface, error) {
+	dc, err := c.Dynamic(ctx)
+	if err != nil {
+		return ctx, nil, nil, err
+	}
+	ctx, tl := withTally(ctx)
+	c.cache.forget(objectKey{gvr, namespace, name})
+	return ctx, tl, dc.Resource(gvr).Namespace(namespace), nil
+}
+
 // WaitGone waits until an object does not exist or ctx ends. On timeout the error wraps
 // ErrStillExists and names the finalizers that hold the object, if any.
 //
@@ -344,15 +360,12 @@ func (c *Client) DeleteAndWait(ctx context.Context, gvr schema.GroupVersionResou
 // its deletion event ends the wait at once. GETs at growing intervals, up to maxPoll, back the
 // watch up where it is not allowed or a proxy holds its events back.
 func (c *Client) WaitGone(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, maxPoll time.Duration) (err error) {
-	dc, err := c.Dynamic(ctx)
+	ctx, tl, res, err := c.startObjectCall(ctx, gvr, namespace, name)
 	if err != nil {
 		return err
 	}
-	ctx, tl := withTally(ctx)
 	defer func() { err = tl.explain(err) }()
 	key := objectKey{gvr, namespace, name}
-	c.cache.forget(key)
-	res := dc.Resource(gvr).Namespace(namespace)
 
 	var (
 		finalizers []string

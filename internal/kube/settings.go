@@ -128,11 +128,7 @@ func (r RetrySettings) WithDefaults() RetrySettings {
 // Validate reports negative values and a MinBackoff above an explicitly set
 // MaxBackoff.
 func (r RetrySettings) Validate() error {
-	var errs []error
-	for _, p := range r.problems() {
-		errs = append(errs, p)
-	}
-	return errors.Join(errs...)
+	return joinProblems(r.problems())
 }
 
 func (r RetrySettings) problems() []Problem {
@@ -545,8 +541,13 @@ func (s Settings) Problems() []Problem {
 
 // validate joins Problems into one error.
 func (s Settings) validate() error {
+	return joinProblems(s.Problems())
+}
+
+// joinProblems is problems as one error, nil when there are none.
+func joinProblems(problems []Problem) error {
 	var errs []error
-	for _, p := range s.Problems() {
+	for _, p := range problems {
 		errs = append(errs, p)
 	}
 	return errors.Join(errs...)

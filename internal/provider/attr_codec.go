@@ -45,10 +45,16 @@ func attrTypesOf[T any]() map[string]attr.Type {
 
 // tagsOf are the attribute names of model T, in field order.
 func tagsOf[T any]() []string {
-	t := reflect.TypeFor[T]()
+	return structTags(reflect.TypeFor[T]())
+}
+
+func structTags(t reflect.Type) []string {
 	var out []string
 	for i := range t.NumField() {
-		if name := t.Field(i).Tag.Get("tfsdk"); name != "" && name != "-" {
+		f := t.Field(i)
+		if f.Anonymous {
+			out = append(out, structTags(f.Type)...)
+		} else if name := f.Tag.Get("tfsdk"); name != "" && name != "-" {
 			out = append(out, name)
 		}
 	}
@@ -74,7 +80,9 @@ func structAttrTypes(t reflect.Type) map[string]attr.Type {
 	out := map[string]attr.Type{}
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if name := f.Tag.Get("tfsdk"); name != "" && name != "-" {
+		if f.Anonymous {
+			maps.Copy(out, structAttrTypes(f.Type))
+		} else if name := f.Tag.Get("tfsdk"); name != "" && name != "-" {
 			out[name] = fieldAttrType(t, f)
 		}
 	}
@@ -197,11 +205,20 @@ func unknownPaths(v attr.Value, at path.Path, mark func(path.Path)) {
 }
 
 // modelUnknownPaths is unknownPaths for each attribute of model m (a struct of attribute
-// values with tfsdk tags), below at.
+// values with tfsdk tags, and of embedded such structs), below at.
 func modelUnknownPaths(m any, at path.Path, mark func(path.Path)) {
-	rv := reflect.ValueOf(m)
+	structUnknownPaths(reflect.ValueOf(m), at, mark)
+}
+
+// structUnknownPaths walks values rather than interfaces: an embedded model may be unexported.
+func structUnknownPaths(rv reflect.Value, at path.Path, mark func(path.Path)) {
 	for i := range rv.NumField() {
-		name := rv.Type().Field(i).Tag.Get("tfsdk")
+		f := rv.Type().Field(i)
+		if f.Anonymous {
+			structUnknownPaths(rv.Field(i), at, mark)
+			continue
+		}
+		name := f.Tag.Get("tfsdk")
 		if v, ok := rv.Field(i).Interface().(attr.Value); ok && name != "" && name != "-" {
 			unknownPaths(v, at.AtName(name), mark)
 		}

@@ -56,6 +56,35 @@ func TestModelTypesMatchSchemas(t *testing.T) {
 	}
 }
 
+// Embedded models contribute their attributes: the instance_type function's result has the
+// capacity data source's per-instance attributes, with the same types.
+func TestEmbeddedModelAttributes(t *testing.T) {
+	ctx := context.Background()
+	var capacitySchema datasource.SchemaResponse
+	(&instanceTypeCapacityDataSource{}).Schema(ctx, datasource.SchemaRequest{}, &capacitySchema)
+	wantTags := []string{"accelerator_type", "accelerators", "accelerator_resource", "vcpu", "memory_in_gib", "efa", "mig_profiles"}
+	if got := tagsOf[instanceTypeFiguresModel](); !slices.Equal(got, wantTags) {
+		t.Errorf("tags %v, want %v", got, wantTags)
+	}
+	figures := attrTypesOf[instanceTypeFiguresModel]()
+	if len(figures) != len(wantTags) {
+		t.Errorf("%d attribute types, want %d: %v", len(figures), len(wantTags), figures)
+	}
+	for name, want := range figures {
+		got, d := capacitySchema.Schema.TypeAtPath(ctx, path.Root(name))
+		if d.HasError() || !got.Equal(want) {
+			t.Errorf("%s: schema type %v (%v), model type %s", name, got, d, want)
+		}
+	}
+	var marked []string
+	m := instanceTypeFiguresModel{AcceleratorType: types.StringUnknown()}
+	m.EFA = types.Int64Unknown()
+	modelUnknownPaths(m, path.Empty(), func(p path.Path) { marked = append(marked, p.String()) })
+	if !slices.Equal(marked, []string{"accelerator_type", "efa"}) {
+		t.Errorf("unknown paths %v, want accelerator_type and efa", marked)
+	}
+}
+
 // unknownPaths finds every unknown value at any depth, and nothing in null or known values.
 func TestUnknownPaths(t *testing.T) {
 	limitType := objectTypeOf[limitModel]()

@@ -124,9 +124,8 @@ func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c qu
 }
 
 func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state clusterSchedulerConfigModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !r.data.configured(&resp.Diagnostics) {
+	state, ok := stateOf[clusterSchedulerConfigModel](ctx, req.State, &resp.Diagnostics)
+	if !ok || !r.data.configured(&resp.Diagnostics) {
 		return
 	}
 	if len(r.data.pendingConfig) > 0 {
@@ -174,10 +173,8 @@ func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.
 }
 
 func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior clusterSchedulerConfigModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() || !r.data.ready("update priority classes", &resp.Diagnostics) {
+	plan, prior, ok := updateModels[clusterSchedulerConfigModel](ctx, req, &resp.Diagnostics)
+	if !ok || !r.data.ready("update priority classes", &resp.Diagnostics) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
@@ -263,9 +260,8 @@ func (r *clusterSchedulerConfigResource) deleteClass(ctx context.Context, class,
 
 // Delete deletes the classes this resource owns. Workloads that took a class's value keep it.
 func (r *clusterSchedulerConfigResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state clusterSchedulerConfigModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !r.data.ready("delete priority classes", &resp.Diagnostics) {
+	state, ok := stateOf[clusterSchedulerConfigModel](ctx, req.State, &resp.Diagnostics)
+	if !ok || !r.data.ready("delete priority classes", &resp.Diagnostics) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)

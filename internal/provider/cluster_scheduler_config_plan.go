@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -87,14 +86,7 @@ func (r *clusterSchedulerConfigResource) ModifyPlan(ctx context.Context, req res
 
 // refuseForeignPriorityClass is refuseForeignOwner for priority classes.
 func refuseForeignPriorityClass(ctx context.Context, p privateGetter, diags *diag.Diagnostics) {
-	c, d := storedConflict(ctx, p)
-	diags.Append(d...)
-	if c == nil {
-		return
-	}
-	diags.AddAttributeError(path.Root("priority_classes"), "Priority class owned by another resource", fmt.Sprintf(
-		"%s is now managed by %s, not by this %s. Two resources managing one class would undo each other's changes "+
-			"on every apply. Remove the class from this configuration, or import it to take it over explicitly "+
-			"(terraform state rm <address>, then terraform import <address> <class,class,...>).",
-		c.Object, c.Owner, schedulerConfigResourceKind))
+	refuseStoredConflict(ctx, p, path.Root("priority_classes"), "Priority class owned by another resource", schedulerConfigResourceKind,
+		"class", "Remove the class from this configuration, or import it to take it over explicitly "+
+			"(terraform state rm <address>, then terraform import <address> <class,class,...>).", diags)
 }

@@ -18,32 +18,13 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-var (
-	_ resource.Resource                   = (*clusterSchedulerConfigResource)(nil)
-	_ resource.ResourceWithConfigure      = (*clusterSchedulerConfigResource)(nil)
-	_ resource.ResourceWithImportState    = (*clusterSchedulerConfigResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*clusterSchedulerConfigResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*clusterSchedulerConfigResource)(nil)
-)
-
 const (
 	schedulerConfigResourceKind = "hyperpod_cluster_scheduler_config"
 	// schedulerConfigTimeout bounds one create, update or delete: a few small writes.
 	schedulerConfigTimeout = 2 * time.Minute
 )
 
-// NewClusterSchedulerConfigResource returns the hyperpod_cluster_scheduler_config resource.
-func NewClusterSchedulerConfigResource() resource.Resource {
-	return &clusterSchedulerConfigResource{}
-}
-
-type clusterSchedulerConfigResource struct {
-	data *providerData
-}
-
-func (r *clusterSchedulerConfigResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_cluster_scheduler_config"
-}
+type clusterSchedulerConfigResource struct{ resourceBase }
 
 func (r *clusterSchedulerConfigResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
@@ -106,8 +87,4 @@ func (r *clusterSchedulerConfigResource) Schema(_ context.Context, _ resource.Sc
 			},
 		},
 	}
-}
-
-func (r *clusterSchedulerConfigResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }

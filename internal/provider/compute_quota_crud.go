@@ -115,9 +115,8 @@ func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, di
 }
 
 func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior, config computeQuotaModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	plan, prior, _ := updateModels[computeQuotaModel](ctx, req, &resp.Diagnostics)
+	var config computeQuotaModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
 	if resp.Diagnostics.HasError() || r.data.client("update a ClusterQueue", &resp.Diagnostics) == nil {
 		return
@@ -181,9 +180,8 @@ func (r *computeQuotaResource) removeUnusedFlavors(ctx context.Context, instance
 }
 
 func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var prior computeQuotaModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
+	prior, ok := stateOf[computeQuotaModel](ctx, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	team := prior.Team.ValueString()
@@ -296,9 +294,8 @@ func (r *computeQuotaResource) refreshDrift(ctx context.Context, req resource.Re
 }
 
 func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state computeQuotaModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || r.data.client("delete a ClusterQueue", &resp.Diagnostics) == nil {
+	state, ok := stateOf[computeQuotaModel](ctx, req.State, &resp.Diagnostics)
+	if !ok || r.data.client("delete a ClusterQueue", &resp.Diagnostics) == nil {
 		return
 	}
 	timeout, diags := state.Timeouts.Delete(ctx, defaultQuotaTimeout)

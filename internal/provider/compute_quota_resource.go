@@ -17,21 +17,7 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-var (
-	_ resource.ResourceWithConfigure   = (*computeQuotaResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*computeQuotaResource)(nil)
-	_ resource.ResourceWithImportState = (*computeQuotaResource)(nil)
-	_ resource.ResourceWithIdentity    = (*computeQuotaResource)(nil)
-)
-
-// NewComputeQuotaResource returns the hyperpod_compute_quota resource.
-func NewComputeQuotaResource() resource.Resource {
-	return &computeQuotaResource{}
-}
-
-type computeQuotaResource struct {
-	data *providerData
-}
+type computeQuotaResource struct{ resourceBase }
 
 const defaultQuotaTimeout = 10 * time.Minute
 
@@ -40,10 +26,6 @@ var (
 		stringvalidator.RegexMatches(quota.NamePattern, quota.NameRule),
 	}
 )
-
-func (r *computeQuotaResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_compute_quota"
-}
 
 func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
@@ -164,10 +146,6 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		},
 	}
-}
-
-func (r *computeQuotaResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
 // IdentitySchema declares the team as the resource identity, for import by identity.

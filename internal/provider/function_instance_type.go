@@ -11,11 +11,6 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-var _ function.Function = (*instanceTypeFunction)(nil)
-
-// NewInstanceTypeFunction returns provider::hyperpod::instance_type.
-func NewInstanceTypeFunction() function.Function { return &instanceTypeFunction{} }
-
 type instanceTypeFunction struct{}
 
 var instanceTypeReturnAttrTypes = attrTypesOf[instanceTypeFiguresModel]()
@@ -61,19 +56,26 @@ func instanceTypeValue(ctx context.Context, cat *catalog.Catalog, name string) (
 	if !ok {
 		return types.Object{}, function.NewArgumentFuncError(0, "Unknown instance type: "+quota.UnknownBuiltinTypeDetail(cat, name))
 	}
-	var diags diag.Diagnostics
-	// An empty list, not null, for types without MIG, as the data source reports it.
-	profiles, d := types.ListValueFrom(ctx, types.StringType, nonNil(it.MIGProfiles))
-	diags.Append(d...)
-	out, d := objectFrom(instanceTypeFiguresModel{
-		Accelerators:        types.Int64Value(it.Accelerators),
-		AcceleratorType:     types.StringValue(it.AcceleratorType),
-		AcceleratorResource: types.StringValue(it.AcceleratorResource),
-		VCPU:                types.Float64Value(it.VCPU),
-		MemoryInGiB:         types.Float64Value(it.MemoryGiB),
-		EFA:                 types.Int64Value(it.EFA),
-		MIGProfiles:         profiles,
-	})
+	figures, diags := figuresOf(ctx, it)
+	out, d := objectFrom(figures)
 	diags.Append(d...)
 	return out, function.FuncErrorFromDiags(ctx, diags)
+}
+
+// figuresOf are the per-instance figures of a catalog instance type, as both the instance_type
+// function and the capacity data source report them: mig_profiles is an empty list, not null,
+// for types without MIG.
+func figuresOf(ctx context.Context, it catalog.InstanceType) (instanceTypeFiguresModel, diag.Diagnostics) {
+	profiles, diags := types.ListValueFrom(ctx, types.StringType, nonNil(it.MIGProfiles))
+	return instanceTypeFiguresModel{
+		AcceleratorType: types.StringValue(it.AcceleratorType),
+		instanceTypeOverrideModel: instanceTypeOverrideModel{
+			Accelerators:        types.Int64Value(it.Accelerators),
+			AcceleratorResource: types.StringValue(it.AcceleratorResource),
+			VCPU:                types.Float64Value(it.VCPU),
+			MemoryInGiB:         types.Float64Value(it.MemoryGiB),
+			EFA:                 types.Int64Value(it.EFA),
+			MIGProfiles:         profiles,
+		},
+	}, diags
 }

@@ -19,11 +19,6 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-var _ function.Function = (*quotaDefaultsFunction)(nil)
-
-// NewQuotaDefaultsFunction returns provider::hyperpod::quota_defaults.
-func NewQuotaDefaultsFunction() function.Function { return &quotaDefaultsFunction{} }
-
 type quotaDefaultsFunction struct{}
 
 // Argument positions, for function.NewArgumentFuncError.

@@ -356,7 +356,7 @@ func (c quotaDefaultsCase) resourceEntry(t *testing.T) types.Object {
 func planOneEntry(t *testing.T, entry types.Object) (types.Object, string) {
 	t.Helper()
 	ctx := context.Background()
-	r := &computeQuotaResource{data: &providerData{catalog: catalog.Builtin()}}
+	r := &computeQuotaResource{resourceBase{data: &providerData{catalog: catalog.Builtin()}}}
 	var sr fwresource.SchemaResponse
 	r.Schema(ctx, fwresource.SchemaRequest{}, &sr)
 	config := computeQuotaModel{
@@ -394,7 +394,7 @@ func callQuotaDefaults(t *testing.T, instanceType string, allocation types.Dynam
 	t.Helper()
 	ctx := context.Background()
 	resp := function.RunResponse{Result: function.NewResultData(types.ObjectUnknown(quotaDefaultsReturnAttrTypes))}
-	NewQuotaDefaultsFunction().Run(ctx, function.RunRequest{
+	(&quotaDefaultsFunction{}).Run(ctx, function.RunRequest{
 		Arguments: function.NewArgumentsData([]attr.Value{types.StringValue(instanceType), allocation}),
 	}, &resp)
 	if resp.Error != nil {

@@ -14,20 +14,7 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-var _ datasource.DataSourceWithConfigure = (*instanceTypeCapacityDataSource)(nil)
-
-// NewInstanceTypeCapacityDataSource returns the hyperpod_instance_type_capacity data source.
-func NewInstanceTypeCapacityDataSource() datasource.DataSource {
-	return &instanceTypeCapacityDataSource{}
-}
-
-type instanceTypeCapacityDataSource struct {
-	data *providerData
-}
-
-func (d *instanceTypeCapacityDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_instance_type_capacity"
-}
+type instanceTypeCapacityDataSource struct{ dataSourceBase }
 
 func (d *instanceTypeCapacityDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	computedInt := func(text string) schema.Int64Attribute {
@@ -72,14 +59,9 @@ func (d *instanceTypeCapacityDataSource) Schema(_ context.Context, _ datasource.
 	}
 }
 
-func (d *instanceTypeCapacityDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = configuredData(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *instanceTypeCapacityDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m instanceTypeCapacityModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || d.data == nil {
+	m, ok := dataSourceConfig[instanceTypeCapacityModel](ctx, req, d.data, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	name := m.InstanceType.ValueString()
@@ -111,15 +93,9 @@ func (d *instanceTypeCapacityDataSource) Read(ctx context.Context, req datasourc
 	tflog.Debug(ctx, "read instance type capacity", map[string]any{"instance_type": name, "nodes": len(nodes), "cluster_queues": len(queues)})
 
 	s := capacity.Summarize(it, nodes, queues)
-	m.Accelerators = types.Int64Value(it.Accelerators)
-	m.AcceleratorType = types.StringValue(it.AcceleratorType)
-	m.AcceleratorResource = types.StringValue(it.AcceleratorResource)
-	m.VCPU = types.Float64Value(it.VCPU)
-	m.MemoryInGiB = types.Float64Value(it.MemoryGiB)
-	m.EFA = types.Int64Value(it.EFA)
-	profiles, diags := types.ListValueFrom(ctx, types.StringType, nonNil(it.MIGProfiles))
+	figures, diags := figuresOf(ctx, it)
 	resp.Diagnostics.Append(diags...)
-	m.MIGProfiles = profiles
+	m.instanceTypeFiguresModel = figures
 	m.Source = types.StringValue(string(it.Source))
 	m.NodeCount = types.Int64Value(s.NodeCount)
 	m.SchedulableNodeCount = types.Int64Value(s.SchedulableNodeCount)

@@ -29,15 +29,9 @@ type providerModel struct {
 }
 
 type instanceTypeCapacityModel struct {
-	InstanceType        types.String  `tfsdk:"instance_type"`
-	Accelerators        types.Int64   `tfsdk:"accelerators"`
-	AcceleratorType     types.String  `tfsdk:"accelerator_type"`
-	AcceleratorResource types.String  `tfsdk:"accelerator_resource"`
-	VCPU                types.Float64 `tfsdk:"vcpu"`
-	MemoryInGiB         types.Float64 `tfsdk:"memory_in_gib"`
-	EFA                 types.Int64   `tfsdk:"efa"`
-	MIGProfiles         types.List    `tfsdk:"mig_profiles"`
-	Source              types.String  `tfsdk:"source"`
+	InstanceType types.String `tfsdk:"instance_type"`
+	instanceTypeFiguresModel
+	Source types.String `tfsdk:"source"`
 
 	NodeCount            types.Int64 `tfsdk:"node_count"`
 	SchedulableNodeCount types.Int64 `tfsdk:"schedulable_node_count"`
@@ -184,15 +178,11 @@ type instanceTypeOverrideModel struct {
 }
 
 // instanceTypeFiguresModel is the result of the instance_type function: the per-instance
-// attributes of hyperpod_instance_type_capacity, with the same names and types.
+// attributes of hyperpod_instance_type_capacity, with the same names and types; an
+// instance_types override sets all of them but accelerator_type.
 type instanceTypeFiguresModel struct {
-	Accelerators        types.Int64   `tfsdk:"accelerators"`
-	AcceleratorType     types.String  `tfsdk:"accelerator_type"`
-	AcceleratorResource types.String  `tfsdk:"accelerator_resource"`
-	VCPU                types.Float64 `tfsdk:"vcpu"`
-	MemoryInGiB         types.Float64 `tfsdk:"memory_in_gib"`
-	EFA                 types.Int64   `tfsdk:"efa"`
-	MIGProfiles         types.List    `tfsdk:"mig_profiles" elem:"string"`
+	AcceleratorType types.String `tfsdk:"accelerator_type"`
+	instanceTypeOverrideModel
 }
 
 type teamUsageResourceModel struct {

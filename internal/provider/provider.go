@@ -24,11 +24,6 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-var (
-	_ provider.Provider              = (*hyperpodProvider)(nil)
-	_ provider.ProviderWithFunctions = (*hyperpodProvider)(nil)
-)
-
 // New returns a constructor for the provider, as providerserver.Serve expects.
 func New(version string) func() provider.Provider {
 	return func() provider.Provider {
@@ -224,18 +219,25 @@ func (p *hyperpodProvider) Configure(ctx context.Context, req provider.Configure
 	resp.ResourceData = data
 }
 
+// The provider's resources, data sources and functions, each with its type name, and what
+// each implements beyond its base interface.
+
 func (p *hyperpodProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
-		NewComputeQuotaResource,
-		NewTeamNamespaceResource,
-		NewClusterSchedulerConfigResource,
+		func() resource.Resource { return &computeQuotaResource{resourceBase{typeName: "_compute_quota"}} },
+		func() resource.Resource { return &teamNamespaceResource{resourceBase{typeName: "_team_namespace"}} },
+		func() resource.Resource {
+			return &clusterSchedulerConfigResource{resourceBase{typeName: "_cluster_scheduler_config"}}
+		},
 	}
 }
 
 func (p *hyperpodProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
-		NewInstanceTypeCapacityDataSource,
-		NewTeamUsageDataSource,
+		func() datasource.DataSource {
+			return &instanceTypeCapacityDataSource{dataSourceBase{typeName: "_instance_type_capacity"}}
+		},
+		func() datasource.DataSource { return &teamUsageDataSource{dataSourceBase{typeName: "_team_usage"}} },
 	}
 }
 
@@ -243,9 +245,63 @@ func (p *hyperpodProvider) DataSources(_ context.Context) []func() datasource.Da
 // provider), so they work from the built-in catalog only.
 func (p *hyperpodProvider) Functions(_ context.Context) []func() function.Function {
 	return []func() function.Function{
-		NewQuotaDefaultsFunction,
-		NewInstanceTypeFunction,
+		func() function.Function { return &quotaDefaultsFunction{} },
+		func() function.Function { return &instanceTypeFunction{} },
 	}
+}
+
+var (
+	_ provider.ProviderWithFunctions = (*hyperpodProvider)(nil)
+
+	_ resource.ResourceWithConfigure      = (*computeQuotaResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*computeQuotaResource)(nil)
+	_ resource.ResourceWithImportState    = (*computeQuotaResource)(nil)
+	_ resource.ResourceWithIdentity       = (*computeQuotaResource)(nil)
+	_ resource.ResourceWithConfigure      = (*teamNamespaceResource)(nil)
+	_ resource.ResourceWithImportState    = (*teamNamespaceResource)(nil)
+	_ resource.ResourceWithIdentity       = (*teamNamespaceResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*teamNamespaceResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*teamNamespaceResource)(nil)
+	_ resource.ResourceWithConfigure      = (*clusterSchedulerConfigResource)(nil)
+	_ resource.ResourceWithImportState    = (*clusterSchedulerConfigResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*clusterSchedulerConfigResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*clusterSchedulerConfigResource)(nil)
+
+	_ datasource.DataSourceWithConfigure = (*instanceTypeCapacityDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*teamUsageDataSource)(nil)
+)
+
+// resourceBase is what every resource shares: its type name after the provider's, and the
+// provider data it is configured with (nil until the provider is configured).
+type resourceBase struct {
+	typeName string
+	data     *providerData
+}
+
+func (b *resourceBase) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + b.typeName
+}
+
+func (b *resourceBase) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	b.data = configuredData(req.ProviderData, &resp.Diagnostics)
+}
+
+// dataSourceBase is resourceBase for data sources.
+type dataSourceBase resourceBase
+
+// dataSourceConfig reads a data source's configuration into model M; ok is false when it cannot
+// be read or the provider is not configured yet (pd is nil).
+func dataSourceConfig[M any](ctx context.Context, req datasource.ReadRequest, pd *providerData, diags *diag.Diagnostics) (m M, ok bool) {
+	diags.Append(req.Config.Get(ctx, &m)...)
+	return m, !diags.HasError() && pd != nil
+}
+
+func (b *dataSourceBase) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + b.typeName
+}
+
+func (b *dataSourceBase) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	b.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
 // configuredData extracts the provider data handed to a resource or data source.

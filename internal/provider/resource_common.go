@@ -28,6 +28,20 @@ import (
 // Helpers both resources share: ownership of a team's objects, private state, import by team,
 // and diagnostics for Kubernetes errors and quota problems.
 
+// stateOf reads a resource's prior state into model M; ok is false when it cannot be read.
+func stateOf[M any](ctx context.Context, s tfsdk.State, diags *diag.Diagnostics) (m M, ok bool) {
+	diags.Append(s.Get(ctx, &m)...)
+	return m, !diags.HasError()
+}
+
+// updateModels reads an update's plan and prior state into model M; ok is false when either
+// cannot be read.
+func updateModels[M any](ctx context.Context, req resource.UpdateRequest, diags *diag.Diagnostics) (plan, prior M, ok bool) {
+	diags.Append(req.Plan.Get(ctx, &plan)...)
+	diags.Append(req.State.Get(ctx, &prior)...)
+	return plan, prior, !diags.HasError()
+}
+
 // Private state keys.
 const (
 	// privateConflict holds an ownerConflict found by the last refresh: the objects now record
@@ -77,17 +91,23 @@ func recordConflict(ctx context.Context, p privateSetter, c *ownerConflict, diag
 // refuseForeignOwner fails a plan whose refresh found the resource's objects owned by another
 // resource: applying it would take them from that resource, which would take them back.
 func refuseForeignOwner(ctx context.Context, p privateGetter, resourceKind string, diags *diag.Diagnostics) {
+	refuseStoredConflict(ctx, p, path.Root("team"), "Team owned by another resource", resourceKind, "team",
+		"If the other resource should manage it, remove this one from the configuration or "+
+			"from state (terraform state rm <address>). If this one should, import it again to take it over "+
+			"explicitly (terraform state rm <address>, then terraform import <address> <team>).", diags)
+}
+
+// refuseStoredConflict adds the error at attribute at when the last refresh recorded the
+// objects owned by another resource; one names what they are, fix how to resolve it.
+func refuseStoredConflict(ctx context.Context, p privateGetter, at path.Path, summary, resourceKind, one, fix string, diags *diag.Diagnostics) {
 	c, d := storedConflict(ctx, p)
 	diags.Append(d...)
 	if c == nil {
 		return
 	}
-	diags.AddAttributeError(path.Root("team"), "Team owned by another resource", fmt.Sprintf(
-		"%s is now managed by %s, not by this %s. Two resources managing one team would undo each other's changes "+
-			"on every apply. If the other resource should manage it, remove this one from the configuration or "+
-			"from state (terraform state rm <address>). If this one should, import it again to take it over "+
-			"explicitly (terraform state rm <address>, then terraform import <address> <team>).",
-		c.Object, c.Owner, resourceKind))
+	diags.AddAttributeError(at, summary, fmt.Sprintf(
+		"%s is now managed by %s, not by this %s. Two resources managing one %s would undo each other's changes "+
+			"on every apply. ", c.Object, c.Owner, resourceKind, one)+fix)
 }
 
 // storedConflict is the ownership conflict the last refresh recorded, or nil.

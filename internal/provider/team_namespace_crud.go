@@ -168,9 +168,8 @@ func (r *teamNamespaceResource) lookUp(ctx context.Context, team string, diags *
 }
 
 func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state teamNamespaceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !r.data.configured(&resp.Diagnostics) {
+	state, ok := stateOf[teamNamespaceModel](ctx, req.State, &resp.Diagnostics)
+	if !ok || !r.data.configured(&resp.Diagnostics) {
 		return
 	}
 	team := state.Team.ValueString()
@@ -213,14 +212,9 @@ func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadReque
 }
 
 func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior teamNamespaceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() || !r.data.ready("update a Namespace", &resp.Diagnostics) {
-		return
-	}
+	plan, prior, _ := updateModels[teamNamespaceModel](ctx, req, &resp.Diagnostics)
 	team := plan.Team.ValueString()
-	ctx, cancel, _, objs := r.begin(ctx, team, plan.Timeouts.Update, teamNamespaceCreateTimeout, &resp.Diagnostics)
+	ctx, cancel, _, objs := r.begin(ctx, "update a Namespace", team, plan.Timeouts.Update, teamNamespaceCreateTimeout, &resp.Diagnostics)
 	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
@@ -240,10 +234,15 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 	clearOwnershipMarks(ctx, resp.Private, &resp.Diagnostics)
 }
 
-// begin bounds ctx by the timeout the timeouts attribute gives (timeout, with its default), names
-// the team in its logs and reads the team's objects; it reads nothing when the timeout is invalid.
-func (r *teamNamespaceResource) begin(ctx context.Context, team string, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
+// begin starts an update or delete (what): unless reading the request failed or the provider
+// cannot reach the cluster, it bounds ctx by the timeout the timeouts attribute gives (timeout,
+// with its default), names the team in its logs and reads the team's objects; it reads nothing
+// when the timeout is invalid. The caller returns when diags has an error.
+func (r *teamNamespaceResource) begin(ctx context.Context, what, team string, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
 	defaultTimeout time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, time.Duration, teamNamespaceObjects) {
+	if diags.HasError() || !r.data.ready(what, diags) {
+		return ctx, func() {}, 0, teamNamespaceObjects{}
+	}
 	limit, d := timeout(ctx, defaultTimeout)
 	diags.Append(d...)
 	if diags.HasError() {
@@ -318,13 +317,9 @@ func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceMo
 }
 
 func (r *teamNamespaceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state teamNamespaceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !r.data.ready("delete a Namespace", &resp.Diagnostics) {
-		return
-	}
+	state, _ := stateOf[teamNamespaceModel](ctx, req.State, &resp.Diagnostics)
 	team := state.Team.ValueString()
-	ctx, cancel, timeout, objs := r.begin(ctx, team, state.Timeouts.Delete, teamNamespaceDeleteTimeout, &resp.Diagnostics)
+	ctx, cancel, timeout, objs := r.begin(ctx, "delete a Namespace", team, state.Timeouts.Delete, teamNamespaceDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return

@@ -18,15 +18,6 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-var (
-	_ resource.Resource                   = (*teamNamespaceResource)(nil)
-	_ resource.ResourceWithConfigure      = (*teamNamespaceResource)(nil)
-	_ resource.ResourceWithImportState    = (*teamNamespaceResource)(nil)
-	_ resource.ResourceWithIdentity       = (*teamNamespaceResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*teamNamespaceResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*teamNamespaceResource)(nil)
-)
-
 // Defaults of the timeouts block. Create also bounds in-place updates, which may have to
 // delete and recreate the LocalQueue (its spec.clusterQueue is immutable).
 const (
@@ -35,18 +26,7 @@ const (
 	teamNamespacePollInterval  = 500 * time.Millisecond
 )
 
-// NewTeamNamespaceResource returns the hyperpod_team_namespace resource.
-func NewTeamNamespaceResource() resource.Resource {
-	return &teamNamespaceResource{}
-}
-
-type teamNamespaceResource struct {
-	data *providerData
-}
-
-func (r *teamNamespaceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_team_namespace"
-}
+type teamNamespaceResource struct{ resourceBase }
 
 func (r *teamNamespaceResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	timeoutsBlock := timeouts.Block(ctx, timeouts.Opts{
@@ -129,10 +109,6 @@ func (r *teamNamespaceResource) Schema(ctx context.Context, _ resource.SchemaReq
 
 func teamNamespaceDuration(d time.Duration) string {
 	return strings.TrimSuffix(d.String(), "0s")
-}
-
-func (r *teamNamespaceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
 // ValidateConfig rejects label and annotation keys the provider owns and keys or values

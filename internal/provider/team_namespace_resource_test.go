@@ -516,7 +516,7 @@ func TestAccTeamNamespace_validation(t *testing.T) {
 // The validation diagnostics carry the attribute path of the offending key.
 func TestTeamNamespaceResource_validateConfigPaths(t *testing.T) {
 	ctx := context.Background()
-	r := NewTeamNamespaceResource().(*teamNamespaceResource)
+	r := &teamNamespaceResource{}
 	var sresp fwresource.SchemaResponse
 	r.Schema(ctx, fwresource.SchemaRequest{}, &sresp)
 	typ, ok := sresp.Schema.Type().TerraformType(ctx).(tftypes.Object)

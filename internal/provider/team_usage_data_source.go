@@ -12,22 +12,9 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-var _ datasource.DataSourceWithConfigure = (*teamUsageDataSource)(nil)
-
-// NewTeamUsageDataSource returns the hyperpod_team_usage data source.
-func NewTeamUsageDataSource() datasource.DataSource {
-	return &teamUsageDataSource{}
-}
-
-type teamUsageDataSource struct {
-	data *providerData
-}
+type teamUsageDataSource struct{ dataSourceBase }
 
 var teamUsageResourceAttrTypes = attrTypesOf[teamUsageResourceModel]()
-
-func (d *teamUsageDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_team_usage"
-}
 
 func (d *teamUsageDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	amount := func(text string) schema.Float64Attribute {
@@ -64,14 +51,9 @@ func (d *teamUsageDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 	}
 }
 
-func (d *teamUsageDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = configuredData(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *teamUsageDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m teamUsageModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || d.data == nil {
+	m, ok := dataSourceConfig[teamUsageModel](ctx, req, d.data, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	team := m.Team.ValueString()

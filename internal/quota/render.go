@@ -21,6 +21,13 @@ var baseResources = []string{ResourceCPU, ResourceMemory, catalog.ResourceNvidia
 // Kueue CRD limit on flavors per group and resources per flavor.
 const maxKueueList = 64
 
+// The Kueue values of preempt_team_tasks (preemption within the ClusterQueue) and of
+// activation_state (the stop policy).
+var (
+	kueuePreemption = map[string]string{PreemptLowerPriority: kueue.PreemptionLowerPriority, PreemptNever: kueue.PreemptionNever}
+	kueueStopPolicy = map[string]string{ActivationEnabled: kueue.StopPolicyNone, ActivationDisabled: kueue.StopPolicyHold}
+)
+
 // RenderResourceFlavor is the ResourceFlavor of an instance type: named after the type,
 // selecting nodes labelled node.kubernetes.io/instance-type=<type>, marked as the provider's.
 func RenderResourceFlavor(instanceType string) kueue.ResourceFlavor {
@@ -68,20 +75,12 @@ func RenderClusterQueue(cat *catalog.Catalog, rc ResolvedConfig) (kueue.ClusterQ
 		// Every strategy sets borrowing or lending limits, which Kueue accepts only on a queue in a cohort.
 		return kueue.ClusterQueue{}, fmt.Errorf("ClusterQueue %s: cohort is empty, but Kueue accepts borrowingLimit and lendingLimit only in a cohort", ClusterQueueName(team))
 	}
-	within := kueue.PreemptionLowerPriority
-	switch rc.PreemptTeamTasks {
-	case PreemptLowerPriority:
-	case PreemptNever:
-		within = kueue.PreemptionNever
-	default:
+	within, ok := kueuePreemption[rc.PreemptTeamTasks]
+	if !ok {
 		return kueue.ClusterQueue{}, fmt.Errorf("ClusterQueue %s: unknown preempt_team_tasks %q", ClusterQueueName(team), rc.PreemptTeamTasks)
 	}
-	stop := kueue.StopPolicyNone
-	switch rc.ActivationState {
-	case ActivationEnabled:
-	case ActivationDisabled:
-		stop = kueue.StopPolicyHold
-	default:
+	stop, ok := kueueStopPolicy[rc.ActivationState]
+	if !ok {
 		return kueue.ClusterQueue{}, fmt.Errorf("ClusterQueue %s: unknown activation_state %q", ClusterQueueName(team), rc.ActivationState)
 	}
 	if rc.FairShareWeight < 0 {

@@ -61,6 +61,15 @@ func RecordOf(kind string, meta metav1.ObjectMeta) backend.Record {
 	return r
 }
 
+// read GETs the cluster-scoped object name into T; a failed request is a requestError.
+func read[T any](ctx context.Context, c *kube.Client, gvr schema.GroupVersionResource, kind, name string) (obj T, found bool, err error) {
+	found, err = c.Get(ctx, gvr, "", name, &obj)
+	if err != nil {
+		return obj, false, requestError(backend.OpRead, kind, "", name, err)
+	}
+	return obj, found, nil
+}
+
 // requestError wraps a failed request on one object with what it means.
 func requestError(op backend.Op, kind, namespace, name string, err error) error {
 	e := &backend.RequestError{Op: op, Kind: kind, Namespace: namespace, Name: name, Err: err}

@@ -19,13 +19,9 @@ type priorityClasses struct{ kube *kube.Client }
 // Get reads one class's WorkloadPriorityClass: one GET.
 func (s *priorityClasses) Get(ctx context.Context, class string) (*backend.StoredPriorityClass, error) {
 	name := quota.PriorityClassObjectName(class)
-	var wpc kueue.WorkloadPriorityClass
-	found, err := s.kube.Get(ctx, kueue.WorkloadPriorityClasses, "", name, &wpc)
-	if err != nil {
-		return nil, requestError(backend.OpRead, kindPriorityClass, "", name, err)
-	}
-	if !found {
-		return nil, nil
+	wpc, found, err := read[kueue.WorkloadPriorityClass](ctx, s.kube, kueue.WorkloadPriorityClasses, kindPriorityClass, name)
+	if err != nil || !found {
+		return nil, err
 	}
 	return &backend.StoredPriorityClass{Record: RecordOf(kindPriorityClass, wpc.ObjectMeta), Weight: int64(wpc.Value), Native: wpc}, nil
 }

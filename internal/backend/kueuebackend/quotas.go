@@ -32,13 +32,9 @@ type teamQuotas struct {
 // Get reads the team's ClusterQueue: one GET.
 func (s *teamQuotas) Get(ctx context.Context, team string) (*backend.Quota, error) {
 	name := quota.ClusterQueueName(team)
-	var cq kueue.ClusterQueue
-	found, err := s.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq)
-	if err != nil {
-		return nil, requestError(backend.OpRead, kindClusterQueue, "", name, err)
-	}
-	if !found {
-		return nil, nil
+	cq, found, err := read[kueue.ClusterQueue](ctx, s.kube, kueue.ClusterQueues, kindClusterQueue, name)
+	if err != nil || !found {
+		return nil, err
 	}
 	q := &backend.Quota{
 		Record: RecordOf(kindClusterQueue, cq.ObjectMeta),
@@ -117,10 +113,9 @@ func (s *teamQuotas) render(rc quota.ResolvedConfig, owner string) (kueue.Cluste
 // ensureFlavor creates the ResourceFlavor of an instance type when it is missing. A flavor that
 // exists, whoever made it, is left alone.
 func (s *teamQuotas) ensureFlavor(ctx context.Context, instanceType string) (created bool, err error) {
-	var rf kueue.ResourceFlavor
-	found, err := s.kube.Get(ctx, kueue.ResourceFlavors, "", instanceType, &rf)
+	rf, found, err := read[kueue.ResourceFlavor](ctx, s.kube, kueue.ResourceFlavors, kindResourceFlavor, instanceType)
 	if err != nil {
-		return false, requestError(backend.OpRead, kindResourceFlavor, "", instanceType, err)
+		return false, err
 	}
 	if found && rf.DeletionTimestamp == nil {
 		return false, nil
@@ -154,10 +149,9 @@ func (s *teamQuotas) Drift(ctx context.Context, q *backend.Quota, rc quota.Resol
 		drift = append(drift, quota.MetadataDrift(want.ObjectMeta, cq.ObjectMeta)...)
 	}
 	for _, e := range rc.Resources {
-		var rf kueue.ResourceFlavor
-		found, err := s.kube.Get(ctx, kueue.ResourceFlavors, "", e.Configured.InstanceType, &rf)
+		_, found, err := read[kueue.ResourceFlavor](ctx, s.kube, kueue.ResourceFlavors, kindResourceFlavor, e.Configured.InstanceType)
 		if err != nil {
-			return drift, requestError(backend.OpRead, kindResourceFlavor, "", e.Configured.InstanceType, err)
+			return drift, err
 		}
 		if !found {
 			drift = append(drift, fmt.Sprintf("ResourceFlavor %q is missing", e.Configured.InstanceType))

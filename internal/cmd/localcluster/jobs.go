@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
@@ -67,16 +66,11 @@ func jobs(dir string, opts jobsOptions, out io.Writer) error {
 	if len(list) == 0 {
 		return fmt.Errorf("%s holds no jobs", opts.file)
 	}
-	cfg, err := clusterConfig(dir, opts.kubeconfig, opts.context)
+	cfg, dyn, err := clusterClient(dir, opts.kubeconfig, opts.context, jobsRequestTimeout)
 	if err != nil {
 		return err
 	}
-	cfg.Timeout = jobsRequestTimeout
 	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}

@@ -55,12 +55,7 @@ type quotaRow struct {
 // queues lists the ClusterQueues and LocalQueues this provider manages and prints them per team.
 // It makes exactly two LIST calls through the dynamic client and no discovery requests.
 func queues(dir string, opts queuesOptions, out io.Writer) error {
-	cfg, err := clusterConfig(dir, opts.kubeconfig, opts.context)
-	if err != nil {
-		return err
-	}
-	cfg.Timeout = queuesTimeout
-	dc, err := dynamic.NewForConfig(cfg)
+	cfg, dc, err := clusterClient(dir, opts.kubeconfig, opts.context, queuesTimeout)
 	if err != nil {
 		return err
 	}
@@ -259,10 +254,11 @@ func kubeconfigPath(dir, flagValue string) string {
 	return expandHome(path)
 }
 
-// clusterConfig loads the client configuration of the cluster the queues and jobs subcommands
+// clusterClient loads the client configuration of the cluster the queues and jobs subcommands
 // read: the kubeconfig of kubeconfigPath, its context flagContext, else $KUBE_CTX, else its
-// current context.
-func clusterConfig(dir, flagKubeconfig, flagContext string) (*rest.Config, error) {
+// current context, with requestTimeout bounding each request. It returns it with a dynamic
+// client for it.
+func clusterClient(dir, flagKubeconfig, flagContext string, requestTimeout time.Duration) (*rest.Config, dynamic.Interface, error) {
 	path := kubeconfigPath(dir, flagKubeconfig)
 	kctx := flagContext
 	if kctx == "" {
@@ -273,9 +269,14 @@ func clusterConfig(dir, flagKubeconfig, flagContext string) (*rest.Config, error
 		&clientcmd.ConfigOverrides{CurrentContext: kctx},
 	).ClientConfig()
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig %s: %w", path, err)
+		return nil, nil, fmt.Errorf("kubeconfig %s: %w", path, err)
 	}
-	return cfg, nil
+	cfg.Timeout = requestTimeout
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, dc, nil
 }
 
 func expandHome(path string) string {
