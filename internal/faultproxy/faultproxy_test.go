@@ -868,6 +868,10 @@ func TestDownUp(t *testing.T) {
 				slow <- err
 			}()
 			<-up.slowStarted
+			// Between a client's requests its keep-alive connection is idle, but the response
+			// can reach the client before the server marks the connection idle: wait for that,
+			// or the outage starts with two requests in flight.
+			waitForActive(t, p, 1)
 			p.Down()
 			p.Down() // idempotent
 
@@ -1074,5 +1078,17 @@ func TestCreatesKeyedByObject(t *testing.T) {
 	}
 	if faults == 0 || faults == len(names) {
 		t.Errorf("%d of %d creates faulted: the test shows nothing", faults, len(names))
+	}
+}
+
+// waitForActive waits until at most n of the proxy's client connections are serving a request.
+func waitForActive(t *testing.T, p *faultproxy.Proxy, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for faultproxy.ActiveConns(p) > n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections still serve a request after 5 s, want at most %d", faultproxy.ActiveConns(p), n)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
