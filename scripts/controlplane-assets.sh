@@ -81,7 +81,7 @@ build() {
 	fi
 	local tmp="${dir}/.${name}.tmp.$$"
 	tmp_files+=("${tmp}")
-	log "${name}: building ${pkg} in tools/controlplane (a cold build of kube-apiserver and etcd takes ~15-20 minutes on 2 cores; later runs reuse ${dir})"
+	log "${name}: building ${pkg} in tools/controlplane (a cold build of kube-apiserver and etcd takes ~5-10 minutes on 2 cores; later runs reuse ${dir})"
 	local start=${SECONDS}
 	(cd -- "${tools_dir}" && go build "$@" -o "${tmp}" "${pkg}") >&2
 	"${tmp}" --version >/dev/null 2>&1 || die "${name}: the built binary does not run"

@@ -1,6 +1,6 @@
 # In a clone of the repository, with Go 1.26 and Terraform >= 1.11 on PATH (no Docker, no
 # cloud account). The first run builds kube-apiserver, etcd and Kueue's manager from source
-# (15-20 minutes on 2 cores, once; cached in ~/.cache/terraform-provider-hyperpod/).
+# (about 10 minutes on 2 cores, once; cached in ~/.cache/terraform-provider-hyperpod/).
 
 # (a) All in one: the local control plane, a fresh build of the provider, terraform apply of
 #     examples/quickstart, some jobs and what Kueue decided about them.
