@@ -3,8 +3,9 @@
 // team's one quota, its owner identity, its version), not in the objects that hold it. Today's
 // implementation writes Kueue objects through Kubernetes (package kueuebackend).
 //
-// Capacity inputs and the list of quotas stay Kubernetes reads on every backend: Nodes and
-// Kueue's ClusterQueues can be read safely on a cluster whose Kueue another system writes.
+// Nothing here is a Kubernetes or AWS type: a backend converts what it reads into the pure
+// packages' values (quota, capacity), so a second store (the SageMaker API) answers the same
+// calls.
 package backend
 
 import (
@@ -12,9 +13,7 @@ import (
 	"errors"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
-
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -23,6 +22,7 @@ type Backend struct {
 	Quotas          TeamQuotas
 	PriorityClasses PriorityClasses
 	Capacity        Capacity
+	Usage           TeamUsage
 	Claims          Claims
 }
 
@@ -83,7 +83,7 @@ type Quota struct {
 	ConfigErr error
 	// Named reports whether the store records the quota's name (one this provider wrote).
 	Named bool
-	// Usage is what the team's workloads hold.
+	// Usage is what the team's workloads hold, when the same read carries it (zero otherwise).
 	Usage quota.Usage
 	// Native is the backend's own object, for its own use.
 	Native any
@@ -115,9 +115,16 @@ type StoredPriorityClass struct {
 // Capacity reads what the capacity data source sums.
 type Capacity interface {
 	// Nodes are the cluster's Nodes of an instance type.
-	Nodes(ctx context.Context, instanceType string) (nodes []corev1.Node, err error)
-	// ListQuotas reads every team's quota, in one request.
-	ListQuotas(ctx context.Context) ([]kueue.ClusterQueue, error)
+	Nodes(ctx context.Context, instanceType string) ([]capacity.Node, error)
+	// Allocations are what every team's quota gives the instance type, read in one request
+	// (paged where the store pages).
+	Allocations(ctx context.Context, instanceType string) ([]capacity.Allocation, error)
+}
+
+// TeamUsage reads what a team's workloads hold and wait for.
+type TeamUsage interface {
+	// Usage reads the team's usage; nil when the team has no quota.
+	Usage(ctx context.Context, team string) (*quota.Usage, error)
 }
 
 // Record is what a store records about one object besides its content.

@@ -1,5 +1,6 @@
-// Package capacity sums what a cluster has of an instance type (its Nodes) and what the
-// ClusterQueues have already handed out as nominal quota. Pure: no Terraform or client-go.
+// Package capacity sums what a cluster has of an instance type (its Nodes) and what the teams'
+// quotas have already handed out. Pure: no Terraform or client-go. Backends hand it neutral
+// Nodes and Allocations; NodeOf and AllocationsOf make them from Kubernetes objects.
 package capacity
 
 import (
@@ -36,15 +37,15 @@ type exact struct {
 	memory       resource.Quantity
 }
 
-func (e *exact) add(list func(corev1.ResourceName) (resource.Quantity, bool), acceleratorResource string) {
-	if q, ok := list(corev1.ResourceCPU); ok {
+func (e *exact) add(amounts map[string]resource.Quantity, acceleratorResource string) {
+	if q, ok := amounts[string(corev1.ResourceCPU)]; ok {
 		e.cpu.Add(q)
 	}
-	if q, ok := list(corev1.ResourceMemory); ok {
+	if q, ok := amounts[string(corev1.ResourceMemory)]; ok {
 		e.memory.Add(q)
 	}
 	if acceleratorResource != "" {
-		if q, ok := list(corev1.ResourceName(acceleratorResource)); ok {
+		if q, ok := amounts[acceleratorResource]; ok {
 			e.accelerators.Add(q)
 		}
 	}
@@ -73,41 +74,61 @@ func ratFloat(q resource.Quantity, unit ...*big.Rat) float64 {
 	return f
 }
 
-// Summarize counts the nodes of the instance type and sums their allocatable resources and the
-// nominal quotas that ClusterQueues give to the flavor of the same name. Nodes and queues of other
-// types are ignored, so callers may pass unfiltered lists.
-func Summarize(it catalog.InstanceType, nodes []corev1.Node, queues []kueue.ClusterQueue) Summary {
-	var s Summary
-	var total, allocated exact
-	for _, n := range nodes {
-		if n.Labels[InstanceTypeLabel] != it.Name {
-			continue
-		}
-		s.NodeCount++
-		if !n.Spec.Unschedulable && ready(n) {
-			s.SchedulableNodeCount++
-		}
-		total.add(func(name corev1.ResourceName) (resource.Quantity, bool) {
-			q, ok := n.Status.Allocatable[name]
-			return q, ok
-		}, it.AcceleratorResource)
+// Node is one Node of an instance type as the sums see it, whichever backend read it.
+type Node struct {
+	// Schedulable: not cordoned and Ready.
+	Schedulable bool
+	// Allocatable is what the Node offers pods, by resource name.
+	Allocatable map[string]resource.Quantity
+}
+
+// Allocation is the nominal quota one team's quota gives an instance type, by resource name.
+type Allocation map[string]resource.Quantity
+
+// NodeOf is what the sums need of a Kubernetes Node.
+func NodeOf(n corev1.Node) Node {
+	alloc := make(map[string]resource.Quantity, len(n.Status.Allocatable))
+	for name, q := range n.Status.Allocatable {
+		alloc[string(name)] = q
 	}
+	return Node{Schedulable: !n.Spec.Unschedulable && ready(n), Allocatable: alloc}
+}
+
+// AllocationsOf lists the nominal quotas that ClusterQueues give the flavor named after the
+// instance type; queues without it give nothing.
+func AllocationsOf(queues []kueue.ClusterQueue, instanceType string) []Allocation {
+	var out []Allocation
 	for _, cq := range queues {
 		for _, rg := range cq.Spec.ResourceGroups {
 			for _, f := range rg.Flavors {
-				if f.Name != it.Name {
+				if f.Name != instanceType {
 					continue
 				}
-				allocated.add(func(name corev1.ResourceName) (resource.Quantity, bool) {
-					for _, r := range f.Resources {
-						if r.Name == name {
-							return r.NominalQuota, true
-						}
-					}
-					return resource.Quantity{}, false
-				}, it.AcceleratorResource)
+				a := make(Allocation, len(f.Resources))
+				for _, r := range f.Resources {
+					a[string(r.Name)] = r.NominalQuota
+				}
+				out = append(out, a)
 			}
 		}
+	}
+	return out
+}
+
+// Summarize counts the instance type's Nodes and sums their allocatable resources and the
+// quotas' allocations. Callers pass the Nodes and allocations of that one type.
+func Summarize(it catalog.InstanceType, nodes []Node, allocations []Allocation) Summary {
+	var s Summary
+	var total, allocated exact
+	for _, n := range nodes {
+		s.NodeCount++
+		if n.Schedulable {
+			s.SchedulableNodeCount++
+		}
+		total.add(n.Allocatable, it.AcceleratorResource)
+	}
+	for _, a := range allocations {
+		allocated.add(a, it.AcceleratorResource)
 	}
 	unallocated := total
 	unallocated.accelerators = total.accelerators.DeepCopy()

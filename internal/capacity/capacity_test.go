@@ -43,6 +43,19 @@ func flavor(name, cpu, memory, gpu string) kueue.FlavorQuotas {
 	}}
 }
 
+// summarizeKube summarizes Kubernetes Nodes and ClusterQueues of any type as the Kubernetes
+// backends do: the Nodes labelled with the type, through NodeOf, and the queues through
+// AllocationsOf.
+func summarizeKube(it catalog.InstanceType, nodes []corev1.Node, queues []kueue.ClusterQueue) Summary {
+	var ofType []Node
+	for _, n := range nodes {
+		if n.Labels[InstanceTypeLabel] == it.Name {
+			ofType = append(ofType, NodeOf(n))
+		}
+	}
+	return Summarize(it, ofType, AllocationsOf(queues, it.Name))
+}
+
 func TestSummarize(t *testing.T) {
 	g5 := catalog.InstanceType{Name: "ml.g5.12xlarge", Accelerators: 4, AcceleratorResource: "nvidia.com/gpu"}
 	c5 := catalog.InstanceType{Name: "ml.c5.4xlarge"}
@@ -80,7 +93,7 @@ func TestSummarize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Summarize(tt.it, nodes, queues); got != tt.want {
+			if got := summarizeKube(tt.it, nodes, queues); got != tt.want {
 				t.Errorf("Summarize() =\n %+v\nwant\n %+v", got, tt.want)
 			}
 		})
@@ -91,7 +104,7 @@ func TestSummarizeOvercommitted(t *testing.T) {
 	it := catalog.InstanceType{Name: "ml.g5.12xlarge", Accelerators: 4, AcceleratorResource: "nvidia.com/gpu"}
 	nodes := []corev1.Node{node("ml.g5.12xlarge", "48", "192Gi", "4", false, corev1.ConditionTrue)}
 	queues := []kueue.ClusterQueue{queue(flavor("ml.g5.12xlarge", "96", "384Gi", "8"))}
-	got := Summarize(it, nodes, queues)
+	got := summarizeKube(it, nodes, queues)
 	want := Amounts{Accelerators: -4, VCPU: -48, MemoryGiB: -192}
 	if got.Unallocated != want {
 		t.Errorf("Unallocated = %+v, want %+v", got.Unallocated, want)
@@ -101,7 +114,7 @@ func TestSummarizeOvercommitted(t *testing.T) {
 func TestSummarizeFractionalMemory(t *testing.T) {
 	it := catalog.InstanceType{Name: "ml.c5.9xlarge"}
 	queues := []kueue.ClusterQueue{queue(flavor("ml.c5.9xlarge", "1450m", "2969Mi", "0"))}
-	got := Summarize(it, nil, queues)
+	got := summarizeKube(it, nil, queues)
 	if got.Allocated.VCPU != 1.45 || got.Allocated.MemoryGiB != 2969.0/1024 {
 		t.Errorf("Allocated = %+v, want vcpu 1.45 and memory %v", got.Allocated, 2969.0/1024)
 	}

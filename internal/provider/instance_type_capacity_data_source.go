@@ -85,14 +85,14 @@ func (d *instanceTypeCapacityDataSource) Read(ctx context.Context, req datasourc
 		storeError(err).addTo(&resp.Diagnostics)
 		return
 	}
-	queues, err := d.data.backend.Capacity.ListQuotas(ctx)
+	allocations, err := d.data.backend.Capacity.Allocations(ctx, name)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot list ClusterQueues", err.Error())
+		resp.Diagnostics.AddError("Cannot list the quotas", err.Error())
 		return
 	}
-	tflog.Debug(ctx, "read instance type capacity", map[string]any{"instance_type": name, "nodes": len(nodes), "cluster_queues": len(queues)})
+	tflog.Debug(ctx, "read instance type capacity", map[string]any{"instance_type": name, "nodes": len(nodes), "allocations": len(allocations)})
 
-	s := capacity.Summarize(it, nodes, queues)
+	s := capacity.Summarize(it, nodes, allocations)
 	figures, diags := figuresOf(ctx, it)
 	resp.Diagnostics.Append(diags...)
 	m.instanceTypeFiguresModel = figures

@@ -61,18 +61,17 @@ func (d *teamUsageDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if d.data.client("read ClusterQueue "+name, &resp.Diagnostics) == nil {
 		return
 	}
-	q, err := d.data.backend.Quotas.Get(ctx, team)
+	u, err := d.data.backend.Usage.Usage(ctx, team)
 	if err != nil {
 		storeError(err).addTo(&resp.Diagnostics)
 		return
 	}
-	if q == nil {
+	if u == nil {
 		resp.Diagnostics.AddAttributeError(path.Root("team"), "Team has no ClusterQueue", fmt.Sprintf(
 			"ClusterQueue %q does not exist, so team %q has no quota to report on. Check the team name, or create its "+
 				"quota first (hyperpod_compute_quota); a data source that depends on it reads after it is created.", name, team))
 		return
 	}
-	u := q.Usage
 	resources := []teamUsageResourceModel{} // an empty list, not null, when the queue has none
 	for _, r := range u.Resources {
 		resources = append(resources, teamUsageResourceModel{

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -28,6 +27,7 @@ var (
 	_ backend.TeamQuotas      = (*teamQuotas)(nil)
 	_ backend.PriorityClasses = (*priorityClasses)(nil)
 	_ backend.Capacity        = (*clusterCapacity)(nil)
+	_ backend.TeamUsage       = (*teamQuotas)(nil)
 	_ backend.Claims          = (*claims)(nil)
 )
 
@@ -36,10 +36,12 @@ const pollInterval = 500 * time.Millisecond
 
 // New returns the Kueue backend over client, resolving instance types with cat.
 func New(client *kube.Client, cat *catalog.Catalog) backend.Backend {
+	quotas := &teamQuotas{kube: client, catalog: cat}
 	return backend.Backend{
-		Quotas:          &teamQuotas{kube: client, catalog: cat},
+		Quotas:          quotas,
 		PriorityClasses: &priorityClasses{kube: client},
 		Capacity:        &clusterCapacity{kube: client},
+		Usage:           quotas,
 		Claims:          &claims{kube: client},
 	}
 }
@@ -95,7 +97,8 @@ func unmark(ctx context.Context, k *kube.Client, kind string, gvr schema.GroupVe
 
 type clusterCapacity struct{ kube *kube.Client }
 
-func (c *clusterCapacity) Nodes(ctx context.Context, instanceType string) ([]corev1.Node, error) {
+// Nodes lists the Nodes labelled with the instance type: one LIST.
+func (c *clusterCapacity) Nodes(ctx context.Context, instanceType string) ([]capacity.Node, error) {
 	cs, err := c.kube.Clientset(ctx)
 	if err != nil {
 		return nil, backend.Problem{Summary: "Cannot configure the Kubernetes client", Detail: err.Error()}
@@ -106,12 +109,16 @@ func (c *clusterCapacity) Nodes(ctx context.Context, instanceType string) ([]cor
 		return nil, backend.Problem{Summary: "Cannot list Nodes", Detail: fmt.Sprintf(
 			"Listing Nodes labelled %s failed: %s. The provider's credentials need list permission on nodes.", selector, err)}
 	}
-	return nodes.Items, nil
+	out := make([]capacity.Node, len(nodes.Items))
+	for i, n := range nodes.Items {
+		out[i] = capacity.NodeOf(n)
+	}
+	return out, nil
 }
 
-// ListQuotas reads every ClusterQueue in one LIST (the data source sums their quotas only;
-// refreshing a resource never lists).
-func (c *clusterCapacity) ListQuotas(ctx context.Context) ([]kueue.ClusterQueue, error) {
+// Allocations reads every ClusterQueue in one LIST (the data source sums their quotas only;
+// refreshing a resource never lists) and takes the nominal quotas of the instance type's flavor.
+func (c *clusterCapacity) Allocations(ctx context.Context, instanceType string) ([]capacity.Allocation, error) {
 	dc, err := c.kube.Dynamic(ctx)
 	if err != nil {
 		return nil, err
@@ -131,5 +138,5 @@ func (c *clusterCapacity) ListQuotas(ctx context.Context) ([]kueue.ClusterQueue,
 		}
 		queues = append(queues, cq)
 	}
-	return queues, nil
+	return capacity.AllocationsOf(queues, instanceType), nil
 }

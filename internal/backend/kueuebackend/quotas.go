@@ -48,6 +48,16 @@ func (s *teamQuotas) Get(ctx context.Context, team string) (*backend.Quota, erro
 	return q, nil
 }
 
+// Usage reads the team's ClusterQueue status: one GET.
+func (s *teamQuotas) Usage(ctx context.Context, team string) (*quota.Usage, error) {
+	cq, found, err := read[kueue.ClusterQueue](ctx, s.kube, kueue.ClusterQueues, kindClusterQueue, quota.ClusterQueueName(team))
+	if err != nil || !found {
+		return nil, err
+	}
+	u := quota.UsageOf(cq)
+	return &u, nil
+}
+
 // Claim creates the ClusterQueue with only its identity (labels and the owner annotation): a
 // POST. A claim that succeeds is read back, so the cache knows the queue.
 func (s *teamQuotas) Claim(ctx context.Context, team, owner string) (version string, err error) {
