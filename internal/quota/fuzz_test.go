@@ -160,5 +160,22 @@ func FuzzResolve(f *testing.F) {
 			}
 		}
 		checkRoundTrip(t, cat, c)
+		if len(CheckRanges(rc)) == 0 { // what the API can hold
+			checkComputeQuotaRoundTrip(t, cat, rc)
+		}
 	})
+}
+
+// checkComputeQuotaRoundTrip: a resolved quota sent to the SageMaker API and read back plans to
+// the same document (the API holds neither cohort nor EFA, so they are not compared).
+func checkComputeQuotaRoundTrip(t *testing.T, cat *catalog.Catalog, rc ResolvedConfig) {
+	t.Helper()
+	sent := ComputeQuotaOf(rc)
+	_, back, err := ConfigFromComputeQuota(cat, sent)
+	if err != nil {
+		t.Fatalf("%s: %v", dumpResolved(rc), err)
+	}
+	if got, want := dumpComputeQuota(ComputeQuotaOf(back)), dumpComputeQuota(sent); got != want {
+		t.Fatalf("read back from the API document:\n%s\nwant\n%s", got, want)
+	}
 }

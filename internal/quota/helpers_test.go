@@ -94,6 +94,21 @@ func dumpResolved(rc ResolvedConfig) string {
 	return b.String()
 }
 
+// dumpComputeQuota is a canonical text form of an API document.
+func dumpComputeQuota(q ComputeQuota) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "name=%q desc=%q team=%q act=%s pre=%s w=%d strategy=%s bl=%s abs=%s\n", q.Name, q.Description, q.Team,
+		q.ActivationState, q.PreemptTeamTasks, q.FairShareWeight, q.Strategy, fmtInt(q.BorrowLimit), dumpLimits(q.AbsoluteBorrowLimits))
+	for _, r := range q.Resources {
+		p := "-"
+		if r.Partition != nil {
+			p = fmt.Sprintf("%s x %d", r.Partition.Type, r.Partition.Count)
+		}
+		fmt.Fprintf(&b, "{%s count=%s acc=%d vcpu=%s mem=%s part=%s}\n", r.InstanceType, fmtInt(r.Count), r.Accelerators, fmtRat(r.VCPU), fmtRat(r.MemoryGiB), p)
+	}
+	return b.String()
+}
+
 // throughAPIServer serialises the object to JSON and back, as a write and a read would.
 func throughAPIServer(t testing.TB, cq kueue.ClusterQueue) kueue.ClusterQueue {
 	t.Helper()

@@ -1,0 +1,94 @@
+package quota
+
+import (
+	"testing"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+)
+
+// A configuration sent to the API and read back is the smallest configuration that plans to the
+// same amounts: what the user wrote, less any amount set to its own default.
+func TestComputeQuotaRoundTrip(t *testing.T) {
+	cat := catalog.Builtin()
+	tests := []struct {
+		name string
+		in   Config
+		want Config // nil: the same as in
+	}{
+		{name: "count", in: base(Entry{InstanceType: "ml.g5.12xlarge", Count: i64(2)})},
+		{name: "accelerators", in: base(Entry{InstanceType: "ml.p5.48xlarge", Accelerators: i64(4)})},
+		{name: "count with vcpu override", in: base(Entry{InstanceType: "ml.g5.12xlarge", Count: i64(1), VCPU: dec("40")})},
+		{name: "partition", in: base(Entry{InstanceType: "ml.p4d.24xlarge", Partition: &Partition{Type: "mig-1g.5gb", Count: 2}})},
+		{name: "vcpu on a cpu type", in: base(Entry{InstanceType: "ml.c5n.9xlarge", VCPU: dec("5")})},
+		{name: "memory on a cpu type", in: base(Entry{InstanceType: "ml.c5.9xlarge", MemoryGiB: dec("2.9")})},
+		{name: "vcpu on a gpu type leaves accelerators 0", in: base(Entry{InstanceType: "ml.g5.12xlarge", VCPU: dec("12")})},
+		{
+			name: "an amount equal to its default reads back unset",
+			in:   base(Entry{InstanceType: "ml.g5.12xlarge", Accelerators: i64(2), VCPU: dec("24")}),
+			want: base(Entry{InstanceType: "ml.g5.12xlarge", Accelerators: i64(2)}),
+		},
+		{
+			name: "quota-level attributes other than their defaults",
+			in: Config{Name: "q", Description: "for ML", Team: "ml", FairShareWeight: 40,
+				ActivationState: str(ActivationDisabled), PreemptTeamTasks: str(PreemptNever),
+				Sharing: Sharing{BorrowLimit: i64(100),
+					AbsoluteBorrowLimits: []AbsoluteBorrowLimit{{InstanceType: "ml.g5.12xlarge", Accelerators: i64(4)}}},
+				Resources: []Entry{{InstanceType: "ml.g5.12xlarge", Count: i64(1)}}},
+		},
+		{
+			name: "defaults written out read back unset",
+			in: Config{Name: "q", Team: "ml", ActivationState: str(ActivationEnabled), PreemptTeamTasks: str(PreemptLowerPriority),
+				Sharing:   Sharing{Strategy: str(StrategyLendAndBorrow), BorrowLimit: i64(DefaultBorrowLimit)},
+				Resources: []Entry{{InstanceType: "ml.g5.12xlarge", Count: i64(1)}}},
+			want: Config{Name: "q", Team: "ml", Resources: []Entry{{InstanceType: "ml.g5.12xlarge", Count: i64(1)}}},
+		},
+		{name: "lend only", in: Config{Name: "q", Team: "ml", Sharing: Sharing{Strategy: str(StrategyLend)},
+			Resources: []Entry{{InstanceType: "ml.g5.12xlarge", Count: i64(1)}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rc, problems := Plan(cat, tt.in)
+			if len(problems) > 0 {
+				t.Fatalf("the test's configuration does not plan: %v", problems)
+			}
+			cfg, back, err := ConfigFromComputeQuota(cat, ComputeQuotaOf(rc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tt.want
+			if want.Name == "" {
+				want = tt.in
+			}
+			if got, w := dumpConfig(cfg), dumpConfig(want); got != w {
+				t.Errorf("configuration read back:\n%s\nwant\n%s", got, w)
+			}
+			if got, w := dumpResolved(back), dumpResolved(rc); got != w {
+				t.Errorf("read back, it resolves to\n%s\nwant\n%s", got, w)
+			}
+		})
+	}
+}
+
+// Amounts changed outside the provider read back as a configuration that plans to them, so a
+// refresh shows them as a diff instead of failing.
+func TestConfigFromComputeQuotaChangedByHand(t *testing.T) {
+	cat := catalog.Builtin()
+	rc, _ := Plan(cat, base(Entry{InstanceType: "ml.g5.12xlarge", Count: i64(2)}))
+	q := ComputeQuotaOf(rc)
+	q.Resources[0].Accelerators = 6 // count 2 would give 8
+	cfg, back, err := ConfigFromComputeQuota(cat, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := cfg.Resources[0]; e.Count != nil || e.Accelerators == nil || *e.Accelerators != 6 {
+		t.Errorf("entry read back as %s, want accelerators 6 without count", dumpEntry(e))
+	}
+	if r := back.Resources[0]; r.Accelerators != 6 || r.VCPU.Cmp(dec("96")) != 0 || r.MemoryGiB.Cmp(dec("384")) != 0 {
+		t.Errorf("it resolves to %s, want 6 accelerators, 96 vCPU and 384 GiB as the API holds them", dumpResolved(back))
+	}
+
+	q.Resources[0].InstanceType = "ml.nonexistent.type"
+	if _, _, err := ConfigFromComputeQuota(cat, q); err == nil {
+		t.Error("an instance type the catalog lacks read back without an error")
+	}
+}
