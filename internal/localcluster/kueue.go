@@ -94,12 +94,8 @@ func (c *Cluster) startKueue(ctx context.Context, assets, kubeconfig string, tim
 	if err := writeFileAtomic(kubeconfigPath, []byte(kubeconfig), 0o600); err != nil {
 		return err
 	}
-	webhookPort, err := freeLoopbackPort()
-	if err != nil {
-		return err
-	}
-	healthPort, err := freeLoopbackPort()
-	if err != nil {
+	var webhookPort, healthPort int
+	if err := freeLoopbackPorts(&webhookPort, &healthPort); err != nil {
 		return err
 	}
 	configPath := filepath.Join(dir, "config.yaml")
@@ -259,37 +255,62 @@ func registerKueueWebhooks(ctx context.Context, cfg *rest.Config, assets string,
 		if err := yaml.Unmarshal(doc, &meta); err != nil {
 			return err
 		}
+		var err error
 		switch meta.Kind {
 		case "MutatingWebhookConfiguration":
-			var w admissionregistrationv1.MutatingWebhookConfiguration
-			if err := yaml.UnmarshalStrict(doc, &w); err != nil {
-				return err
-			}
-			w.Name = "kueue-" + w.Name
-			for i := range w.Webhooks {
-				w.Webhooks[i].ClientConfig = urlClientConfig(base, w.Webhooks[i].ClientConfig, caPEM)
-			}
-			if _, err := cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, &w, metav1.CreateOptions{}); err != nil {
-				return fmt.Errorf("%s: %w", w.Name, err)
-			}
+			err = createWebhookConfiguration(ctx, doc, base, caPEM, &admissionregistrationv1.MutatingWebhookConfiguration{},
+				cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Create)
 		case "ValidatingWebhookConfiguration":
-			var w admissionregistrationv1.ValidatingWebhookConfiguration
-			if err := yaml.UnmarshalStrict(doc, &w); err != nil {
-				return err
-			}
-			w.Name = "kueue-" + w.Name
-			for i := range w.Webhooks {
-				w.Webhooks[i].ClientConfig = urlClientConfig(base, w.Webhooks[i].ClientConfig, caPEM)
-			}
-			if _, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, &w, metav1.CreateOptions{}); err != nil {
-				return fmt.Errorf("%s: %w", w.Name, err)
-			}
+			err = createWebhookConfiguration(ctx, doc, base, caPEM, &admissionregistrationv1.ValidatingWebhookConfiguration{},
+				cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create)
 		case "":
 		default:
 			return fmt.Errorf("unexpected %s in the webhook manifests", meta.Kind)
 		}
+		if err != nil {
+			return err
+		}
 	}
 	return enableConversionWebhooks(ctx, cfg, assets, base, caPEM)
+}
+
+// webhookConfiguration is a MutatingWebhookConfiguration or a ValidatingWebhookConfiguration.
+type webhookConfiguration interface {
+	*admissionregistrationv1.MutatingWebhookConfiguration | *admissionregistrationv1.ValidatingWebhookConfiguration
+	metav1.Object
+}
+
+// createWebhookConfiguration decodes doc into w and creates it as kueue-<name>, its webhooks
+// called at base.
+func createWebhookConfiguration[W webhookConfiguration](ctx context.Context, doc []byte, base string, caPEM []byte, w W,
+	create func(context.Context, W, metav1.CreateOptions) (W, error)) error {
+	if err := yaml.UnmarshalStrict(doc, w); err != nil {
+		return err
+	}
+	w.SetName("kueue-" + w.GetName())
+	for _, cc := range clientConfigs(w) {
+		*cc = urlClientConfig(base, *cc, caPEM)
+	}
+	if _, err := create(ctx, w, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("%s: %w", w.GetName(), err)
+	}
+	return nil
+}
+
+// clientConfigs are the client configurations of w's webhooks.
+func clientConfigs[W webhookConfiguration](w W) []*admissionregistrationv1.WebhookClientConfig {
+	var out []*admissionregistrationv1.WebhookClientConfig
+	switch w := any(w).(type) {
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		for i := range w.Webhooks {
+			out = append(out, &w.Webhooks[i].ClientConfig)
+		}
+	case *admissionregistrationv1.ValidatingWebhookConfiguration:
+		for i := range w.Webhooks {
+			out = append(out, &w.Webhooks[i].ClientConfig)
+		}
+	}
+	return out
 }
 
 func urlClientConfig(base string, cc admissionregistrationv1.WebhookClientConfig, caPEM []byte) admissionregistrationv1.WebhookClientConfig {
