@@ -54,9 +54,20 @@ func create(t testing.TB, gvr schema.GroupVersionResource, u *unstructured.Unstr
 	})
 }
 
+// builder holds the object a wrapper builds and gives every wrapper Obj and Unstructured.
+type builder[T any] struct{ obj T }
+
+func build[T any](obj T) builder[T] { return builder[T]{obj: obj} }
+
+// Obj returns the object built.
+func (b *builder[T]) Obj() *T { return &b.obj }
+
+// Unstructured returns the object built as the dynamic client sends it.
+func (b *builder[T]) Unstructured() *unstructured.Unstructured { return toUnstructured(&b.obj) }
+
 // ClusterQueueWrapper builds a ClusterQueue with one resource group covering cpu, memory and
 // both accelerator resources, and a namespace selector matching every namespace.
-type ClusterQueueWrapper struct{ kueue.ClusterQueue }
+type ClusterQueueWrapper struct{ builder[kueue.ClusterQueue] }
 
 // Nominal is the nominal quota of one flavor; accelerators count in the instance type's
 // accelerator resource, the other accelerator resource gets 0.
@@ -67,14 +78,14 @@ type Nominal struct {
 // MakeClusterQueue starts a ClusterQueue without flavors.
 func MakeClusterQueue(name string) *ClusterQueueWrapper {
 	const gpu, neuron = "nvidia.com/gpu", "aws.amazon.com/neurondevice"
-	return &ClusterQueueWrapper{kueue.ClusterQueue{
-		TypeMeta:   metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: kueue.KindClusterQueue},
+	return &ClusterQueueWrapper{build(kueue.ClusterQueue{
+		TypeMeta:   kueue.TypeMeta(kueue.KindClusterQueue),
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: kueue.ClusterQueueSpec{
 			NamespaceSelector: &metav1.LabelSelector{},
 			ResourceGroups:    []kueue.ResourceGroup{{CoveredResources: []corev1.ResourceName{"cpu", "memory", gpu, neuron}}},
 		},
-	}}
+	})}
 }
 
 // Flavor adds the flavor of an instance type of the built-in catalog.
@@ -83,8 +94,9 @@ func (w *ClusterQueueWrapper) Flavor(instanceType string, n Nominal) *ClusterQue
 	if !ok {
 		panic("acctest: not in the catalog: " + instanceType)
 	}
+	g := &w.obj.Spec.ResourceGroups[0]
 	var resources []kueue.ResourceQuota
-	for _, res := range w.Spec.ResourceGroups[0].CoveredResources {
+	for _, res := range g.CoveredResources {
 		q := "0"
 		switch {
 		case res == "cpu":
@@ -96,17 +108,8 @@ func (w *ClusterQueueWrapper) Flavor(instanceType string, n Nominal) *ClusterQue
 		}
 		resources = append(resources, kueue.ResourceQuota{Name: res, NominalQuota: k8sresource.MustParse(q)})
 	}
-	g := &w.Spec.ResourceGroups[0]
 	g.Flavors = append(g.Flavors, kueue.FlavorQuotas{Name: instanceType, Resources: resources})
 	return w
-}
-
-// Obj returns the ClusterQueue.
-func (w *ClusterQueueWrapper) Obj() *kueue.ClusterQueue { return &w.ClusterQueue }
-
-// Unstructured returns the ClusterQueue as the dynamic client sends it.
-func (w *ClusterQueueWrapper) Unstructured() *unstructured.Unstructured {
-	return toUnstructured(&w.ClusterQueue)
 }
 
 // Create creates the queue and deletes it when the test ends.
@@ -116,80 +119,56 @@ func (w *ClusterQueueWrapper) Create(t testing.TB) {
 }
 
 // LocalQueueWrapper builds a LocalQueue.
-type LocalQueueWrapper struct{ kueue.LocalQueue }
+type LocalQueueWrapper struct{ builder[kueue.LocalQueue] }
 
 // MakeLocalQueue starts a LocalQueue in namespace.
 func MakeLocalQueue(name, namespace string) *LocalQueueWrapper {
-	return &LocalQueueWrapper{kueue.LocalQueue{
-		TypeMeta:   metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: kueue.KindLocalQueue},
+	return &LocalQueueWrapper{build(kueue.LocalQueue{
+		TypeMeta:   kueue.TypeMeta(kueue.KindLocalQueue),
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
-	}}
+	})}
 }
 
 // ClusterQueue points the queue at a ClusterQueue.
 func (w *LocalQueueWrapper) ClusterQueue(name string) *LocalQueueWrapper {
-	w.Spec.ClusterQueue = name
+	w.obj.Spec.ClusterQueue = name
 	return w
 }
 
 // Labels sets the queue's labels.
 func (w *LocalQueueWrapper) Labels(labels map[string]string) *LocalQueueWrapper {
-	w.ObjectMeta.Labels = labels
+	w.obj.Labels = labels
 	return w
 }
 
-// Obj returns the LocalQueue.
-func (w *LocalQueueWrapper) Obj() *kueue.LocalQueue { return &w.LocalQueue }
-
-// Unstructured returns the LocalQueue as the dynamic client sends it.
-func (w *LocalQueueWrapper) Unstructured() *unstructured.Unstructured {
-	return toUnstructured(&w.LocalQueue)
-}
-
 // ResourceFlavorWrapper builds a ResourceFlavor.
-type ResourceFlavorWrapper struct{ kueue.ResourceFlavor }
+type ResourceFlavorWrapper struct{ builder[kueue.ResourceFlavor] }
 
 // MakeResourceFlavor starts a ResourceFlavor selecting the nodes of the instance type it is
 // named after, as HyperPod names its flavors.
 func MakeResourceFlavor(instanceType string) *ResourceFlavorWrapper {
-	return &ResourceFlavorWrapper{kueue.ResourceFlavor{
-		TypeMeta:   metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: kueue.KindResourceFlavor},
+	return &ResourceFlavorWrapper{build(kueue.ResourceFlavor{
+		TypeMeta:   kueue.TypeMeta(kueue.KindResourceFlavor),
 		ObjectMeta: metav1.ObjectMeta{Name: instanceType},
 		Spec:       kueue.ResourceFlavorSpec{NodeLabels: map[string]string{quota.LabelInstanceType: instanceType}},
-	}}
-}
-
-// Obj returns the ResourceFlavor.
-func (w *ResourceFlavorWrapper) Obj() *kueue.ResourceFlavor { return &w.ResourceFlavor }
-
-// Unstructured returns the ResourceFlavor as the dynamic client sends it.
-func (w *ResourceFlavorWrapper) Unstructured() *unstructured.Unstructured {
-	return toUnstructured(&w.ResourceFlavor)
+	})}
 }
 
 // WorkloadPriorityClassWrapper builds a WorkloadPriorityClass.
-type WorkloadPriorityClassWrapper struct{ kueue.WorkloadPriorityClass }
+type WorkloadPriorityClassWrapper struct {
+	builder[kueue.WorkloadPriorityClass]
+}
 
 // MakeWorkloadPriorityClass starts a WorkloadPriorityClass with object name name and value 0.
 func MakeWorkloadPriorityClass(name string) *WorkloadPriorityClassWrapper {
-	return &WorkloadPriorityClassWrapper{kueue.WorkloadPriorityClass{
-		TypeMeta:   metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: kueue.KindWorkloadPriorityClass},
+	return &WorkloadPriorityClassWrapper{build(kueue.WorkloadPriorityClass{
+		TypeMeta:   kueue.TypeMeta(kueue.KindWorkloadPriorityClass),
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-	}}
+	})}
 }
 
 // Value sets the priority value.
 func (w *WorkloadPriorityClassWrapper) Value(v int32) *WorkloadPriorityClassWrapper {
-	w.WorkloadPriorityClass.Value = v
+	w.obj.Value = v
 	return w
-}
-
-// Obj returns the WorkloadPriorityClass.
-func (w *WorkloadPriorityClassWrapper) Obj() *kueue.WorkloadPriorityClass {
-	return &w.WorkloadPriorityClass
-}
-
-// Unstructured returns the WorkloadPriorityClass as the dynamic client sends it.
-func (w *WorkloadPriorityClassWrapper) Unstructured() *unstructured.Unstructured {
-	return toUnstructured(&w.WorkloadPriorityClass)
 }

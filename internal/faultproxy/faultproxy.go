@@ -87,20 +87,13 @@ package faultproxy
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
-	"math/big"
 	mrand "math/rand/v2"
 	"mime"
 	"net"
@@ -113,6 +106,8 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/loopbackcert"
 )
 
 // Fault is a kind of injected fault.
@@ -474,7 +469,11 @@ func serving(withTLS bool) (scheme string, caPEM []byte, serverTLS *tls.Config, 
 	if !withTLS {
 		return "http", nil, nil, nil
 	}
-	cert, pemBytes, err := selfSigned()
+	c, err := loopbackcert.New("faultproxy", 24*time.Hour)
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("faultproxy: %w", err)
+	}
+	cert, err := c.TLS()
 	if err != nil {
 		return "", nil, nil, fmt.Errorf("faultproxy: %w", err)
 	}
@@ -485,7 +484,7 @@ func serving(withTLS bool) (scheme string, caPEM []byte, serverTLS *tls.Config, 
 		NextProtos:   []string{"http/1.1"},
 		MinVersion:   tls.VersionTLS12,
 	}
-	return "https", pemBytes, serverTLS, nil
+	return "https", c.PEM, serverTLS, nil
 }
 
 // resetAfterResponse is the reverse proxy's ModifyResponse: a FaultResetAfter decision
@@ -940,36 +939,4 @@ func writeStatus(w http.ResponseWriter, code int, reason, msg string, retryAfter
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)+1))
 	w.WriteHeader(code)
 	_, _ = w.Write(append(body, '\n'))
-}
-
-// selfSigned makes a certificate for 127.0.0.1, valid for a day, that is its
-// own CA.
-func selfSigned() (tls.Certificate, []byte, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial,
-		Subject:               pkix.Name{CommonName: "faultproxy"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
-		DNSNames:              []string{"localhost"},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key},
-		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
 }

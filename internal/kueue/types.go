@@ -44,6 +44,11 @@ const (
 	KindWorkloadPriorityClass = "WorkloadPriorityClass"
 )
 
+// TypeMeta is the apiVersion and kind of a Kueue object of kind.
+func TypeMeta(kind string) metav1.TypeMeta {
+	return metav1.TypeMeta{APIVersion: GroupVersion.String(), Kind: kind}
+}
+
 // Preemption and stop policies used by the provider.
 const (
 	PreemptionNever         = "Never"

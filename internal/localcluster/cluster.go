@@ -258,12 +258,8 @@ func (c *Cluster) configureControlPlane(assets string, startTimeout time.Duratio
 	if err != nil {
 		return err
 	}
-	apiPort, err := freeLoopbackPort()
-	if err != nil {
-		return err
-	}
-	etcdPort, err := freeLoopbackPort()
-	if err != nil {
+	var apiPort, etcdPort int
+	if err := freeLoopbackPorts(&apiPort, &etcdPort); err != nil {
 		return err
 	}
 
@@ -492,13 +488,18 @@ func waitEstablished(ctx context.Context, cfg *rest.Config, crds []*apiextension
 	return nil
 }
 
-func freeLoopbackPort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port on 127.0.0.1: %w", err)
+// freeLoopbackPorts sets each of ports to a free port on 127.0.0.1, all different: each stays
+// taken until all are found.
+func freeLoopbackPorts(ports ...*int) error {
+	for _, port := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return fmt.Errorf("finding a free port on 127.0.0.1: %w", err)
+		}
+		defer l.Close()
+		*port = l.Addr().(*net.TCPAddr).Port
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return nil
 }
 
 func writeFileAtomic(path string, data []byte, perm os.FileMode) error {

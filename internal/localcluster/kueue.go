@@ -4,18 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -38,6 +31,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/loopbackcert"
 )
 
 // Kueue's controller manager in the local control plane: built from the sigs.k8s.io/kueue
@@ -99,12 +94,8 @@ func (c *Cluster) startKueue(ctx context.Context, assets, kubeconfig string, tim
 	if err := writeFileAtomic(kubeconfigPath, []byte(kubeconfig), 0o600); err != nil {
 		return err
 	}
-	webhookPort, err := freeLoopbackPort()
-	if err != nil {
-		return err
-	}
-	healthPort, err := freeLoopbackPort()
-	if err != nil {
+	var webhookPort, healthPort int
+	if err := freeLoopbackPorts(&webhookPort, &healthPort); err != nil {
 		return err
 	}
 	configPath := filepath.Join(dir, "config.yaml")
@@ -227,52 +218,20 @@ func (p *kueueProcess) stop() error {
 	return nil
 }
 
-// writeServingCert writes a fresh CA-signed serving certificate for 127.0.0.1 as tls.crt and
-// tls.key in dir (the names controller-runtime's webhook server reads) and returns the CA.
+// writeServingCert writes a fresh serving certificate for 127.0.0.1 as tls.crt and tls.key in
+// dir (the names controller-runtime's webhook server reads) and returns the CA that trusts it.
 func writeServingCert(dir string) ([]byte, error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	cert, err := loopbackcert.New("hyperpod local kueue", 7*24*time.Hour)
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
-	caTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "hyperpod local kueue CA"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(7 * 24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "tls.crt"), cert.PEM, 0o600); err != nil {
 		return nil, err
 	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "tls.key"), cert.KeyPEM, 0o600); err != nil {
 		return nil, err
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(7 * 24 * time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, DNSNames: []string{"localhost"},
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		return nil, err
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "tls.crt"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "tls.key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
-		return nil, err
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), nil
+	return cert.PEM, nil
 }
 
 // registerKueueWebhooks registers the webhooks of the module's manifests and the CRD
@@ -296,37 +255,62 @@ func registerKueueWebhooks(ctx context.Context, cfg *rest.Config, assets string,
 		if err := yaml.Unmarshal(doc, &meta); err != nil {
 			return err
 		}
+		var err error
 		switch meta.Kind {
 		case "MutatingWebhookConfiguration":
-			var w admissionregistrationv1.MutatingWebhookConfiguration
-			if err := yaml.UnmarshalStrict(doc, &w); err != nil {
-				return err
-			}
-			w.Name = "kueue-" + w.Name
-			for i := range w.Webhooks {
-				w.Webhooks[i].ClientConfig = urlClientConfig(base, w.Webhooks[i].ClientConfig, caPEM)
-			}
-			if _, err := cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, &w, metav1.CreateOptions{}); err != nil {
-				return fmt.Errorf("%s: %w", w.Name, err)
-			}
+			err = createWebhookConfiguration(ctx, doc, base, caPEM, &admissionregistrationv1.MutatingWebhookConfiguration{},
+				cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Create)
 		case "ValidatingWebhookConfiguration":
-			var w admissionregistrationv1.ValidatingWebhookConfiguration
-			if err := yaml.UnmarshalStrict(doc, &w); err != nil {
-				return err
-			}
-			w.Name = "kueue-" + w.Name
-			for i := range w.Webhooks {
-				w.Webhooks[i].ClientConfig = urlClientConfig(base, w.Webhooks[i].ClientConfig, caPEM)
-			}
-			if _, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, &w, metav1.CreateOptions{}); err != nil {
-				return fmt.Errorf("%s: %w", w.Name, err)
-			}
+			err = createWebhookConfiguration(ctx, doc, base, caPEM, &admissionregistrationv1.ValidatingWebhookConfiguration{},
+				cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create)
 		case "":
 		default:
 			return fmt.Errorf("unexpected %s in the webhook manifests", meta.Kind)
 		}
+		if err != nil {
+			return err
+		}
 	}
 	return enableConversionWebhooks(ctx, cfg, assets, base, caPEM)
+}
+
+// webhookConfiguration is a MutatingWebhookConfiguration or a ValidatingWebhookConfiguration.
+type webhookConfiguration interface {
+	*admissionregistrationv1.MutatingWebhookConfiguration | *admissionregistrationv1.ValidatingWebhookConfiguration
+	metav1.Object
+}
+
+// createWebhookConfiguration decodes doc into w and creates it as kueue-<name>, its webhooks
+// called at base.
+func createWebhookConfiguration[W webhookConfiguration](ctx context.Context, doc []byte, base string, caPEM []byte, w W,
+	create func(context.Context, W, metav1.CreateOptions) (W, error)) error {
+	if err := yaml.UnmarshalStrict(doc, w); err != nil {
+		return err
+	}
+	w.SetName("kueue-" + w.GetName())
+	for _, cc := range clientConfigs(w) {
+		*cc = urlClientConfig(base, *cc, caPEM)
+	}
+	if _, err := create(ctx, w, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("%s: %w", w.GetName(), err)
+	}
+	return nil
+}
+
+// clientConfigs are the client configurations of w's webhooks.
+func clientConfigs[W webhookConfiguration](w W) []*admissionregistrationv1.WebhookClientConfig {
+	var out []*admissionregistrationv1.WebhookClientConfig
+	switch w := any(w).(type) {
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		for i := range w.Webhooks {
+			out = append(out, &w.Webhooks[i].ClientConfig)
+		}
+	case *admissionregistrationv1.ValidatingWebhookConfiguration:
+		for i := range w.Webhooks {
+			out = append(out, &w.Webhooks[i].ClientConfig)
+		}
+	}
+	return out
 }
 
 func urlClientConfig(base string, cc admissionregistrationv1.WebhookClientConfig, caPEM []byte) admissionregistrationv1.WebhookClientConfig {

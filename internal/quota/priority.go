@@ -65,7 +65,7 @@ func ValidatePriorityClasses(classes []PriorityClass) []Problem {
 // weight, the managed-by label and, when owner is not empty, the owner annotation.
 func RenderPriorityClass(c PriorityClass, owner string) kueue.WorkloadPriorityClass {
 	wpc := kueue.WorkloadPriorityClass{
-		TypeMeta: metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: kueue.KindWorkloadPriorityClass},
+		TypeMeta: kueue.TypeMeta(kueue.KindWorkloadPriorityClass),
 		ObjectMeta: metav1.ObjectMeta{Name: PriorityClassObjectName(c.Name),
 			Labels: map[string]string{LabelManagedBy: ManagedByValue}},
 		Value: int32(c.Weight),

@@ -32,7 +32,7 @@ var (
 // selecting nodes labelled node.kubernetes.io/instance-type=<type>, marked as the provider's.
 func RenderResourceFlavor(instanceType string) kueue.ResourceFlavor {
 	return kueue.ResourceFlavor{
-		TypeMeta: metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: kueue.KindResourceFlavor},
+		TypeMeta: kueue.TypeMeta(kueue.KindResourceFlavor),
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   instanceType,
 			Labels: map[string]string{LabelManagedBy: ManagedByValue},
@@ -95,7 +95,7 @@ func RenderClusterQueue(cat *catalog.Catalog, rc ResolvedConfig) (kueue.ClusterQ
 	annotations := map[string]string{AnnotationName: rc.Config.Name, AnnotationDescription: rc.Config.Description,
 		AnnotationConfiguration: ann}
 	return kueue.ClusterQueue{
-		TypeMeta: metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: kueue.KindClusterQueue},
+		TypeMeta: kueue.TypeMeta(kueue.KindClusterQueue),
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        ClusterQueueName(team),
 			Labels:      map[string]string{LabelManagedBy: ManagedByValue, LabelQuotaAllocationID: team},

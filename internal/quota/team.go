@@ -53,7 +53,7 @@ func RenderNamespace(team string, labels, annotations map[string]string, owner s
 // RenderLocalQueue is the team's LocalQueue, feeding the team's ClusterQueue.
 func RenderLocalQueue(team, owner string) kueue.LocalQueue {
 	lq := kueue.LocalQueue{
-		TypeMeta: metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: kueue.KindLocalQueue},
+		TypeMeta: kueue.TypeMeta(kueue.KindLocalQueue),
 		ObjectMeta: metav1.ObjectMeta{Name: LocalQueueName(team), Namespace: NamespaceName(team),
 			Labels: map[string]string{LabelManagedBy: ManagedByValue}},
 		Spec: kueue.LocalQueueSpec{ClusterQueue: ClusterQueueName(team)},

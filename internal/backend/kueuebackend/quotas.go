@@ -63,7 +63,7 @@ func (s *teamQuotas) Usage(ctx context.Context, team string) (*quota.Usage, erro
 func (s *teamQuotas) Claim(ctx context.Context, team, owner string) (version string, err error) {
 	name := quota.ClusterQueueName(team)
 	claim := kueue.ClusterQueue{
-		TypeMeta: metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: kueue.KindClusterQueue},
+		TypeMeta: kueue.TypeMeta(kueue.KindClusterQueue),
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        name,
 			Labels:      map[string]string{quota.LabelManagedBy: quota.ManagedByValue, quota.LabelQuotaAllocationID: team},

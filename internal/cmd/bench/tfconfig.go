@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/template"
 )
 
@@ -69,7 +70,17 @@ type teamData struct {
 	Entries []quotaEntry
 }
 
-var teamsTemplate = template.Must(template.New("teams").Parse(`
+// entryLines writes the entries of a resources list, each on a line of its own after indent:
+// both kinds of configuration write them alike.
+func entryLines(indent string, entries []quotaEntry) string {
+	var b strings.Builder
+	for _, e := range entries {
+		fmt.Fprintf(&b, "\n%s{ instance_type = \"%s\", %s = %d },", indent, e.InstanceType, e.Field, e.Value)
+	}
+	return b.String()
+}
+
+var teamsTemplate = template.Must(template.New("teams").Funcs(template.FuncMap{"entryLines": entryLines}).Parse(`
 {{- range .Teams}}
 {{- if $.Provider}}
 resource "hyperpod_team_namespace" "t{{.Index}}" {
@@ -79,10 +90,7 @@ resource "hyperpod_team_namespace" "t{{.Index}}" {
 resource "hyperpod_compute_quota" "t{{.Index}}" {
   name = "{{.Team}}"
   team = hyperpod_team_namespace.t{{.Index}}.team
-  resources = [
-{{- range .Entries}}
-    { instance_type = "{{.InstanceType}}", {{.Field}} = {{.Value}} },
-{{- end}}
+  resources = [{{entryLines "    " .Entries}}
   ]
 }
 {{else}}
@@ -93,10 +101,7 @@ resource "terraform_data" "ns_{{.Index}}" {
 resource "terraform_data" "quota_{{.Index}}" {
   input = {
     team = terraform_data.ns_{{.Index}}.output
-    resources = [
-{{- range .Entries}}
-      { instance_type = "{{.InstanceType}}", {{.Field}} = {{.Value}} },
-{{- end}}
+    resources = [{{entryLines "      " .Entries}}
     ]
   }
 }
