@@ -92,3 +92,33 @@ func TestConfigFromComputeQuotaChangedByHand(t *testing.T) {
 		t.Error("an instance type the catalog lacks read back without an error")
 	}
 }
+
+// Amounts the API holds as float32 read back as the values sent: grid points of the computed
+// defaults and the short decimals users write. Longer decimals do not survive.
+func TestDecimalFromFloat32(t *testing.T) {
+	tests := []struct {
+		value    string
+		grid     int64
+		survives bool
+	}{
+		{"41.142578125", MemoryGrid, true}, // a computed memory default: 42130 MiB
+		{"2.9", MemoryGrid, true},
+		{"2969.6", MemoryGrid, true},
+		{"20480", MemoryGrid, true},
+		{"0", MemoryGrid, true},
+		{"41.142578", MemoryGrid, false}, // the same float32 as 41.142578125
+		{"1.45", VCPUGrid, true},
+		{"3.428", VCPUGrid, true},
+		{"1234.567", VCPUGrid, true},
+		{"12.5", VCPUGrid, true},
+		{"10000000", VCPUGrid, true},
+		{"16384.001", VCPUGrid, false}, // float32 spacing there is about 0.002
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			if got := SurvivesFloat32(dec(tt.value), tt.grid); got != tt.survives {
+				t.Errorf("SurvivesFloat32(%s) = %v, want %v", tt.value, got, tt.survives)
+			}
+		})
+	}
+}

@@ -25,6 +25,36 @@ func DecimalFromFloat(f float64) *big.Rat {
 	return r
 }
 
+// The SageMaker API holds vCPU and memory as 32-bit floats. Computed values sit on a grid
+// (millicores for vCPU, MiB for memory) and configured ones are short decimals, so a float32 is
+// read back as the grid point it holds, or else as the shortest decimal that is that float32.
+const (
+	VCPUGrid   = 1000 // millicores per vCPU
+	MemoryGrid = 1024 // MiB per GiB
+)
+
+// DecimalFromFloat32 reads an amount the API holds as a float32 back into the decimal sent.
+func DecimalFromFloat32(f float32, grid int64) *big.Rat {
+	exact := new(big.Rat)
+	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+		return exact
+	}
+	exact.SetFloat64(float64(f))
+	g := ratInt(grid)
+	onGrid := new(big.Rat).SetFrac(roundInt(new(big.Rat).Mul(exact, g)), g.Num())
+	if back, _ := onGrid.Float32(); back == f {
+		return onGrid
+	}
+	r, _ := new(big.Rat).SetString(strconv.FormatFloat(float64(f), 'g', -1, 32))
+	return r
+}
+
+// SurvivesFloat32 reports whether v, sent to the API as a float32, reads back as v.
+func SurvivesFloat32(v *big.Rat, grid int64) bool {
+	f, _ := v.Float32()
+	return DecimalFromFloat32(f, grid).Cmp(v) == 0
+}
+
 // FloatFromRat returns the float64 nearest to r (0 for nil), for handing values to Terraform.
 func FloatFromRat(r *big.Rat) float64 {
 	if r == nil {
@@ -92,6 +122,10 @@ func floorInt(x *big.Rat) *big.Int {
 }
 
 // ceilInt is ceil(x).
+func roundInt(x *big.Rat) *big.Int {
+	return floorInt(new(big.Rat).Add(x, big.NewRat(1, 2)))
+}
+
 func ceilInt(x *big.Rat) *big.Int {
 	n := floorInt(new(big.Rat).Neg(x))
 	return n.Neg(n)
