@@ -48,8 +48,10 @@ func (o ObjectRef) String() string {
 
 // TeamQuotas reads, writes and deletes the one quota of each team.
 type TeamQuotas interface {
-	// Get reads the team's quota; nil when there is none.
-	Get(ctx context.Context, team string) (*Quota, error)
+	// Get reads the team's quota; nil when there is none. last is the quota as the caller last
+	// saw it, or nil: a store whose cheapest read lacks some fields takes them from last when
+	// the version shows nothing changed since.
+	Get(ctx context.Context, team string, last *Quota) (*Quota, error)
 	// Claim creates the team's quota holding only the owner identity, so that of two creators
 	// only one succeeds: a quota that exists already fails with ErrExists. version is the
 	// created quota's, "" when it could not be read back.
@@ -58,10 +60,13 @@ type TeamQuotas interface {
 	WaitGone(ctx context.Context, team string) error
 	// Adopt removes the mark an interrupted run left on q (see Record.Unconfirmed).
 	Adopt(ctx context.Context, q *Quota) error
-	// Put writes the configuration with the owner identity over version, the quota as last
-	// read or claimed ("" when unknown), creating the inputs it relies on that are missing.
-	// createdInputs names those it created (or may have), even when it fails.
-	Put(ctx context.Context, rc quota.ResolvedConfig, owner, version string) (createdInputs []string, err error)
+	// Put writes the configuration with the owner identity over the quota as the caller last
+	// saw it (nil: there is none yet, or the claim holds no content), creating the inputs it
+	// relies on that are missing, and waits until the store has applied it. A store that
+	// versions its objects refuses a write over a version that is no longer current
+	// (ErrChanged). written is the quota as written, once it exists, even when Put fails;
+	// createdInputs names the inputs it created (or may have), even when it fails.
+	Put(ctx context.Context, rc quota.ResolvedConfig, owner string, over *Record) (written Record, createdInputs []string, err error)
 	// Drift lists what differs in the store that the configuration's attributes cannot show,
 	// comparing q with rc written by owner when compare is set, and the inputs q relies on.
 	Drift(ctx context.Context, q *Quota, rc quota.ResolvedConfig, owner string, compare bool) ([]string, error)
@@ -131,9 +136,17 @@ type TeamUsage interface {
 type Record struct {
 	// Object names the stored object in messages, e.g. `ClusterQueue "hyperpod-ns-ml-clusterqueue"`.
 	Kind, Name string
-	// Version identifies this incarnation of the object: a write or delete that names it fails
-	// when the object was replaced since it was read.
+	// ID and ARN are the store's identifier of the object and its ARN, where the store
+	// assigns them ("" otherwise).
+	ID, ARN string
+	// Version identifies this incarnation (or, where the store versions its objects, this
+	// version) of the object: a write or delete that names it fails when the object was
+	// replaced (or changed) since it was read.
 	Version string
+	// Status is the state of the object's last change, where the store applies changes
+	// asynchronously (e.g. "Created", "UpdateFailed"); Failure is the store's reason for a
+	// failed one.
+	Status, Failure string
 	// Terminating reports an object being deleted; HeldBy names what holds it.
 	Terminating bool
 	HeldBy      []string
@@ -191,4 +204,6 @@ var (
 	ErrOutcomeUnknown = errors.New("the create's outcome is unknown")
 	// ErrStillExists: a delete did not finish in time.
 	ErrStillExists = errors.New("object still exists")
+	// ErrChanged: a write named a version that someone else has changed since it was read.
+	ErrChanged = errors.New("object changed since it was read")
 )

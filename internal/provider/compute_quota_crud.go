@@ -45,7 +45,11 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	if run.claimStopped(claim, claimed) {
 		return
 	}
-	flavors, ok := r.write(run.ctx, config, run.owner, version, &resp.Diagnostics)
+	var over *backend.Record
+	if version != "" { // the claim holds the quota's identity
+		over = &backend.Record{Version: version}
+	}
+	flavors, ok := r.write(run.ctx, config, run.owner, over, &resp.Diagnostics)
 	if !ok {
 		if run.undoIfGone(claimed) {
 			run.cleanUp(func(ctx context.Context) { r.removeUnusedFlavors(ctx, flavors, &resp.Diagnostics) })
@@ -74,7 +78,7 @@ func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, di
 		diags.AddAttributeError(path.Root("team"), summary, detail)
 		return claimFailed, ""
 	}
-	existing, err := r.quotas().Get(ctx, team)
+	existing, err := r.quotas().Get(ctx, team, nil)
 	if err != nil {
 		e := storeError(err)
 		diags.AddError(e.summary, fmt.Sprintf("%s %s was not created.", e.detail, o))
@@ -99,7 +103,7 @@ func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, di
 	version, err := r.quotas().Claim(ctx, team, owner)
 	if errors.Is(err, backend.ErrExists) {
 		// Another resource created it between the read and the POST.
-		if q, _ := r.quotas().Get(ctx, team); q != nil {
+		if q, _ := r.quotas().Get(ctx, team, nil); q != nil {
 			return refuse(q)
 		}
 	}
@@ -128,7 +132,7 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 
 	team := prior.Team.ValueString()
 	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
-	current, err := r.quotas().Get(ctx, team)
+	current, err := r.quotas().Get(ctx, team, nil)
 	if err != nil {
 		storeError(err).addTo(&resp.Diagnostics)
 		return
@@ -138,11 +142,11 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 		return
 	}
 	owner := ownerToRecord(plan.OwnerID)
-	var version string
+	var over *backend.Record
 	if current != nil {
-		version = current.Version
+		over = &current.Record
 	}
-	if _, ok := r.write(ctx, config, owner, version, &resp.Diagnostics); !ok {
+	if _, ok := r.write(ctx, config, owner, over, &resp.Diagnostics); !ok {
 		return
 	}
 	saveTeamState(ctx, &resp.State, resp.Identity, &plan, plan.Team.ValueString(), owner, noDrift(), &resp.Diagnostics)
@@ -156,14 +160,14 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 // the plan's.
 //
 // createdFlavors are the ResourceFlavors it created, even when it fails.
-func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaModel, owner, version string, diags *diag.Diagnostics) (createdFlavors []string, ok bool) {
+func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaModel, owner string, over *backend.Record, diags *diag.Diagnostics) (createdFlavors []string, ok bool) {
 	cfg := quotaConfigFromModel(config)
 	rc, problems := quota.Plan(r.data.catalog, cfg)
 	if len(problems) > 0 {
 		addProblems(diags, problems)
 		return nil, false
 	}
-	createdFlavors, err := r.quotas().Put(ctx, rc, owner, version)
+	_, createdFlavors, err := r.quotas().Put(ctx, rc, owner, over)
 	if err != nil {
 		storeError(err).addTo(diags)
 		return createdFlavors, false
@@ -196,7 +200,7 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	name := quota.ClusterQueueName(team)
-	q, err := r.quotas().Get(ctx, team)
+	q, err := r.quotas().Get(ctx, team, nil)
 	if err != nil {
 		storeError(err).addTo(&resp.Diagnostics)
 		return
@@ -306,7 +310,7 @@ func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRe
 
 	team := state.Team.ValueString()
 	name := quota.ClusterQueueName(team)
-	q, err := r.quotas().Get(ctx, team)
+	q, err := r.quotas().Get(ctx, team, nil)
 	if err != nil {
 		storeError(err).addTo(&resp.Diagnostics)
 		return
@@ -367,7 +371,7 @@ func (r *computeQuotaResource) ImportState(ctx context.Context, req resource.Imp
 	var team types.String
 	resp.Diagnostics.Append(resp.State.GetAttribute(ctx, path.Root("team"), &team)...)
 	name := quota.ClusterQueueName(team.ValueString())
-	q, err := r.quotas().Get(ctx, team.ValueString())
+	q, err := r.quotas().Get(ctx, team.ValueString(), nil)
 	switch {
 	case err != nil:
 		resp.Diagnostics.AddError("Cannot import compute quota", storeError(err).detail)

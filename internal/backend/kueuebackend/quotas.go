@@ -30,7 +30,7 @@ type teamQuotas struct {
 }
 
 // Get reads the team's ClusterQueue: one GET.
-func (s *teamQuotas) Get(ctx context.Context, team string) (*backend.Quota, error) {
+func (s *teamQuotas) Get(ctx context.Context, team string, _ *backend.Quota) (*backend.Quota, error) {
 	name := quota.ClusterQueueName(team)
 	cq, found, err := read[kueue.ClusterQueue](ctx, s.kube, kueue.ClusterQueues, kindClusterQueue, name)
 	if err != nil || !found {
@@ -90,10 +90,10 @@ func (s *teamQuotas) Adopt(ctx context.Context, q *backend.Quota) error {
 
 // Put ensures the flavors and server-side applies the ClusterQueue with the owner identity. A
 // server-side apply needs no version: the field manager's ownership guards the fields.
-func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner, _ string) (createdFlavors []string, err error) {
+func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner string, _ *backend.Record) (written backend.Record, createdFlavors []string, err error) {
 	cq, err := s.render(rc, owner)
 	if err != nil {
-		return nil, backend.Problem{Summary: "Cannot render the ClusterQueue", Detail: err.Error()}
+		return written, nil, backend.Problem{Summary: "Cannot render the ClusterQueue", Detail: err.Error()}
 	}
 	for _, e := range rc.Resources {
 		created, err := s.ensureFlavor(ctx, e.Configured.InstanceType)
@@ -101,14 +101,14 @@ func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner, _ 
 			createdFlavors = append(createdFlavors, e.Configured.InstanceType)
 		}
 		if err != nil {
-			return createdFlavors, err
+			return written, createdFlavors, err
 		}
 	}
 	if err := s.kube.Apply(ctx, kueue.ClusterQueues, quota.FieldManager, &cq, nil); err != nil {
-		return createdFlavors, requestError(backend.OpApply, kindClusterQueue, "", cq.Name, err)
+		return written, createdFlavors, requestError(backend.OpApply, kindClusterQueue, "", cq.Name, err)
 	}
 	tflog.Info(ctx, "applied ClusterQueue", map[string]any{"name": cq.Name})
-	return createdFlavors, nil
+	return RecordOf(kindClusterQueue, cq.ObjectMeta), createdFlavors, nil
 }
 
 // render renders the queue with the owner annotation ("" leaves it out).
