@@ -19,8 +19,10 @@ import (
 
 // Backend is what the provider's resources and data sources reach the cluster through.
 type Backend struct {
-	Quotas          TeamQuotas
+	Quotas TeamQuotas
+	// Exactly one of PriorityClasses and SchedulerConfig is set.
 	PriorityClasses PriorityClasses
+	SchedulerConfig SchedulerConfigs
 	Capacity        Capacity
 	Usage           TeamUsage
 	Claims          Claims
@@ -108,6 +110,26 @@ type PriorityClasses interface {
 	Delete(ctx context.Context, c *StoredPriorityClass) error
 	// Drift lists the recorded metadata of the stored class that differs from what owner writes.
 	Drift(c *StoredPriorityClass, class, owner string) []string
+}
+
+// SchedulerConfigs stores the cluster's scheduling policy as one object, where the store holds
+// it so (the SageMaker API's cluster scheduler config, one per cluster). A backend offers
+// either this or PriorityClasses (one object per class).
+type SchedulerConfigs interface {
+	// Get reads the cluster's config; nil when it has none.
+	Get(ctx context.Context) (*SchedulerConfig, error)
+	// Put creates the config (over == nil) or updates it over the version last seen
+	// (ErrChanged when someone changed it since), and waits until the store has applied it.
+	// written is returned once the config exists, even when Put fails.
+	Put(ctx context.Context, p quota.SchedulerPolicy, over *Record) (written Record, err error)
+	// Delete deletes the config and waits until it is gone.
+	Delete(ctx context.Context, c *SchedulerConfig) error
+}
+
+// SchedulerConfig is a cluster's scheduler config as stored.
+type SchedulerConfig struct {
+	Record
+	Policy quota.SchedulerPolicy
 }
 
 // StoredPriorityClass is a priority class as stored.

@@ -85,6 +85,39 @@ type Node struct {
 // Allocation is the nominal quota one team's quota gives an instance type, by resource name.
 type Allocation map[string]resource.Quantity
 
+// AllocationOf is the allocation of amounts in the units quotas are written in: vCPU, GiB of
+// memory and accelerators counted in acceleratorResource ("" for a type without).
+func AllocationOf(acceleratorResource string, accelerators int64, vcpu, memoryGiB *big.Rat) Allocation {
+	a := Allocation{}
+	if vcpu != nil {
+		a[string(corev1.ResourceCPU)] = exactQuantity(vcpu)
+	}
+	if memoryGiB != nil {
+		a[string(corev1.ResourceMemory)] = exactQuantity(new(big.Rat).Mul(memoryGiB, bytesPerGiB))
+	}
+	if acceleratorResource != "" {
+		a[acceleratorResource] = *resource.NewQuantity(accelerators, resource.DecimalSI)
+	}
+	return a
+}
+
+// NodeFromFigures is a Node known only from the catalog's figures for its instance type: what a
+// store that counts instances, not Nodes, reports.
+func NodeFromFigures(it catalog.InstanceType, schedulable bool) Node {
+	return Node{Schedulable: schedulable, Allocatable: AllocationOf(it.AcceleratorResource, it.Accelerators,
+		new(big.Rat).SetFloat64(it.VCPU), new(big.Rat).SetFloat64(it.MemoryGiB))}
+}
+
+// exactQuantity is r as a Quantity; r has a finite decimal expansion (a decimal times 2^30 does).
+func exactQuantity(r *big.Rat) resource.Quantity {
+	s := r.FloatString(12)
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return resource.Quantity{}
+	}
+	return q
+}
+
 // NodeOf is what the sums need of a Kubernetes Node.
 func NodeOf(n corev1.Node) Node {
 	alloc := make(map[string]resource.Quantity, len(n.Status.Allocatable))

@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"math/big"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -117,5 +118,26 @@ func TestSummarizeFractionalMemory(t *testing.T) {
 	got := summarizeKube(it, nil, queues)
 	if got.Allocated.VCPU != 1.45 || got.Allocated.MemoryGiB != 2969.0/1024 {
 		t.Errorf("Allocated = %+v, want vcpu 1.45 and memory %v", got.Allocated, 2969.0/1024)
+	}
+}
+
+// A store that counts instances (the SageMaker API) sums the catalog's figures and the quotas'
+// amounts as the Kubernetes path sums Nodes and ClusterQueues.
+func TestSummarizeFromFigures(t *testing.T) {
+	g5 := catalog.InstanceType{Name: "ml.g5.12xlarge", Accelerators: 4, AcceleratorResource: "nvidia.com/gpu", VCPU: 48, MemoryGiB: 192}
+	nodes := []Node{NodeFromFigures(g5, true), NodeFromFigures(g5, false)}
+	allocations := []Allocation{
+		AllocationOf("nvidia.com/gpu", 2, big.NewRat(24, 1), big.NewRat(96, 1)),
+		AllocationOf("nvidia.com/gpu", 1, big.NewRat(145, 100), big.NewRat(29, 10)),
+	}
+	got := Summarize(g5, nodes, allocations)
+	want := Summary{
+		NodeCount: 2, SchedulableNodeCount: 1,
+		Total:       Amounts{Accelerators: 8, VCPU: 96, MemoryGiB: 384},
+		Allocated:   Amounts{Accelerators: 3, VCPU: 25.45, MemoryGiB: 98.9},
+		Unallocated: Amounts{Accelerators: 5, VCPU: 70.55, MemoryGiB: 285.1},
+	}
+	if got != want {
+		t.Errorf("Summarize() =\n %+v\nwant\n %+v", got, want)
 	}
 }

@@ -18,6 +18,19 @@ type PriorityClass struct {
 	Weight int64
 }
 
+// SchedulerPolicy is a cluster's scheduling policy as the SageMaker API holds it in one
+// cluster scheduler config. FairShare and IdleResourceSharing are "Enabled" or "Disabled", ""
+// where the store has no such switch (a cluster's own Kueue sets fair sharing in its manager
+// configuration, not in an object).
+type SchedulerPolicy struct {
+	PriorityClasses     []PriorityClass
+	FairShare           string
+	IdleResourceSharing string
+}
+
+// SchedulerConfigName is the name this provider gives a cluster scheduler config it creates.
+const SchedulerConfigName = "hyperpod-scheduler-config"
+
 // PriorityClassObjectName is the WorkloadPriorityClass of a class, "<name>-priority": what jobs
 // name in the label kueue.x-k8s.io/priority-class.
 func PriorityClassObjectName(name string) string { return name + priorityClassSuffix }
