@@ -155,3 +155,55 @@ func (c *Client) servedVersions(ctx context.Context, group string) ([]string, er
 	c.groups.served[group] = versions
 	return versions, nil
 }
+
+// servedKinds caches, for the client's lifetime, the kinds the API groups serve.
+type servedKinds struct {
+	mu    sync.Mutex
+	kinds map[string]bool
+}
+
+// aggregatedDiscovery asks /apis for every group with its resources and their kinds, in one
+// response (the API server's aggregated discovery, served since Kubernetes 1.30).
+const aggregatedDiscovery = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+
+// ServesKind reports whether any API group the cluster serves has a resource of kind: one GET
+// of /apis, made once per client.
+func (c *Client) ServesKind(ctx context.Context, kind string) (bool, error) {
+	if err := c.init(ctx); err != nil {
+		return false, err
+	}
+	c.kinds.mu.Lock()
+	defer c.kinds.mu.Unlock()
+	if c.kinds.kinds == nil {
+		raw, err := rawOf(c.json.Get().AbsPath("/apis").SetHeader("Accept", aggregatedDiscovery).Do(ctx))
+		if err != nil {
+			return false, fmt.Errorf("discovering the cluster's APIs: %w", err)
+		}
+		var list struct {
+			Items []struct {
+				Versions []struct {
+					Resources []struct {
+						ResponseKind *struct {
+							Kind string `json:"kind"`
+						} `json:"responseKind"`
+					} `json:"resources"`
+				} `json:"versions"`
+			} `json:"items"`
+		}
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return false, fmt.Errorf("decoding the cluster's APIs: %w", err)
+		}
+		kinds := map[string]bool{}
+		for _, g := range list.Items {
+			for _, v := range g.Versions {
+				for _, r := range v.Resources {
+					if r.ResponseKind != nil {
+						kinds[r.ResponseKind.Kind] = true
+					}
+				}
+			}
+		}
+		c.kinds.kinds = kinds
+	}
+	return c.kinds.kinds[kind], nil
+}

@@ -132,3 +132,35 @@ func TestObjectNotFoundVersusRouteNotFound(t *testing.T) {
 		t.Errorf("text 404: %v", err)
 	}
 }
+
+// ServesKind reads the kinds of every group from one aggregated-discovery response, once per
+// client.
+func TestServesKind(t *testing.T) {
+	var accept string
+	f := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		accept = r.Header.Get("Accept")
+		w.Header().Set("Content-Type", aggregatedDiscovery)
+		_, _ = w.Write([]byte(`{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","items":[
+			{"metadata":{"name":"kueue.x-k8s.io"},"versions":[{"version":"v1beta2","resources":[
+				{"resource":"clusterqueues","responseKind":{"group":"kueue.x-k8s.io","version":"v1beta2","kind":"ClusterQueue"}}]}]},
+			{"metadata":{"name":"example.com"},"versions":[{"version":"v1","resources":[
+				{"resource":"widgets","responseKind":{"group":"example.com","version":"v1","kind":"Widget"}},
+				{"resource":"widgets/status"}]}]}]}`))
+	})
+	c := NewClient(f.settings(fastRetry))
+	for _, tt := range []struct {
+		kind string
+		want bool
+	}{{"ClusterQueue", true}, {"Widget", true}, {"KueueManagerConfig", false}} {
+		got, err := c.ServesKind(context.Background(), tt.kind)
+		if err != nil || got != tt.want {
+			t.Errorf("ServesKind(%q) = %v, %v; want %v", tt.kind, got, err, tt.want)
+		}
+	}
+	if n := len(f.seen()); n != 1 {
+		t.Errorf("%d requests, want 1 for every question", n)
+	}
+	if accept != aggregatedDiscovery {
+		t.Errorf("Accept = %q, want aggregated discovery", accept)
+	}
+}

@@ -39,6 +39,7 @@ type Client struct {
 	flavors flavorUsage
 	primer  *primer
 	groups  groupVersions
+	kinds   servedKinds
 }
 
 // NewClient returns a Client for s. It does no I/O and never fails; errors in
