@@ -18,11 +18,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/retrypolicy"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/retrypolicy"
 )
 
 // Settings is the cluster access part of the provider block, in the shape of

@@ -15,9 +15,10 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/retrypolicy"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/retrypolicy"
 )
 
 // LogSubsystem is the terraform-plugin-log subsystem the transport logs to

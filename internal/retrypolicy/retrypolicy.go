@@ -4,6 +4,7 @@
 package retrypolicy
 
 import (
+	"context"
 	"math/rand/v2"
 	"time"
 )
@@ -81,4 +82,16 @@ func Backoff(minWait, maxWait time.Duration, attempt int) time.Duration {
 		d += rand.N(hi - lo + 1)
 	}
 	return min(max(d, minWait), maxWait)
+}
+
+// Sleep waits d or until ctx is done, returning ctx's error in that case.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

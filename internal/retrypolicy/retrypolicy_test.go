@@ -1,6 +1,7 @@
 package retrypolicy
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -51,5 +52,17 @@ func TestBackoff(t *testing.T) {
 	}
 	if d := Backoff(time.Second, time.Second, 3); d != time.Second {
 		t.Errorf("min = max: wait %s, want 1s", d)
+	}
+}
+
+func TestSleep(t *testing.T) {
+	if err := Sleep(context.Background(), time.Millisecond); err != nil {
+		t.Errorf("Sleep = %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	if err := Sleep(ctx, time.Hour); err != context.Canceled || time.Since(start) > time.Second {
+		t.Errorf("Sleep on a done context = %v after %s, want context.Canceled at once", err, time.Since(start))
 	}
 }
