@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/retrypolicy"
 )
 
 // Namespaces is the core v1 namespaces resource, for use with the generic helpers below.
@@ -100,7 +102,7 @@ func (c *Client) Apply(ctx context.Context, gvr schema.GroupVersionResource, fie
 		if !apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) || conflicts >= maxApplyConflicts {
 			break
 		}
-		if werr := sleepCtx(ctx, time.Duration(conflicts+1)*100*time.Millisecond); werr != nil {
+		if werr := retrypolicy.Sleep(ctx, time.Duration(conflicts+1)*100*time.Millisecond); werr != nil {
 			break
 		}
 	}
@@ -129,18 +131,6 @@ func (c *Client) Apply(ctx context.Context, gvr schema.GroupVersionResource, fie
 
 // maxApplyConflicts is how often Apply resends a server-side apply answered 409 Conflict.
 const maxApplyConflicts = 3
-
-// sleepCtx waits d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
-}
 
 // startWrite prepares Apply and Create: it initialises the client, encodes obj and counts the
 // write's requests in the tally of the returned context, whose explain the caller defers.
@@ -239,7 +229,7 @@ func (c *Client) Create(ctx context.Context, gvr schema.GroupVersionResource, fi
 		}
 		wait, _ := backoff(settings.MinBackoff, settings.MaxBackoff, attempt-1, nil)
 		wait = max(min(wait, settings.MaxElapsed-time.Since(tl.start)), 0)
-		if sleepCtx(ctx, wait) != nil {
+		if retrypolicy.Sleep(ctx, wait) != nil {
 			return err
 		}
 	}

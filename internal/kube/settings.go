@@ -17,12 +17,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/retrypolicy"
 )
 
 // Settings is the cluster access part of the provider block, in the shape of
@@ -75,54 +76,18 @@ type ExecSettings struct {
 	Env        map[string]string
 }
 
-// RetrySettings is the provider's `retry` block. Zero values mean the
-// corresponding DefaultRetry value.
-type RetrySettings struct {
-	// MaxAttempts is the total number of attempts, the first one included;
-	// 1 disables retries.
-	MaxAttempts int
-	MinBackoff  time.Duration
-	MaxBackoff  time.Duration
-	// MaxElapsed bounds one request's retries by time: no attempt starts
-	// later than MaxElapsed after the first, and no wait runs past it. Like
-	// the aws provider's retry settings, the budget is attempts and time,
-	// whichever ends first, so a real outage fails in bounded time while
-	// a flaky server is absorbed.
-	MaxElapsed time.Duration
-}
+// RetrySettings is the provider's `retry` block (see retrypolicy.Settings,
+// which the SageMaker client shares). Zero values mean the corresponding
+// DefaultRetry value.
+type RetrySettings retrypolicy.Settings
 
 // DefaultRetry holds the values used for zero fields of RetrySettings.
-//
-// Ten attempts absorb a server that fails 30 % of the requests (a request
-// fails every attempt with probability 0.3^10, about 6 in a million) and the
-// two-minute budget makes an outage fail within about two minutes per
-// request: the waits grow 0.5s, 1s, 2s ... up to 30s.
-var DefaultRetry = RetrySettings{
-	MaxAttempts: 10,
-	MinBackoff:  500 * time.Millisecond,
-	MaxBackoff:  30 * time.Second,
-	MaxElapsed:  2 * time.Minute,
-}
+var DefaultRetry = RetrySettings(retrypolicy.Default)
 
 // WithDefaults returns r with zero (or negative) fields replaced by
 // DefaultRetry and MaxBackoff raised to MinBackoff when it is smaller.
 func (r RetrySettings) WithDefaults() RetrySettings {
-	if r.MaxAttempts <= 0 {
-		r.MaxAttempts = DefaultRetry.MaxAttempts
-	}
-	if r.MinBackoff <= 0 {
-		r.MinBackoff = DefaultRetry.MinBackoff
-	}
-	if r.MaxBackoff <= 0 {
-		r.MaxBackoff = DefaultRetry.MaxBackoff
-	}
-	if r.MaxBackoff < r.MinBackoff {
-		r.MaxBackoff = r.MinBackoff
-	}
-	if r.MaxElapsed <= 0 {
-		r.MaxElapsed = DefaultRetry.MaxElapsed
-	}
-	return r
+	return RetrySettings(retrypolicy.Settings(r).WithDefaults())
 }
 
 // Validate reports negative values and a MinBackoff above an explicitly set

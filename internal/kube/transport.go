@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"mime"
 	"net/http"
 	"net/url"
@@ -18,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/retrypolicy"
 )
 
 // LogSubsystem is the terraform-plugin-log subsystem the transport logs to
@@ -373,31 +374,13 @@ func retryableError(err error) bool {
 
 // backoff returns the wait before retry number attempt+1 (attempt is
 // 0-based) and whether it came from a Retry-After header. Retry-After wins
-// (capped at maxWait). Otherwise the wait is drawn uniformly from
-// [b, min(2b, maxWait)] with b = minWait * 2^attempt, and from
-// [3/4 maxWait, maxWait] once b reaches maxWait: exponential growth with
-// jitter, never below minWait nor above maxWait.
+// (capped at maxWait); otherwise it is retrypolicy.Backoff: exponential
+// growth with jitter between minWait and maxWait.
 func backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) (time.Duration, bool) {
 	if d, ok := retryAfter(resp, time.Now()); ok {
 		return min(d, maxWait), true
 	}
-	base := minWait
-	for i := 0; i < attempt && base < maxWait; i++ {
-		base *= 2
-	}
-	if base >= maxWait || base <= 0 {
-		base = maxWait
-	}
-	lo, hi := base, min(2*base, maxWait)
-	if lo >= hi {
-		lo = max(maxWait-maxWait/4, minWait)
-		hi = maxWait
-	}
-	d := lo
-	if hi > lo {
-		d += rand.N(hi - lo + 1)
-	}
-	return min(max(d, minWait), maxWait), false
+	return retrypolicy.Backoff(minWait, maxWait, attempt), false
 }
 
 // retryAfter parses a Retry-After header given in seconds or as an HTTP date.
