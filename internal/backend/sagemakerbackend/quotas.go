@@ -1,0 +1,306 @@
+package sagemakerbackend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+	"github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakerclient"
+)
+
+// KindComputeQuota names a compute quota in messages.
+const KindComputeQuota = "SageMaker compute quota"
+
+// teamQuotas stores a team's quota as the cluster's one compute quota that targets the team.
+//
+// A refresh reads every quota of the cluster with one paged ListComputeQuotas, shared by all
+// the reads of a provider run; the list carries everything but the description and the
+// failure reason, which one DescribeComputeQuota adds only for a quota whose version moved
+// since the caller last saw it. A quota this run wrote is read by its id.
+type teamQuotas struct {
+	api     sagemakerclient.API
+	cluster string
+	catalog *catalog.Catalog
+	poll    sagemakerclient.Poll
+
+	mu     sync.Mutex
+	listed bool
+	byTeam map[string][]types.ComputeQuotaSummary
+	// written is the id of each team's quota this run wrote ("" once deleted): read by id,
+	// since the list predates the write.
+	written map[string]string
+}
+
+// live reports whether a status is that of a quota that exists and is not being deleted.
+func live(s types.SchedulerResourceStatus) bool {
+	return s != types.SchedulerResourceStatusDeleting && s != types.SchedulerResourceStatusDeleted
+}
+
+// summaries returns the quotas that target team, listing the cluster's quotas once per run.
+func (s *teamQuotas) summaries(ctx context.Context, team string) ([]types.ComputeQuotaSummary, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.list(ctx); err != nil {
+		return nil, err
+	}
+	return s.byTeam[team], nil
+}
+
+// all returns every quota of the cluster, from the same list.
+func (s *teamQuotas) all(ctx context.Context) ([]types.ComputeQuotaSummary, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.list(ctx); err != nil {
+		return nil, err
+	}
+	var out []types.ComputeQuotaSummary
+	for _, qs := range s.byTeam {
+		out = append(out, qs...)
+	}
+	return out, nil
+}
+
+// list reads the cluster's quotas with one paged ListComputeQuotas, once per run; s.mu is held.
+func (s *teamQuotas) list(ctx context.Context) error {
+	if !s.listed {
+		byTeam := map[string][]types.ComputeQuotaSummary{}
+		in := &sagemaker.ListComputeQuotasInput{ClusterArn: aws.String(s.cluster), MaxResults: aws.Int32(100)}
+		for {
+			out, err := s.api.ListComputeQuotas(ctx, in)
+			if err != nil {
+				return requestError(backend.OpRead, "", err)
+			}
+			for _, q := range out.ComputeQuotaSummaries {
+				if q.ComputeQuotaTarget != nil && q.Status != types.SchedulerResourceStatusDeleted {
+					t := aws.ToString(q.ComputeQuotaTarget.TeamName)
+					byTeam[t] = append(byTeam[t], q)
+				}
+			}
+			if aws.ToString(out.NextToken) == "" {
+				break
+			}
+			in.NextToken = out.NextToken
+		}
+		tflog.Debug(ctx, "listed the cluster's compute quotas", map[string]any{"teams": len(byTeam)})
+		s.byTeam, s.listed = byTeam, true
+	}
+	return nil
+}
+
+// wrote records the id of the team's quota after a write ("" after a delete).
+func (s *teamQuotas) wrote(team, id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.written == nil {
+		s.written = map[string]string{}
+	}
+	s.written[team] = id
+}
+
+func (s *teamQuotas) writtenID(team string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, ok := s.written[team]
+	return id, ok
+}
+
+func (s *teamQuotas) Get(ctx context.Context, team string, last *backend.Quota) (*backend.Quota, error) {
+	var list []types.ComputeQuotaSummary
+	if id, ok := s.writtenID(team); ok {
+		if id == "" {
+			return nil, nil
+		}
+		list = []types.ComputeQuotaSummary{{ComputeQuotaId: aws.String(id)}}
+		last = nil // a summary of only the id: describe it
+	} else {
+		var err error
+		if list, err = s.summaries(ctx, team); err != nil {
+			return nil, err
+		}
+	}
+	var found []types.ComputeQuotaSummary
+	for _, q := range list {
+		if live(q.Status) {
+			found = append(found, q)
+		}
+	}
+	switch {
+	case len(found) > 1:
+		names := make([]string, len(found))
+		for i, q := range found {
+			names[i] = fmt.Sprintf("%q (%s)", aws.ToString(q.Name), aws.ToString(q.ComputeQuotaId))
+		}
+		return nil, backend.Problem{Summary: "Several compute quotas target the team", Detail: fmt.Sprintf(
+			"The cluster has %d compute quotas for team %q: %s. This provider manages one quota per team: delete all but one "+
+				"(aws sagemaker delete-compute-quota --compute-quota-id <id>), then refresh.", len(found), team, strings.Join(names, ", "))}
+	case len(found) == 0 && len(list) == 0:
+		return nil, nil
+	case len(found) == 0:
+		found = list[:1] // being deleted
+	}
+	sum := found[0]
+	q := &backend.Quota{Record: s.record(aws.ToString(sum.Name), aws.ToString(sum.ComputeQuotaId), aws.ToString(sum.ComputeQuotaArn),
+		sum.ComputeQuotaVersion, sum.Status, ""), Named: true}
+	description := ""
+	if last != nil && last.Version == q.Version && last.ID == q.ID {
+		description = last.Config.Config.Description
+	} else {
+		out, err := s.api.DescribeComputeQuota(ctx, &sagemaker.DescribeComputeQuotaInput{ComputeQuotaId: sum.ComputeQuotaId})
+		switch {
+		case sagemakerclient.IsNotFound(err):
+			return nil, nil // deleted since the list
+		case err != nil:
+			return nil, requestError(backend.OpRead, q.ID, err)
+		}
+		description = aws.ToString(out.Description)
+		q.Record = s.record(aws.ToString(out.Name), q.ID, q.ARN, out.ComputeQuotaVersion, out.Status, aws.ToString(out.FailureReason))
+		sum.ComputeQuotaConfig, sum.ComputeQuotaTarget, sum.ActivationState = out.ComputeQuotaConfig, out.ComputeQuotaTarget, out.ActivationState
+	}
+	q.Config.Config.Team = team
+	if !q.Terminating {
+		doc := documentOf(q.Name, description, sum.ActivationState, sum.ComputeQuotaTarget, sum.ComputeQuotaConfig)
+		_, q.Config, q.ConfigErr = quota.ConfigFromComputeQuota(s.catalog, doc)
+	}
+	return q, nil
+}
+
+// record is what the provider records of a quota besides its content.
+func (s *teamQuotas) record(name, id, arn string, version *int32, status types.SchedulerResourceStatus, failure string) backend.Record {
+	return backend.Record{
+		Kind: KindComputeQuota, Name: name, ID: id, ARN: arn,
+		Version: strconv.Itoa(int(aws.ToInt32(version))), Status: string(status), Failure: failure,
+		Terminating: !live(status),
+		// The API records no owner; the quota's id in state is its identity (see Get's callers).
+		Owner: backend.Ownership{Description: "the SageMaker API", Owns: func(string) bool { return true }},
+	}
+}
+
+// Claim has nothing to claim: the API creates a quota and its content in one request (Put),
+// and refuses a second quota for a team.
+func (s *teamQuotas) Claim(context.Context, string, string) (string, error) { return "", nil }
+
+func (s *teamQuotas) WaitGone(ctx context.Context, team string) error {
+	q, err := s.Get(ctx, team, nil)
+	if err != nil || q == nil {
+		return err
+	}
+	if _, err = sagemakerclient.WaitComputeQuota(ctx, s.api, s.poll, q.ID, sagemakerclient.Deleted); err == nil {
+		s.wrote(team, "")
+	}
+	return err
+}
+
+// Adopt: the API records no mark of an interrupted run.
+func (s *teamQuotas) Adopt(context.Context, *backend.Quota) error { return nil }
+
+// Put creates the team's quota (over == nil) or updates it over the version the caller last
+// saw, then waits until the API has applied it. The record is returned even on failure once
+// the quota exists, so the caller can save it.
+func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, _ string, over *backend.Record) (backend.Record, []string, error) {
+	doc := quota.ComputeQuotaOf(rc)
+	var id, arn string
+	if over == nil {
+		out, err := s.api.CreateComputeQuota(ctx, &sagemaker.CreateComputeQuotaInput{
+			ClusterArn: aws.String(s.cluster), Name: aws.String(doc.Name), Description: optional(doc.Description),
+			ActivationState: types.ActivationState(doc.ActivationState), ComputeQuotaTarget: sdkTarget(doc), ComputeQuotaConfig: sdkConfig(doc),
+		})
+		if err != nil {
+			return backend.Record{}, nil, requestError(backend.OpCreate, doc.Name, err)
+		}
+		id, arn = aws.ToString(out.ComputeQuotaId), aws.ToString(out.ComputeQuotaArn)
+		s.wrote(doc.Team, id)
+		tflog.Info(ctx, "created compute quota", map[string]any{"id": id, "team": doc.Team})
+	} else {
+		id, arn = over.ID, over.ARN
+		s.wrote(doc.Team, id)
+		target, err := strconv.ParseInt(over.Version, 10, 32)
+		if err != nil {
+			return *over, nil, fmt.Errorf("compute quota %s: the version %q in state is not a number: refresh, then apply again", id, over.Version)
+		}
+		_, err = s.api.UpdateComputeQuota(ctx, &sagemaker.UpdateComputeQuotaInput{
+			ComputeQuotaId: aws.String(id), TargetVersion: aws.Int32(int32(target)), Description: aws.String(doc.Description),
+			ActivationState: types.ActivationState(doc.ActivationState), ComputeQuotaTarget: sdkTarget(doc), ComputeQuotaConfig: sdkConfig(doc),
+		})
+		if err != nil {
+			return *over, nil, requestError(backend.OpApply, id, err)
+		}
+		tflog.Info(ctx, "updated compute quota", map[string]any{"id": id, "target_version": target})
+	}
+	written := s.record(doc.Name, id, arn, nil, "", "")
+	out, err := sagemakerclient.WaitComputeQuota(ctx, s.api, s.poll, id, sagemakerclient.Settled)
+	if out != nil {
+		written = s.record(aws.ToString(out.Name), id, aws.ToString(out.ComputeQuotaArn), out.ComputeQuotaVersion, out.Status, aws.ToString(out.FailureReason))
+	}
+	if err != nil {
+		return written, nil, requestError(backend.OpApply, id, err)
+	}
+	return written, nil, nil
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// Drift lists what the attributes cannot show: a change the API could not apply.
+func (s *teamQuotas) Drift(_ context.Context, q *backend.Quota, _ quota.ResolvedConfig, _ string, _ bool) ([]string, error) {
+	if strings.HasSuffix(q.Status, "Failed") {
+		reason := q.Failure
+		if reason == "" {
+			reason = "SageMaker gave no reason"
+		}
+		return []string{fmt.Sprintf("the quota's status is %s: %s", q.Status, reason)}, nil
+	}
+	return nil, nil
+}
+
+// RemoveUnusedInputs: the quota relies on nothing the provider created.
+func (s *teamQuotas) RemoveUnusedInputs(context.Context, []string) []backend.Problem { return nil }
+
+// Delete deletes the quota and waits until the API no longer knows it.
+func (s *teamQuotas) Delete(ctx context.Context, q *backend.Quota) error {
+	_, err := s.api.DeleteComputeQuota(ctx, &sagemaker.DeleteComputeQuotaInput{ComputeQuotaId: aws.String(q.ID)})
+	if err != nil && !sagemakerclient.IsNotFound(err) {
+		return requestError(backend.OpDelete, q.ID, err)
+	}
+	if _, err := sagemakerclient.WaitComputeQuota(ctx, s.api, s.poll, q.ID, sagemakerclient.Deleted); err != nil {
+		return requestError(backend.OpDelete, q.ID, err)
+	}
+	s.wrote(q.Config.Config.Team, "")
+	return nil
+}
+
+// Holders: the API deletes a quota whatever runs under it.
+func (s *teamQuotas) Holders(context.Context, string) ([]string, []string, error) {
+	return nil, nil, nil
+}
+
+// requestError wraps a failed request on one quota with what it means.
+func requestError(op backend.Op, name string, err error) error {
+	e := &backend.RequestError{Op: op, Kind: KindComputeQuota, Name: name, Err: err}
+	var status *sagemakerclient.StatusError
+	switch {
+	case sagemakerclient.IsOutcomeUnknown(err):
+		e.Outcome = backend.ErrOutcomeUnknown
+	case op == backend.OpCreate && sagemakerclient.IsConflict(err):
+		e.Outcome = backend.ErrExists
+	case op == backend.OpApply && sagemakerclient.IsConflict(err):
+		e.Outcome = backend.ErrChanged
+	case op == backend.OpDelete && errors.As(err, &status):
+		e.Outcome = backend.ErrStillExists
+	}
+	return e
+}
