@@ -6,46 +6,46 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 )
 
 // teamNamespaceState fills the computed attributes and the label and annotation maps of m from
-// what the cluster holds; what no attribute shows is drift, which Read adds (quota.TeamNamespaceDrift).
+// what the cluster holds; what no attribute shows is drift, which Read adds (TeamNamespaces.Drift).
 // Every value is true: the names are those of the objects found (null for a missing
 // LocalQueue), and a difference from the plan, which derives them from team, is the drift.
 //
 // For labels and annotations only the keys already in state are compared: their current values
 // are recorded and keys that disappeared are dropped, so a changed or removed entry shows in the
-// plan while keys other managers add are ignored. With importing set there is no prior state;
-// the maps are then taken from the Namespace (see quota.ImportedNamespaceMetadata).
-func teamNamespaceState(ctx context.Context, m *teamNamespaceModel, team string, objs teamNamespaceObjects, importing bool) diag.Diagnostics {
+// plan while keys other managers add are ignored. An import, which has no prior state, then
+// takes the maps from teamNamespaceImported.
+func teamNamespaceState(ctx context.Context, m *teamNamespaceModel, team string, ns *backend.TeamNamespace) diag.Diagnostics {
 	var diags diag.Diagnostics
-	ns, lq := objs.namespace, objs.localQueue
-
 	m.ID = types.StringValue(team)
 	m.Team = types.StringValue(team)
 	m.Namespace = types.StringValue(ns.Name)
 	m.LocalQueueName = types.StringNull()
 	m.ClusterQueueName = types.StringNull()
-	if lq != nil && lq.DeletionTimestamp == nil {
-		m.LocalQueueName = types.StringValue(lq.Name)
-		m.ClusterQueueName = types.StringValue(lq.Spec.ClusterQueue)
+	if q := ns.Queue; q != nil && !q.Terminating {
+		m.LocalQueueName = types.StringValue(q.Name)
+		m.ClusterQueueName = types.StringValue(q.ClusterQueue)
 	}
 
-	if importing {
-		labels, annotations := quota.ImportedNamespaceMetadata(ns.ObjectMeta)
-		m.Labels, diags = teamNamespaceMapValue(ctx, labels)
-		var d diag.Diagnostics
-		m.Annotations, d = teamNamespaceMapValue(ctx, annotations)
-		diags.Append(d...)
-		m.ForceDestroy = types.BoolValue(false)
-		return diags
-	}
 	var d diag.Diagnostics
 	m.Labels, d = teamNamespaceObserved(ctx, m.Labels, ns.Labels)
 	diags.Append(d...)
 	m.Annotations, d = teamNamespaceObserved(ctx, m.Annotations, ns.Annotations)
 	diags.Append(d...)
+	return diags
+}
+
+// teamNamespaceImported sets the label and annotation maps of an imported m to those the
+// import takes (see quota.ImportedNamespaceMetadata), and force_destroy to its default.
+func teamNamespaceImported(ctx context.Context, m *teamNamespaceModel, labels, annotations map[string]string) diag.Diagnostics {
+	var diags, d diag.Diagnostics
+	m.Labels, diags = teamNamespaceMapValue(ctx, labels)
+	m.Annotations, d = teamNamespaceMapValue(ctx, annotations)
+	diags.Append(d...)
+	m.ForceDestroy = types.BoolValue(false)
 	return diags
 }
 

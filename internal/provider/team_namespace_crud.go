@@ -13,49 +13,22 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend/kueuebackend"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-// teamNamespaceObjects are the team's objects as found in the cluster; nil when absent.
-type teamNamespaceObjects struct {
-	namespace  *corev1.Namespace
-	localQueue *kueue.LocalQueue
-}
+func (r *teamNamespaceResource) namespaces() backend.TeamNamespaces { return r.data.backend.Namespaces }
 
-// get reads the Namespace and, when it exists, the LocalQueue: one GET each, no list.
-func (r *teamNamespaceResource) get(ctx context.Context, team string) (teamNamespaceObjects, diag.Diagnostics) {
+// get reads the team's Namespace and, when it exists, its LocalQueue; nil when the Namespace
+// does not exist.
+func (r *teamNamespaceResource) get(ctx context.Context, team string) (*backend.TeamNamespace, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	var objs teamNamespaceObjects
-	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
-
-	var ns corev1.Namespace
-	found, err := r.data.kube.Get(ctx, kube.Namespaces, "", nsName, &ns)
+	ns, err := r.namespaces().Get(ctx, team)
 	if err != nil {
-		namespaceKind.object("", nsName).readFailed(err).addTo(&diags)
-		return objs, diags
+		storeError(err).addTo(&diags)
 	}
-	if !found {
-		return objs, diags
-	}
-	objs.namespace = &ns
-
-	var lq kueue.LocalQueue
-	found, err = r.data.kube.Get(ctx, kueue.LocalQueues, nsName, lqName, &lq)
-	if err != nil {
-		localQueueKind.object(nsName, lqName).readFailed(err).addTo(&diags)
-		return objs, diags
-	}
-	if found {
-		objs.localQueue = &lq
-	}
-	return objs, diags
+	return ns, diags
 }
 
 func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -84,12 +57,12 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 	run.saveTainted = func() {
 		save(driftList([]string{"the create stopped before it finished: the next refresh reads the Namespace and LocalQueue"}))
 	}
-	claim, existing := r.claim(ctx, team, run.owner, &resp.Diagnostics)
+	claim, adopted := r.claim(ctx, team, run.owner, &resp.Diagnostics)
 	if run.claimStopped(claim, ns) {
 		return
 	}
 	tflog.Debug(ctx, "creating team namespace", map[string]any{"namespace": nsName})
-	d, stage := r.apply(ctx, &plan, existing, run.owner)
+	d, stage := r.apply(ctx, &plan, adopted, run.owner)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		if run.undoIfGone(ns, lq) {
@@ -109,62 +82,58 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 // owner annotation) with a POST, so that of two resources creating the same team only one
 // succeeds. An existing Namespace is refused with its owner named; one being deleted is waited
 // for.
-func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, diags *diag.Diagnostics) (claimResult, teamNamespaceObjects) {
+func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, diags *diag.Diagnostics) (claimResult, *backend.TeamNamespace) {
 	nsName := quota.NamespaceName(team)
-	refuse := func(ns *corev1.Namespace) (claimResult, teamNamespaceObjects) {
-		summary, detail := existingObjectError(teamNamespaceResourceKind, "Namespace", nsName, kueuebackend.RecordOf("Namespace", ns.ObjectMeta), team)
+	refuse := func(ns *backend.TeamNamespace) (claimResult, *backend.TeamNamespace) {
+		summary, detail := existingObjectError(teamNamespaceResourceKind, "Namespace", nsName, ns.Record, team)
 		diags.AddAttributeError(path.Root("team"), summary, detail)
-		return claimFailed, teamNamespaceObjects{}
+		return claimFailed, nil
 	}
-	objs, d := r.get(ctx, team)
+	ns, d := r.get(ctx, team)
 	diags.Append(notCreated(d, namespaceKind.object("", nsName))...)
 	if diags.HasError() {
-		return claimFailed, teamNamespaceObjects{}
+		return claimFailed, nil
 	}
-	if ns := objs.namespace; ns != nil {
-		if ns.DeletionTimestamp == nil && quota.Unconfirmed(ns.ObjectMeta) {
-			unmark := func() error {
-				return r.data.kube.Annotate(ctx, kube.Namespaces, "", nsName, string(ns.UID), quota.FieldManager,
-					map[string]*string{quota.AnnotationUnconfirmed: nil})
+	if ns != nil {
+		if !ns.Terminating && ns.Unconfirmed != "" {
+			unmark := func() error { return r.namespaces().Adopt(ctx, ns) }
+			if !adoptUnconfirmed(namespaceKind.object("", nsName), ns.Unconfirmed, unmark, diags) {
+				return claimFailed, nil
 			}
-			if !adoptUnconfirmed(namespaceKind.object("", nsName), ns.Annotations[quota.AnnotationUnconfirmed], unmark, diags) {
-				return claimFailed, teamNamespaceObjects{}
-			}
-			return claimOK, objs
+			return claimOK, ns
 		}
-		if ns.DeletionTimestamp == nil {
+		if !ns.Terminating {
 			return refuse(ns)
 		}
 		tflog.Info(ctx, "Namespace is being deleted; waiting before creating it again", map[string]any{"namespace": nsName})
-		if err := r.data.kube.WaitGone(ctx, kube.Namespaces, "", nsName, teamNamespacePollInterval); err != nil {
+		if err := r.namespaces().WaitGone(ctx, team); err != nil {
 			return refuse(ns)
 		}
 	}
-	claim := quota.RenderNamespace(team, nil, nil, owner)
-	err := r.data.kube.Create(ctx, kube.Namespaces, quota.FieldManager, &claim)
-	if errors.Is(err, kube.ErrAlreadyExists) {
-		if objs, d := r.get(ctx, team); !d.HasError() && objs.namespace != nil {
-			return refuse(objs.namespace)
+	err := r.namespaces().Claim(ctx, team, owner)
+	if errors.Is(err, backend.ErrExists) {
+		if ns, err := r.namespaces().Get(ctx, team); err == nil && ns != nil {
+			return refuse(ns)
 		}
 	}
 	if err != nil {
-		namespaceKind.object("", nsName).createFailed(err).addTo(diags)
-		if errors.Is(err, kube.ErrCreateOutcomeUnknown) || ctx.Err() != nil {
+		storeError(err).addTo(diags)
+		if errors.Is(err, backend.ErrOutcomeUnknown) || ctx.Err() != nil {
 			// Cut off mid-request (an interrupt, the timeout): the POST may have been handled.
-			return claimMaybe, teamNamespaceObjects{}
+			return claimMaybe, nil
 		}
-		return claimFailed, teamNamespaceObjects{}
+		return claimFailed, nil
 	}
-	return claimOK, teamNamespaceObjects{}
+	return claimOK, nil
 }
 
 // lookUp names the team in ctx's logs and reads its objects; present is false when the
 // Namespace is gone or being deleted.
-func (r *teamNamespaceResource) lookUp(ctx context.Context, team string, diags *diag.Diagnostics) (context.Context, teamNamespaceObjects, bool) {
+func (r *teamNamespaceResource) lookUp(ctx context.Context, team string, diags *diag.Diagnostics) (context.Context, *backend.TeamNamespace, bool) {
 	ctx = tflog.SetField(ctx, "team", team)
-	objs, d := r.get(ctx, team)
+	ns, d := r.get(ctx, team)
 	diags.Append(d...)
-	return ctx, objs, objs.namespace != nil && objs.namespace.DeletionTimestamp == nil
+	return ctx, ns, ns != nil && !ns.Terminating
 }
 
 func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -179,7 +148,7 @@ func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadReque
 		warnNotRefreshed(r.data, &resp.Diagnostics)
 		return
 	}
-	ctx, objs, present := r.lookUp(ctx, team, &resp.Diagnostics)
+	ctx, ns, present := r.lookUp(ctx, team, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -189,18 +158,18 @@ func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadReque
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	resp.Diagnostics.Append(teamNamespaceState(ctx, &state, team, objs, false)...)
+	resp.Diagnostics.Append(teamNamespaceState(ctx, &state, team, ns)...)
 	owner := state.OwnerID.ValueString()
 	var drift []string
 	var conflict *ownerConflict
 	switch {
 	case isTakeover(ctx, req.Private, &resp.Diagnostics):
 		drift = append(drift, "imported: the next apply records this resource's owner_id on the Namespace and LocalQueue")
-	case !quota.Owns(objs.namespace.ObjectMeta, owner):
-		conflict = &ownerConflict{Object: fmt.Sprintf("Namespace %q", objs.namespace.Name), Owner: quota.DescribeOwner(objs.namespace.ObjectMeta)}
+	case !ns.Owner.Owns(owner):
+		conflict = &ownerConflict{Object: fmt.Sprintf("Namespace %q", ns.Name), Owner: ns.Owner.Description}
 		drift = append(drift, "the Namespace is managed by "+conflict.Owner)
 	default:
-		drift = quota.TeamNamespaceDrift(team, owner, objs.namespace.ObjectMeta, objs.localQueue)
+		drift = r.namespaces().Drift(ns, team, owner)
 	}
 	recordConflict(ctx, resp.Private, conflict, &resp.Diagnostics)
 	state.Drift = driftList(drift)
@@ -214,18 +183,18 @@ func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadReque
 func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	plan, prior, _ := updateModels[teamNamespaceModel](ctx, req, &resp.Diagnostics)
 	team := plan.Team.ValueString()
-	ctx, cancel, _, objs := r.begin(ctx, "update a Namespace", team, plan.Timeouts.Update, teamNamespaceCreateTimeout, &resp.Diagnostics)
+	ctx, cancel, _, ns := r.begin(ctx, "update a Namespace", team, plan.Timeouts.Update, teamNamespaceCreateTimeout, &resp.Diagnostics)
 	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if ns := objs.namespace; ns != nil && !isTakeover(ctx, req.Private, &resp.Diagnostics) && !quota.Owns(ns.ObjectMeta, prior.OwnerID.ValueString()) {
-		namespaceKind.object("", ns.Name).refused(&resp.Diagnostics, path.Root("team"), quota.DescribeOwner(ns.ObjectMeta))
+	if ns != nil && !isTakeover(ctx, req.Private, &resp.Diagnostics) && !ns.Owner.Owns(prior.OwnerID.ValueString()) {
+		namespaceKind.object("", ns.Name).refused(&resp.Diagnostics, path.Root("team"), ns.Owner.Description)
 		return
 	}
 	owner := ownerToRecord(plan.OwnerID)
 	tflog.Debug(ctx, "updating team namespace", map[string]any{"namespace": quota.NamespaceName(team)})
-	d, _ := r.apply(ctx, &plan, objs, owner)
+	d, _ := r.apply(ctx, &plan, ns, owner)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -239,29 +208,26 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 // with its default), names the team in its logs and reads the team's objects; it reads nothing
 // when the timeout is invalid. The caller returns when diags has an error.
 func (r *teamNamespaceResource) begin(ctx context.Context, what, team string, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
-	defaultTimeout time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, time.Duration, teamNamespaceObjects) {
+	defaultTimeout time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, time.Duration, *backend.TeamNamespace) {
 	if diags.HasError() || !r.data.ready(what, diags) {
-		return ctx, func() {}, 0, teamNamespaceObjects{}
+		return ctx, func() {}, 0, nil
 	}
 	limit, d := timeout(ctx, defaultTimeout)
 	diags.Append(d...)
 	if diags.HasError() {
-		return ctx, func() {}, limit, teamNamespaceObjects{}
+		return ctx, func() {}, limit, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	ctx = tflog.SetField(ctx, "team", team)
-	objs, d := r.get(ctx, team)
+	ns, d := r.get(ctx, team)
 	diags.Append(d...)
-	return ctx, cancel, limit, objs
+	return ctx, cancel, limit, ns
 }
 
 func (m *teamNamespaceModel) recordOwner(owner string, drift types.List) {
 	m.OwnerID, m.Drift = types.StringValue(owner), drift
 }
 
-// apply server-side applies the Namespace and the LocalQueue as planned. A LocalQueue that is
-// terminating or points at another ClusterQueue (spec.clusterQueue is immutable) is deleted
-// and recreated.
 // applyStage names the step of apply that failed.
 type applyStage int
 
@@ -271,7 +237,10 @@ const (
 	stageLocalQueue
 )
 
-func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceModel, objs teamNamespaceObjects, owner string) (diag.Diagnostics, applyStage) {
+// apply writes the Namespace and the LocalQueue as planned over current, the team's objects as
+// last read (nil when there were none). A LocalQueue that is terminating or points at another
+// ClusterQueue (spec.clusterQueue is immutable) is deleted and recreated.
+func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceModel, current *backend.TeamNamespace, owner string) (diag.Diagnostics, applyStage) {
 	var diags diag.Diagnostics
 	team := plan.Team.ValueString()
 	nsName, lqName, cqName := quota.NamespaceName(team), quota.LocalQueueName(team), quota.ClusterQueueName(team)
@@ -287,57 +256,50 @@ func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceMo
 		return diags, stageNamespace
 	}
 	// Reserved keys were rejected by ValidateConfig.
-	ns := quota.RenderNamespace(team, labels, annotations, owner)
-	if err := r.data.kube.Apply(ctx, kube.Namespaces, quota.FieldManager, &ns, nil); err != nil {
-		e := namespaceKind.object("", nsName).applyFailed(err)
+	err := r.namespaces().Put(ctx, team, labels, annotations, owner, current)
+	var re *backend.RequestError
+	switch {
+	case err == nil:
+		return diags, stageNone
+	case errors.As(err, &re) && re.Kind == namespaceKind.name:
+		e := storeError(err)
 		diags.AddError(e.summary, e.detail+" Check the labels and annotations.")
 		return diags, stageNamespace
-	}
-
-	if lq := objs.localQueue; lq != nil && (lq.DeletionTimestamp != nil || lq.Spec.ClusterQueue != cqName) {
-		tflog.Info(ctx, "recreating LocalQueue: spec.clusterQueue is immutable", map[string]any{
-			"local_queue": lqName, "cluster_queue_found": lq.Spec.ClusterQueue, "cluster_queue_wanted": cqName,
-		})
-		if err := r.data.kube.DeleteAndWait(ctx, kueue.LocalQueues, nsName, lqName, teamNamespacePollInterval); err != nil {
-			diags.AddAttributeError(path.Root("cluster_queue_name"), "Cannot recreate LocalQueue",
-				fmt.Sprintf("LocalQueue %q in namespace %q points at ClusterQueue %q, not %q, and spec.clusterQueue cannot "+
-					"be changed, so it has to be deleted and recreated; deleting it failed: %s. Delete it yourself "+
-					"(kubectl delete localqueue -n %s %s) and apply again, or raise timeouts.create.",
-					lqName, nsName, lq.Spec.ClusterQueue, cqName, err, nsName, lqName))
-			return diags, stageLocalQueue
-		}
-	}
-	lq := quota.RenderLocalQueue(team, owner)
-	if err := r.data.kube.Apply(ctx, kueue.LocalQueues, quota.FieldManager, &lq, nil); err != nil {
+	case re != nil && re.Op == backend.OpDelete && current != nil && current.Queue != nil:
+		diags.AddAttributeError(path.Root("cluster_queue_name"), "Cannot recreate LocalQueue",
+			fmt.Sprintf("LocalQueue %q in namespace %q points at ClusterQueue %q, not %q, and spec.clusterQueue cannot "+
+				"be changed, so it has to be deleted and recreated; deleting it failed: %s. Delete it yourself "+
+				"(kubectl delete localqueue -n %s %s) and apply again, or raise timeouts.create.",
+				lqName, nsName, current.Queue.ClusterQueue, cqName, re.Err, nsName, lqName))
+	default:
 		// A transient error gets no permission hint: kubeErrorDetail adds one only when refused.
-		localQueueKind.object(nsName, lqName).applyFailed(err).addTo(&diags)
-		return diags, stageLocalQueue
+		storeError(err).addTo(&diags)
 	}
-	return diags, stageNone
+	return diags, stageLocalQueue
 }
 
 func (r *teamNamespaceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	state, _ := stateOf[teamNamespaceModel](ctx, req.State, &resp.Diagnostics)
 	team := state.Team.ValueString()
-	ctx, cancel, timeout, objs := r.begin(ctx, "delete a Namespace", team, state.Timeouts.Delete, teamNamespaceDeleteTimeout, &resp.Diagnostics)
+	ctx, cancel, timeout, ns := r.begin(ctx, "delete a Namespace", team, state.Timeouts.Delete, teamNamespaceDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
-	if objs.namespace == nil {
+	nsName := quota.NamespaceName(team)
+	if ns == nil {
 		return
 	}
-	if !quota.Owns(objs.namespace.ObjectMeta, state.OwnerID.ValueString()) {
-		namespaceKind.object("", nsName).leftInPlace(&resp.Diagnostics, quota.DescribeOwner(objs.namespace.ObjectMeta),
+	if !ns.Owner.Owns(state.OwnerID.ValueString()) {
+		namespaceKind.object("", nsName).leftInPlace(&resp.Diagnostics, ns.Owner.Description,
 			"destroying this resource did not delete it or its LocalQueue. It was removed from this state only.")
 		return
 	}
 
 	if !state.ForceDestroy.ValueBool() {
-		pods, workloads, err := r.countWork(ctx, nsName)
+		pods, workloads, err := r.namespaces().Work(ctx, team)
 		if err != nil {
-			resp.Diagnostics.AddError("Cannot check the namespace before deleting it", err.Error())
+			resp.Diagnostics.AddError("Cannot check the namespace before deleting it", err.Error()+", or set force_destroy = true to skip this check")
 			return
 		}
 		if pods > 0 || workloads > 0 {
@@ -349,48 +311,21 @@ func (r *teamNamespaceResource) Delete(ctx context.Context, req resource.DeleteR
 	}
 
 	tflog.Debug(ctx, "deleting team namespace", map[string]any{"namespace": nsName, "force_destroy": state.ForceDestroy.ValueBool()})
-	for _, o := range []kubeObject{localQueueKind.object(nsName, lqName), namespaceKind.object("", nsName)} {
-		if err := r.data.kube.DeleteAndWait(ctx, o.kind.gvr, o.namespace, o.name, teamNamespacePollInterval); err != nil {
-			detail := fmt.Sprintf("Deleting %s %q failed: %s.", o.kind.name, o.name, err)
-			if errors.Is(err, kube.ErrStillExists) {
-				detail = fmt.Sprintf("%s %q was not gone within the delete timeout (%s): %s. A namespace is removed only "+
-					"after everything in it is deleted; check what is left (kubectl get all -n %s) and its finalizers, "+
-					"then destroy again, or raise timeouts.delete.", o.kind.name, o.name, timeout, err, nsName)
-			}
-			resp.Diagnostics.AddError("Cannot delete "+o.kind.name, detail)
-			return
-		}
-	}
-}
-
-// countWork counts the Pods that have not finished and the Kueue Workloads in namespace: one
-// LIST each. Completed Pods (Succeeded, Failed) are not work in progress and do not block a
-// destroy. A cluster without the Workload CRD has no Workloads.
-func (r *teamNamespaceResource) countWork(ctx context.Context, namespace string) (pods, workloads int, err error) {
-	cs, err := r.data.kube.Clientset(ctx)
-	if err != nil {
-		return 0, 0, err
-	}
-	podList, err := cs.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{
-		FieldSelector: "status.phase!=Succeeded,status.phase!=Failed",
-	})
-	if err != nil {
-		return 0, 0, fmt.Errorf("listing Pods in namespace %q failed: %w. The provider's credentials need list "+
-			"permission on pods, or set force_destroy = true to skip this check", namespace, err)
-	}
-	dc, err := r.data.kube.Dynamic(ctx)
-	if err != nil {
-		return 0, 0, err
-	}
-	wlList, err := dc.Resource(kueue.Workloads).Namespace(namespace).List(ctx, metav1.ListOptions{})
+	err := r.namespaces().Delete(ctx, team)
+	var re *backend.RequestError
 	switch {
-	case apierrors.IsNotFound(err):
-		return len(podList.Items), 0, nil
-	case err != nil:
-		return 0, 0, fmt.Errorf("listing %s Workloads in namespace %q failed: %w. The provider's credentials need list "+
-			"permission on workloads.kueue.x-k8s.io, or set force_destroy = true to skip this check", kueue.GroupVersion, namespace, err)
+	case err == nil:
+	case !errors.As(err, &re):
+		storeError(err).addTo(&resp.Diagnostics)
+	default:
+		detail := fmt.Sprintf("Deleting %s %q failed: %s.", re.Kind, re.Name, re.Err)
+		if errors.Is(err, backend.ErrStillExists) {
+			detail = fmt.Sprintf("%s %q was not gone within the delete timeout (%s): %s. A namespace is removed only "+
+				"after everything in it is deleted; check what is left (kubectl get all -n %s) and its finalizers, "+
+				"then destroy again, or raise timeouts.delete.", re.Kind, re.Name, timeout, re.Err, nsName)
+		}
+		resp.Diagnostics.AddError("Cannot delete "+re.Kind, detail)
 	}
-	return len(podList.Items), len(wlList.Items), nil
 }
 
 func teamNamespacePlural(n int, noun string) string {
@@ -411,7 +346,7 @@ func (r *teamNamespaceResource) ImportState(ctx context.Context, req resource.Im
 	if !r.data.ready("import a team namespace", &resp.Diagnostics) {
 		return
 	}
-	ctx, objs, present := r.lookUp(ctx, team, &resp.Diagnostics)
+	ctx, ns, present := r.lookUp(ctx, team, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -422,11 +357,13 @@ func (r *teamNamespaceResource) ImportState(ctx context.Context, req resource.Im
 		return
 	}
 	var m teamNamespaceModel
-	resp.Diagnostics.Append(teamNamespaceState(ctx, &m, team, objs, true)...)
+	resp.Diagnostics.Append(teamNamespaceState(ctx, &m, team, ns)...)
+	labels, annotations := r.namespaces().Imported(ns)
+	resp.Diagnostics.Append(teamNamespaceImported(ctx, &m, labels, annotations)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	tflog.Debug(ctx, "imported team namespace", map[string]any{"namespace": objs.namespace.Name})
+	tflog.Debug(ctx, "imported team namespace", map[string]any{"namespace": ns.Name})
 	markTakeover(ctx, resp.Private, true, &resp.Diagnostics)
 	setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
 	// Attribute by attribute, so that timeouts stays null.

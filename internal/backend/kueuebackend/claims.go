@@ -20,8 +20,8 @@ var resourceOf = map[string]schema.GroupVersionResource{
 	kindClusterQueue:   kueue.ClusterQueues,
 	kindResourceFlavor: kueue.ResourceFlavors,
 	kindPriorityClass:  kueue.WorkloadPriorityClasses,
-	"Namespace":        kube.Namespaces,
-	"LocalQueue":       kueue.LocalQueues,
+	kindNamespace:      kube.Namespaces,
+	kindLocalQueue:     kueue.LocalQueues,
 }
 
 // claims handles any object a create claimed, by its kind.

@@ -1,6 +1,6 @@
 // Package kueuebackend stores quotas as Kueue objects through Kubernetes: a team's quota is its
 // ClusterQueue (with a ResourceFlavor per instance type), a priority class a
-// WorkloadPriorityClass.
+// WorkloadPriorityClass, a team's namespace a Namespace with a LocalQueue in it.
 package kueuebackend
 
 import (
@@ -29,6 +29,7 @@ var (
 	_ backend.Capacity        = (*clusterCapacity)(nil)
 	_ backend.TeamUsage       = (*teamQuotas)(nil)
 	_ backend.Claims          = (*claims)(nil)
+	_ backend.TeamNamespaces  = (*teamNamespaces)(nil)
 )
 
 // pollInterval is how often a delete or a wait for a deletion looks again.
@@ -43,6 +44,7 @@ func New(client *kube.Client, cat *catalog.Catalog) backend.Backend {
 		Capacity:        &clusterCapacity{kube: client},
 		Usage:           quotas,
 		Claims:          &claims{kube: client},
+		Namespaces:      &teamNamespaces{kube: client},
 	}
 }
 
@@ -63,11 +65,12 @@ func RecordOf(kind string, meta metav1.ObjectMeta) backend.Record {
 	return r
 }
 
-// read GETs the cluster-scoped object name into T; a failed request is a requestError.
-func read[T any](ctx context.Context, c *kube.Client, gvr schema.GroupVersionResource, kind, name string) (obj T, found bool, err error) {
-	found, err = c.Get(ctx, gvr, "", name, &obj)
+// read GETs the object name (in namespace, "" for a cluster-scoped one) into T; a failed
+// request is a requestError.
+func read[T any](ctx context.Context, c *kube.Client, gvr schema.GroupVersionResource, kind, namespace, name string) (obj T, found bool, err error) {
+	found, err = c.Get(ctx, gvr, namespace, name, &obj)
 	if err != nil {
-		return obj, false, requestError(backend.OpRead, kind, "", name, err)
+		return obj, false, requestError(backend.OpRead, kind, namespace, name, err)
 	}
 	return obj, found, nil
 }

@@ -3,8 +3,11 @@ package kueuebackend
 import (
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -42,6 +45,61 @@ func TestRecordOf(t *testing.T) {
 		if r.Unconfirmed != c.unconfirmed || r.Terminating != c.terminating || r.Version != string(c.meta.UID) ||
 			r.Owner.Description != quota.DescribeOwner(c.meta) || len(r.HeldBy) != len(c.meta.Finalizers) {
 			t.Errorf("%s: RecordOf = %+v", c.name, r)
+		}
+	}
+}
+
+// A team's namespace is read as its Namespace's record and metadata, with its LocalQueue's
+// record and target when there is one.
+func TestTeamNamespaceOf(t *testing.T) {
+	now := metav1.Now()
+	ns := corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: quota.NamespaceName("ml"), UID: "u1",
+		Labels: map[string]string{"tier": "gold"}, Annotations: map[string]string{"note": "x"}}}
+	lq := quota.RenderLocalQueue("ml", "a")
+	lq.UID = "u2"
+	gone := lq
+	gone.DeletionTimestamp = &now
+	for _, c := range []struct {
+		name        string
+		lq          *kueue.LocalQueue
+		wantQueue   bool
+		terminating bool
+	}{
+		{"without a LocalQueue", nil, false, false},
+		{"with its LocalQueue", &lq, true, false},
+		{"with its LocalQueue being deleted", &gone, true, true},
+	} {
+		got := teamNamespaceOf(ns, c.lq)
+		if got.Name != ns.Name || got.Version != "u1" || got.Kind != kindNamespace ||
+			got.Labels["tier"] != "gold" || got.Annotations["note"] != "x" {
+			t.Errorf("%s: namespace record %+v", c.name, got.Record)
+		}
+		if (got.Queue != nil) != c.wantQueue {
+			t.Fatalf("%s: Queue = %+v, want present %v", c.name, got.Queue, c.wantQueue)
+		}
+		if q := got.Queue; q != nil && (q.Name != lq.Name || q.Version != "u2" || q.Kind != kindLocalQueue ||
+			q.ClusterQueue != quota.ClusterQueueName("ml") || q.Terminating != c.terminating || !q.Owner.Owns("a")) {
+			t.Errorf("%s: queue record %+v", c.name, q)
+		}
+	}
+}
+
+// A LocalQueue is deleted before the apply only when the apply could not change it into the one
+// wanted: it is going away, or it feeds another ClusterQueue (spec.clusterQueue is immutable).
+func TestMustRecreate(t *testing.T) {
+	want := quota.ClusterQueueName("ml")
+	for _, c := range []struct {
+		name string
+		q    *backend.TeamQueue
+		want bool
+	}{
+		{"missing", nil, false},
+		{"feeding the team's queue", &backend.TeamQueue{ClusterQueue: want}, false},
+		{"feeding another queue", &backend.TeamQueue{ClusterQueue: "other"}, true},
+		{"being deleted", &backend.TeamQueue{Record: backend.Record{Terminating: true}, ClusterQueue: want}, true},
+	} {
+		if got := mustRecreate(c.q, want); got != c.want {
+			t.Errorf("%s: mustRecreate = %v, want %v", c.name, got, c.want)
 		}
 	}
 }

@@ -19,7 +19,7 @@ type priorityClasses struct{ kube *kube.Client }
 // Get reads one class's WorkloadPriorityClass: one GET.
 func (s *priorityClasses) Get(ctx context.Context, class string) (*backend.StoredPriorityClass, error) {
 	name := quota.PriorityClassObjectName(class)
-	wpc, found, err := read[kueue.WorkloadPriorityClass](ctx, s.kube, kueue.WorkloadPriorityClasses, kindPriorityClass, name)
+	wpc, found, err := read[kueue.WorkloadPriorityClass](ctx, s.kube, kueue.WorkloadPriorityClasses, kindPriorityClass, "", name)
 	if err != nil || !found {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ type teamQuotas struct {
 // Get reads the team's ClusterQueue: one GET.
 func (s *teamQuotas) Get(ctx context.Context, team string, _ *backend.Quota) (*backend.Quota, error) {
 	name := quota.ClusterQueueName(team)
-	cq, found, err := read[kueue.ClusterQueue](ctx, s.kube, kueue.ClusterQueues, kindClusterQueue, name)
+	cq, found, err := read[kueue.ClusterQueue](ctx, s.kube, kueue.ClusterQueues, kindClusterQueue, "", name)
 	if err != nil || !found {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (s *teamQuotas) Get(ctx context.Context, team string, _ *backend.Quota) (*b
 
 // Usage reads the team's ClusterQueue status: one GET.
 func (s *teamQuotas) Usage(ctx context.Context, team string) (*quota.Usage, error) {
-	cq, found, err := read[kueue.ClusterQueue](ctx, s.kube, kueue.ClusterQueues, kindClusterQueue, quota.ClusterQueueName(team))
+	cq, found, err := read[kueue.ClusterQueue](ctx, s.kube, kueue.ClusterQueues, kindClusterQueue, "", quota.ClusterQueueName(team))
 	if err != nil || !found {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func (s *teamQuotas) render(rc quota.ResolvedConfig, owner string) (kueue.Cluste
 // ensureFlavor creates the ResourceFlavor of an instance type when it is missing. A flavor that
 // exists, whoever made it, is left alone.
 func (s *teamQuotas) ensureFlavor(ctx context.Context, instanceType string) (created bool, err error) {
-	rf, found, err := read[kueue.ResourceFlavor](ctx, s.kube, kueue.ResourceFlavors, kindResourceFlavor, instanceType)
+	rf, found, err := read[kueue.ResourceFlavor](ctx, s.kube, kueue.ResourceFlavors, kindResourceFlavor, "", instanceType)
 	if err != nil {
 		return false, err
 	}
@@ -159,7 +159,7 @@ func (s *teamQuotas) Drift(ctx context.Context, q *backend.Quota, rc quota.Resol
 		drift = append(drift, quota.MetadataDrift(want.ObjectMeta, cq.ObjectMeta)...)
 	}
 	for _, e := range rc.Resources {
-		_, found, err := read[kueue.ResourceFlavor](ctx, s.kube, kueue.ResourceFlavors, kindResourceFlavor, e.Configured.InstanceType)
+		_, found, err := read[kueue.ResourceFlavor](ctx, s.kube, kueue.ResourceFlavors, kindResourceFlavor, "", e.Configured.InstanceType)
 		if err != nil {
 			return drift, err
 		}
