@@ -18,15 +18,16 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-// The attribute codec: models name each attribute once, in their tfsdk tags (the framework
-// checks the tags against the schema). Attribute types of nested objects are derived from the
-// same tags; a nested object or list of objects names its element model in a model tag, and a
-// list or map of strings says so in an elem tag.
+// The attribute codec: models name each attribute once, in their tfsdk tags, and schemas take
+// the names from there (schema_fields.go). Attribute types are derived from the same fields; a
+// nested object, or list or map of objects, names its element model in a model tag, and a list
+// or map of strings says so in an elem tag.
 
 // nestedModels are the models a model tag may name.
 var nestedModels = modelTypes(
 	partitionModel{}, limitModel{}, resourceEntryModel{}, sharingModel{}, timeoutsModel{},
 	priorityClassModel{}, quotaDefaultsModel{}, execModel{}, retryModel{}, instanceTypeOverrideModel{},
+	teamUsageResourceModel{},
 )
 
 func modelTypes(models ...any) map[string]reflect.Type {
@@ -125,6 +126,10 @@ func fieldAttrType(model reflect.Type, f reflect.StructField) attr.Type {
 	case types.Map:
 		if elem != nil {
 			return types.MapType{ElemType: elem}
+		}
+	case basetypes.ObjectValuable: // a custom object value, e.g. the timeouts block's
+		if o, ok := elem.(types.ObjectType); ok {
+			return o
 		}
 	}
 	panic(fmt.Sprintf("%s.%s: no attribute type for %s (a nested value needs a model or elem tag)", model.Name(), f.Name, f.Type))

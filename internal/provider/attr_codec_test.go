@@ -7,54 +7,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
-
-// The attribute types derived from the models are the schemas' types.
-func TestModelTypesMatchSchemas(t *testing.T) {
-	ctx := context.Background()
-	var quotaSchema, classesSchema resource.SchemaResponse
-	(&computeQuotaResource{}).Schema(ctx, resource.SchemaRequest{}, &quotaSchema)
-	(&clusterSchedulerConfigResource{}).Schema(ctx, resource.SchemaRequest{}, &classesSchema)
-	var usageSchema datasource.SchemaResponse
-	(&teamUsageDataSource{}).Schema(ctx, datasource.SchemaRequest{}, &usageSchema)
-	var providerSchema provider.SchemaResponse
-	(&hyperpodProvider{}).Schema(ctx, provider.SchemaRequest{}, &providerSchema)
-
-	type typed interface {
-		TypeAtPath(context.Context, path.Path) (attr.Type, diag.Diagnostics)
-	}
-	for _, c := range []struct {
-		schema typed
-		at     string
-		want   attr.Type
-	}{
-		{quotaSchema.Schema, "resources", types.ListType{ElemType: objectTypeOf[resourceEntryModel]()}},
-		{quotaSchema.Schema, "resource_sharing", objectTypeOf[sharingModel]()},
-		{classesSchema.Schema, "priority_classes", types.ListType{ElemType: objectTypeOf[priorityClassModel]()}},
-		{providerSchema.Schema, "exec", objectTypeOf[execModel]()},
-		{providerSchema.Schema, "retry", objectTypeOf[retryModel]()},
-		{providerSchema.Schema, "instance_types", types.MapType{ElemType: objectTypeOf[instanceTypeOverrideModel]()}},
-		{usageSchema.Schema, "resources", types.ListType{ElemType: objectTypeOf[teamUsageResourceModel]()}},
-	} {
-		got, d := c.schema.TypeAtPath(ctx, path.Root(c.at))
-		if d.HasError() {
-			t.Fatalf("%s: %v", c.at, d)
-		}
-		if !got.Equal(c.want) {
-			t.Errorf("%s: schema type %s, model type %s", c.at, got, c.want)
-		}
-	}
-	timeoutsType, _ := quotaSchema.Schema.TypeAtPath(ctx, path.Root("timeouts"))
-	o, ok := timeoutsType.(attr.TypeWithAttributeTypes)
-	if !ok || !objectTypeOf[timeoutsModel]().Equal(types.ObjectType{AttrTypes: o.AttributeTypes()}) {
-		t.Errorf("timeouts: schema type %s, model type %s", timeoutsType, objectTypeOf[timeoutsModel]())
-	}
-}
 
 // Embedded models contribute their attributes: the instance_type function's result has the
 // capacity data source's per-instance attributes, with the same types.

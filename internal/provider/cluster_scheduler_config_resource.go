@@ -27,6 +27,10 @@ const (
 type clusterSchedulerConfigResource struct{ resourceBase }
 
 func (r *clusterSchedulerConfigResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	var (
+		m     clusterSchedulerConfigModel
+		class priorityClassModel
+	)
 	resp.Schema = schema.Schema{
 		Description: "The priority classes of HyperPod's cluster policy (the AWS cluster scheduler config): each " +
 			"becomes a Kueue WorkloadPriorityClass `<name>-priority` whose value is the class's weight. Jobs take a " +
@@ -34,20 +38,20 @@ func (r *clusterSchedulerConfigResource) Schema(_ context.Context, _ resource.Sc
 			"admitted first and, where the team's `preempt_team_tasks` is `LowerPriority`, preempts lower ones. " +
 			"Fair sharing of idle compute (HyperPod's `FairShare` switch) is Kueue manager configuration, which this " +
 			"resource cannot change: see the documentation.",
-		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
+		Attributes: attributesOf(&m, []fieldSchema[schema.Attribute]{
+			{&m.ID, schema.StringAttribute{
 				Computed: true,
 				Description: "The class names joined by commas, in configuration order (e.g. `inference,training`); " +
 					"the same form is the import ID.",
-			},
-			"priority_classes": schema.ListNestedAttribute{
+			}},
+			{&m.PriorityClasses, schema.ListNestedAttribute{
 				Required: true,
 				Description: fmt.Sprintf("Up to %d priority classes, like HyperPod's cluster policy. Each name appears "+
 					"once. Removing a class deletes its WorkloadPriorityClass; workloads that already took its value "+
 					"keep it. An empty list manages no class.", quota.MaxPriorityClasses),
 				Validators: []validator.List{listvalidator.SizeAtMost(quota.MaxPriorityClasses)},
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"name": schema.StringAttribute{
+				NestedObject: schema.NestedAttributeObject{Attributes: attributesOf(&class, []fieldSchema[schema.Attribute]{
+					{&class.Name, schema.StringAttribute{
 						Required: true,
 						Description: fmt.Sprintf("Class name: 1-%d lower-case letters, digits and hyphens, starting and "+
 							"ending with a letter or digit (the AWS rule), e.g. `training`. Jobs reference "+
@@ -56,35 +60,35 @@ func (r *clusterSchedulerConfigResource) Schema(_ context.Context, _ resource.Sc
 							stringvalidator.LengthBetween(1, quota.MaxPriorityClassNameLength),
 							stringvalidator.RegexMatches(quota.TeamPattern, quota.PriorityClassRule),
 						},
-					},
-					"weight": schema.Int64Attribute{
+					}},
+					{&class.Weight, schema.Int64Attribute{
 						Required: true,
 						Description: fmt.Sprintf("Priority, 0-%d: the WorkloadPriorityClass value. Higher weights are "+
 							"admitted first and may preempt lower ones within a team.", quota.MaxPriorityWeight),
 						Validators: []validator.Int64{int64validator.Between(0, quota.MaxPriorityWeight)},
-					},
-					"priority_class_name": schema.StringAttribute{
+					}},
+					{&class.PriorityClassName, schema.StringAttribute{
 						Computed: true,
 						Description: "The WorkloadPriorityClass, `<name>-priority`: the value of the job label " +
 							"`kueue.x-k8s.io/priority-class`.",
-					},
-				}},
-			},
-			"owner_id": schema.StringAttribute{
+					}},
+				})},
+			}},
+			{&m.OwnerID, schema.StringAttribute{
 				Computed: true,
 				Description: "Identity of this resource, recorded on each WorkloadPriorityClass as the annotation `" +
 					quota.AnnotationOwner + "` when it is created. A resource in this or any other state that declares " +
 					"a class already recorded for another owner is refused instead of taking it over; import takes " +
 					"classes over explicitly, and the first apply after an import records a new identity.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"drift": schema.ListAttribute{
+			}},
+			{&m.Drift, schema.ListAttribute{
 				ElementType: types.StringType, Computed: true,
 				Description: "What the last refresh found changed in the cluster that `priority_classes` cannot show, one " +
 					"readable line each: an edited label or annotation this provider owns, or another owner. Empty when " +
 					"the cluster matches. A changed value shows as a `weight` change and a deleted class as a missing " +
 					"element.",
-			},
-		},
+			}},
+		}),
 	}
 }

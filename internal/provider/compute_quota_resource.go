@@ -28,123 +28,131 @@ var (
 )
 
 func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	var (
+		m         computeQuotaModel
+		sharing   sharingModel
+		limit     limitModel
+		entry     resourceEntryModel
+		partition partitionModel
+	)
+	attributes, blocks := attributesAndBlocksOf(&m, []fieldSchema[schema.Attribute]{
+		{&m.ID, schema.StringAttribute{
+			Computed: true, Description: "The team, which identifies the quota (one ClusterQueue per team).",
+			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		}},
+		{&m.Name, schema.StringAttribute{
+			Required:    true,
+			Description: "Name of the compute quota (AWS Name pattern, 1-63 characters). Changing it replaces the quota.",
+			Validators:  quotaNameValidators,
+			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(
+				func(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+					// A queue imported from another tool records no name (state holds the team in
+					// its place): naming it is an update.
+					unnamed, d := req.Private.GetKey(ctx, privateUnnamed)
+					resp.Diagnostics.Append(d...)
+					resp.RequiresReplace = req.StateValue.ValueString() != "" && len(unnamed) == 0
+				}, "Replaces the quota when the name changes.", "Replaces the quota when the name changes.")},
+		}},
+		{&m.Description, schema.StringAttribute{
+			Optional: true, Description: "Free text, up to 1024 characters. Stored as an annotation on the ClusterQueue.",
+			Validators: []validator.String{stringvalidator.LengthBetween(1, quota.MaxDescriptionLength)},
+		}},
+		{&m.Team, schema.StringAttribute{
+			Required:      true,
+			Description:   "Team the quota belongs to (AWS TeamName pattern, at most 40 characters). Jobs of the namespace `hyperpod-ns-<team>` use it. Changing it replaces the quota.",
+			Validators:    teamValidators,
+			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		}},
+		{&m.ActivationState, schema.StringAttribute{
+			Optional: true, Computed: true,
+			Description: "`Enabled` (default) admits new jobs; `Disabled` holds them (ClusterQueue `stopPolicy: Hold`).",
+			Validators:  []validator.String{stringvalidator.OneOf(quota.ActivationEnabled, quota.ActivationDisabled)},
+		}},
+		{&m.PreemptTeamTasks, schema.StringAttribute{
+			Optional: true, Computed: true,
+			Description: "`LowerPriority` (default) lets a team's higher-priority jobs preempt its lower-priority ones; `Never` does not.",
+			Validators:  []validator.String{stringvalidator.OneOf(quota.PreemptLowerPriority, quota.PreemptNever)},
+		}},
+		{&m.FairShareWeight, schema.Int64Attribute{
+			Optional: true, Computed: true,
+			Description: "Weight 0-100 (default 0, as in the AWS API) when teams compete for idle capacity; 0 is the " +
+				"lowest. It is the ClusterQueue's `fairSharing.weight`, which matters only when the Kueue manager runs " +
+				"with fair sharing on (HyperPod's `FairShare = Enabled`). Kueue counts a weight of 0 as an infinite " +
+				"share: a team left at 0 loses every fair-share contest and, while it borrows, is preempted first, " +
+				"even for a team that borrows more. Give every team that borrows a weight of at least 1 (Kueue's own " +
+				"default), and more to teams that should win.",
+			Validators: []validator.Int64{int64validator.Between(0, quota.MaxFairShareWeight)},
+		}},
+		{&m.Cohort, schema.StringAttribute{
+			Optional: true, Computed: true,
+			Description: "Kueue cohort of teams that lend to and borrow from each other (default `" + quota.DefaultCohort + "`).",
+		}},
+		{&m.ClusterQueueName, schema.StringAttribute{
+			Computed: true, Description: "Name of the ClusterQueue, `hyperpod-ns-<team>-clusterqueue`.",
+		}},
+		{&m.OwnerID, ownerIDAttribute("ClusterQueue")},
+		{&m.Drift, driftAttribute("ClusterQueue")},
+		{&m.ResourceSharing, schema.SingleNestedAttribute{
+			Optional: true, Computed: true,
+			Description: "How the team lends idle quota and borrows from the cohort.",
+			Attributes: attributesOf(&sharing, []fieldSchema[schema.Attribute]{
+				{&sharing.Strategy, schema.StringAttribute{
+					Optional: true, Computed: true,
+					Description: "`LendAndBorrow` (default): lends idle quota and borrows up to `borrow_limit`. `Lend`: lends, never borrows. `DontLend`: neither.",
+					Validators:  []validator.String{stringvalidator.OneOf(quota.StrategyLendAndBorrow, quota.StrategyLend, quota.StrategyDontLend)},
+				}},
+				{&sharing.BorrowLimit, schema.Int64Attribute{
+					Optional: true, Computed: true,
+					Description: "Percent of the nominal quota the team may borrow on top, 0-10000 (default 50 with `LendAndBorrow`; not allowed with the other strategies).",
+					Validators:  []validator.Int64{int64validator.Between(0, quota.MaxBorrowLimit)},
+				}},
+				{&sharing.AbsoluteBorrowLimits, schema.ListNestedAttribute{
+					Optional:    true,
+					Description: "Per instance type caps on borrowing that replace the percentage for the resources they set.",
+					NestedObject: schema.NestedAttributeObject{Attributes: attributesOf(&limit, []fieldSchema[schema.Attribute]{
+						{&limit.InstanceType, schema.StringAttribute{Required: true, Description: "An instance type of `resources`."}},
+						{&limit.Accelerators, schema.Int64Attribute{Optional: true, Description: "Accelerators the team may borrow."}},
+						{&limit.VCPU, schema.Float64Attribute{Optional: true, Description: "vCPU the team may borrow."}},
+						{&limit.MemoryInGiB, schema.Float64Attribute{Optional: true, Description: "Memory in GiB the team may borrow."}},
+					})},
+				}},
+			}),
+		}},
+		{&m.Resources, schema.ListNestedAttribute{
+			Required:    true,
+			Description: "1-15 entries, one per instance type. Size each by `count`, `accelerators`, `accelerator_partition`, `vcpu` or `memory_in_gib`; the unset amounts follow the ratio of the first one set (count, accelerators, partition, vcpu, memory).",
+			Validators:  []validator.List{listvalidator.SizeBetween(1, quota.MaxResources)},
+			NestedObject: schema.NestedAttributeObject{Attributes: attributesOf(&entry, []fieldSchema[schema.Attribute]{
+				{&entry.InstanceType, schema.StringAttribute{Required: true, Description: "Instance type, e.g. `ml.p5.48xlarge`; also the ResourceFlavor's name."}},
+				{&entry.Count, schema.Int64Attribute{Optional: true, Description: "Whole instances. Not with `accelerators` or `accelerator_partition`."}},
+				{&entry.Accelerators, schema.Int64Attribute{Optional: true, Computed: true,
+					Description: "Accelerator devices. Computed: `count` x the type's accelerators when sized by count, else 0."}},
+				{&entry.VCPU, schema.Float64Attribute{Optional: true, Computed: true,
+					Description: "vCPU (at most 3 decimals). Computed: ratio x the type's vCPU, rounded down to 0.001."}},
+				{&entry.MemoryInGiB, schema.Float64Attribute{Optional: true, Computed: true,
+					Description: "Memory in GiB. Computed: ratio x the type's memory, rounded down to whole MiB."}},
+				{&entry.EFA, schema.Int64Attribute{Optional: true, Computed: true,
+					Description: "EFA interfaces. Computed: the ratio rounded up x the type's EFA interfaces."}},
+				{&entry.Partition, schema.SingleNestedAttribute{
+					Optional:    true,
+					Description: "GPU partitions instead of whole GPUs (NVIDIA MIG). Not with `count` or `accelerators`.",
+					Attributes: attributesOf(&partition, []fieldSchema[schema.Attribute]{
+						{&partition.Type, schema.StringAttribute{Required: true, Description: "MIG profile the type offers, e.g. `mig-1g.10gb`."}},
+						{&partition.Count, schema.Int64Attribute{Required: true, Description: "Number of partitions."}},
+					}),
+				}},
+			})},
+		}},
+	}, []fieldSchema[schema.Block]{
+		{&m.Timeouts, timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true})},
+	})
 	resp.Schema = schema.Schema{
 		Description: "A HyperPod task-governance compute quota for one team, written to the cluster as the Kueue " +
 			"ClusterQueue `hyperpod-ns-<team>-clusterqueue` (plus a ResourceFlavor per instance type when missing). " +
 			"Unset `accelerators`, `vcpu`, `memory_in_gib` and `efa` of each entry follow HyperPod's ratio rule and are " +
 			"computed during plan, exactly, so the plan shows the numbers that will be applied. Planning needs no cluster access.",
-		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed: true, Description: "The team, which identifies the quota (one ClusterQueue per team).",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"name": schema.StringAttribute{
-				Required:    true,
-				Description: "Name of the compute quota (AWS Name pattern, 1-63 characters). Changing it replaces the quota.",
-				Validators:  quotaNameValidators,
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(
-					func(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-						// A queue imported from another tool records no name (state holds the team in
-						// its place): naming it is an update.
-						unnamed, d := req.Private.GetKey(ctx, privateUnnamed)
-						resp.Diagnostics.Append(d...)
-						resp.RequiresReplace = req.StateValue.ValueString() != "" && len(unnamed) == 0
-					}, "Replaces the quota when the name changes.", "Replaces the quota when the name changes.")},
-			},
-			"description": schema.StringAttribute{
-				Optional: true, Description: "Free text, up to 1024 characters. Stored as an annotation on the ClusterQueue.",
-				Validators: []validator.String{stringvalidator.LengthBetween(1, quota.MaxDescriptionLength)},
-			},
-			"team": schema.StringAttribute{
-				Required:      true,
-				Description:   "Team the quota belongs to (AWS TeamName pattern, at most 40 characters). Jobs of the namespace `hyperpod-ns-<team>` use it. Changing it replaces the quota.",
-				Validators:    teamValidators,
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"activation_state": schema.StringAttribute{
-				Optional: true, Computed: true,
-				Description: "`Enabled` (default) admits new jobs; `Disabled` holds them (ClusterQueue `stopPolicy: Hold`).",
-				Validators:  []validator.String{stringvalidator.OneOf(quota.ActivationEnabled, quota.ActivationDisabled)},
-			},
-			"preempt_team_tasks": schema.StringAttribute{
-				Optional: true, Computed: true,
-				Description: "`LowerPriority` (default) lets a team's higher-priority jobs preempt its lower-priority ones; `Never` does not.",
-				Validators:  []validator.String{stringvalidator.OneOf(quota.PreemptLowerPriority, quota.PreemptNever)},
-			},
-			"fair_share_weight": schema.Int64Attribute{
-				Optional: true, Computed: true,
-				Description: "Weight 0-100 (default 0, as in the AWS API) when teams compete for idle capacity; 0 is the " +
-					"lowest. It is the ClusterQueue's `fairSharing.weight`, which matters only when the Kueue manager runs " +
-					"with fair sharing on (HyperPod's `FairShare = Enabled`). Kueue counts a weight of 0 as an infinite " +
-					"share: a team left at 0 loses every fair-share contest and, while it borrows, is preempted first, " +
-					"even for a team that borrows more. Give every team that borrows a weight of at least 1 (Kueue's own " +
-					"default), and more to teams that should win.",
-				Validators: []validator.Int64{int64validator.Between(0, quota.MaxFairShareWeight)},
-			},
-			"cohort": schema.StringAttribute{
-				Optional: true, Computed: true,
-				Description: "Kueue cohort of teams that lend to and borrow from each other (default `" + quota.DefaultCohort + "`).",
-			},
-			"cluster_queue_name": schema.StringAttribute{
-				Computed: true, Description: "Name of the ClusterQueue, `hyperpod-ns-<team>-clusterqueue`.",
-			},
-			"owner_id": ownerIDAttribute("ClusterQueue"),
-			"drift":    driftAttribute("ClusterQueue"),
-			"resource_sharing": schema.SingleNestedAttribute{
-				Optional: true, Computed: true,
-				Description: "How the team lends idle quota and borrows from the cohort.",
-				Attributes: map[string]schema.Attribute{
-					"strategy": schema.StringAttribute{
-						Optional: true, Computed: true,
-						Description: "`LendAndBorrow` (default): lends idle quota and borrows up to `borrow_limit`. `Lend`: lends, never borrows. `DontLend`: neither.",
-						Validators:  []validator.String{stringvalidator.OneOf(quota.StrategyLendAndBorrow, quota.StrategyLend, quota.StrategyDontLend)},
-					},
-					"borrow_limit": schema.Int64Attribute{
-						Optional: true, Computed: true,
-						Description: "Percent of the nominal quota the team may borrow on top, 0-10000 (default 50 with `LendAndBorrow`; not allowed with the other strategies).",
-						Validators:  []validator.Int64{int64validator.Between(0, quota.MaxBorrowLimit)},
-					},
-					"absolute_borrow_limits": schema.ListNestedAttribute{
-						Optional:    true,
-						Description: "Per instance type caps on borrowing that replace the percentage for the resources they set.",
-						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-							"instance_type": schema.StringAttribute{Required: true, Description: "An instance type of `resources`."},
-							"accelerators":  schema.Int64Attribute{Optional: true, Description: "Accelerators the team may borrow."},
-							"vcpu":          schema.Float64Attribute{Optional: true, Description: "vCPU the team may borrow."},
-							"memory_in_gib": schema.Float64Attribute{Optional: true, Description: "Memory in GiB the team may borrow."},
-						}},
-					},
-				},
-			},
-			"resources": schema.ListNestedAttribute{
-				Required:    true,
-				Description: "1-15 entries, one per instance type. Size each by `count`, `accelerators`, `accelerator_partition`, `vcpu` or `memory_in_gib`; the unset amounts follow the ratio of the first one set (count, accelerators, partition, vcpu, memory).",
-				Validators:  []validator.List{listvalidator.SizeBetween(1, quota.MaxResources)},
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"instance_type": schema.StringAttribute{Required: true, Description: "Instance type, e.g. `ml.p5.48xlarge`; also the ResourceFlavor's name."},
-					"count":         schema.Int64Attribute{Optional: true, Description: "Whole instances. Not with `accelerators` or `accelerator_partition`."},
-					"accelerators": schema.Int64Attribute{Optional: true, Computed: true,
-						Description: "Accelerator devices. Computed: `count` x the type's accelerators when sized by count, else 0."},
-					"vcpu": schema.Float64Attribute{Optional: true, Computed: true,
-						Description: "vCPU (at most 3 decimals). Computed: ratio x the type's vCPU, rounded down to 0.001."},
-					"memory_in_gib": schema.Float64Attribute{Optional: true, Computed: true,
-						Description: "Memory in GiB. Computed: ratio x the type's memory, rounded down to whole MiB."},
-					"efa": schema.Int64Attribute{Optional: true, Computed: true,
-						Description: "EFA interfaces. Computed: the ratio rounded up x the type's EFA interfaces."},
-					"accelerator_partition": schema.SingleNestedAttribute{
-						Optional:    true,
-						Description: "GPU partitions instead of whole GPUs (NVIDIA MIG). Not with `count` or `accelerators`.",
-						Attributes: map[string]schema.Attribute{
-							"type":  schema.StringAttribute{Required: true, Description: "MIG profile the type offers, e.g. `mig-1g.10gb`."},
-							"count": schema.Int64Attribute{Required: true, Description: "Number of partitions."},
-						},
-					},
-				}},
-			},
-		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
-		},
+		Attributes: attributes,
+		Blocks:     blocks,
 	}
 }
 

@@ -30,8 +30,12 @@ const (
 var quotaDefaultsReturnAttrTypes = attrTypesOf[quotaDefaultsModel]()
 
 // allocationAttributes are the attributes of a resources entry an allocation may set: those
-// of the ratio rule, in its order, then efa. instance_type is accepted too (see readAllocation).
-var allocationAttributes = tagsOf[resourceEntryModel]()[1:]
+// of the ratio rule, in its order, then efa. The entry's instance type is accepted too (see
+// readAllocation).
+var (
+	entryInstanceType    = tagOf[resourceEntryModel]("InstanceType")
+	allocationAttributes = slices.DeleteFunc(tagsOf[resourceEntryModel](), func(name string) bool { return name == entryInstanceType })
+)
 
 func (f *quotaDefaultsFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
 	resp.Name = "quota_defaults"
@@ -134,7 +138,7 @@ func problemsFuncError(problems []quota.Problem) *function.FuncError {
 	var out *function.FuncError
 	for _, p := range problems {
 		arg, where := argAllocation, "allocation"
-		if len(p.Path) > 0 && p.Path[0] == "instance_type" {
+		if len(p.Path) > 0 && p.Path[0] == entryInstanceType {
 			arg, where = argInstanceType, "instance_type"
 		} else if len(p.Path) > 0 {
 			where += "." + strings.Join(p.Path, ".")
@@ -167,20 +171,21 @@ func readAllocation(instanceType string, v types.Dynamic) (allocation, *function
 	}
 	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		// instance_type lets a whole resources entry be passed as the allocation.
-		if name != "instance_type" && !slices.Contains(allocationAttributes, name) {
+		if name != entryInstanceType && !slices.Contains(allocationAttributes, name) {
 			return a, argError("allocation has no attribute %q. Its attributes are those of a hyperpod_compute_quota resources entry: %s.",
 				name, strings.Join(allocationAttributes, ", "))
 		}
 	}
 
 	var r allocationDecoder
-	if v, ok := attrs["instance_type"]; ok {
+	if v, ok := attrs[entryInstanceType]; ok {
 		t, _, isStr := stringValue(v)
 		switch {
 		case !isStr:
-			r.fail("allocation.instance_type must be a string.")
+			r.fail("allocation.%s must be a string.", entryInstanceType)
 		case t != nil && *t != instanceType:
-			r.fail("allocation.instance_type is %q but the instance_type argument is %q. Remove instance_type from the allocation, or pass the same type in both.", *t, instanceType)
+			r.fail("allocation.%s is %q but the instance_type argument is %q. Remove %s from the allocation, or pass the same type in both.",
+				entryInstanceType, *t, instanceType, entryInstanceType)
 		}
 	}
 	at := func(field string) (string, attr.Value) {
@@ -192,8 +197,8 @@ func readAllocation(instanceType string, v types.Dynamic) (allocation, *function
 	a.entry.EFA = r.whole(at("EFA"))
 	a.vcpu, a.entry.VCPU = r.decimal(at("VCPU"))
 	a.memory, a.entry.MemoryGiB = r.decimal(at("MemoryInGiB"))
-	if _, v := at("Partition"); v != nil {
-		a.entry.Partition = r.partition(v)
+	if where, v := at("Partition"); v != nil {
+		a.entry.Partition = r.partition(where, v)
 	}
 	if len(r.errs) > 0 {
 		return a, function.ConcatFuncErrors(r.errs...)
@@ -254,10 +259,12 @@ func (r *allocationDecoder) decimal(name string, v attr.Value) (*big.Float, *big
 	return n, quota.DecimalFromFloat(f)
 }
 
-// partition reads { type, count }; both are required, as in the resource's schema.
-func (r *allocationDecoder) partition(v attr.Value) *quota.Partition {
-	const example = `accelerator_partition = { type = "mig-1g.10gb", count = 2 }`
-	attrs, funcErr := allocationObject("allocation.accelerator_partition", `{ type = "mig-1g.10gb", count = 2 }`, types.DynamicValue(v))
+// partition reads { type, count } at where; both are required, as in the resource's schema.
+func (r *allocationDecoder) partition(where string, v attr.Value) *quota.Partition {
+	const value = `{ type = "mig-1g.10gb", count = 2 }`
+	example := where[strings.LastIndexByte(where, '.')+1:] + " = " + value
+	typeName, countName := tagOf[partitionModel]("Type"), tagOf[partitionModel]("Count")
+	attrs, funcErr := allocationObject(where, value, types.DynamicValue(v))
 	switch {
 	case funcErr != nil:
 		r.errs = append(r.errs, funcErr)
@@ -266,24 +273,24 @@ func (r *allocationDecoder) partition(v attr.Value) *quota.Partition {
 		return nil // null or unknown: not set
 	}
 	for _, name := range slices.Sorted(maps.Keys(attrs)) {
-		if name != "type" && name != "count" {
-			r.fail("allocation.accelerator_partition has no attribute %q; it takes type and count, e.g. %s.", name, example)
+		if name != typeName && name != countName {
+			r.fail("%s has no attribute %q; it takes %s and %s, e.g. %s.", where, name, typeName, countName, example)
 			return nil
 		}
 	}
-	typ, typUnknown, isStr := stringValue(attrs["type"])
+	typ, typUnknown, isStr := stringValue(attrs[typeName])
 	switch {
 	case typUnknown:
 	case !isStr:
-		r.fail("allocation.accelerator_partition.type must be a string naming a MIG profile, e.g. %s.", example)
+		r.fail("%s.%s must be a string naming a MIG profile, e.g. %s.", where, typeName, example)
 	case typ == nil:
-		r.fail("allocation.accelerator_partition.type is missing; set the MIG profile, e.g. %s.", example)
+		r.fail("%s.%s is missing; set the MIG profile, e.g. %s.", where, typeName, example)
 	}
-	if isNull(attrs["count"]) {
-		r.fail("allocation.accelerator_partition.count is missing; set the number of partitions, e.g. %s.", example)
+	if isNull(attrs[countName]) {
+		r.fail("%s.%s is missing; set the number of partitions, e.g. %s.", where, countName, example)
 		return nil
 	}
-	count := r.whole("allocation.accelerator_partition.count", attrs["count"])
+	count := r.whole(where+"."+countName, attrs[countName])
 	if typ == nil || count == nil {
 		return nil
 	}

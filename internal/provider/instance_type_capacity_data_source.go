@@ -23,39 +23,40 @@ func (d *instanceTypeCapacityDataSource) Schema(_ context.Context, _ datasource.
 	computedFloat := func(text string) schema.Float64Attribute {
 		return schema.Float64Attribute{Computed: true, Description: text}
 	}
+	var m instanceTypeCapacityModel
 	resp.Schema = schema.Schema{
 		Description: "Per-instance capacity of a HyperPod instance type (from the provider's `instance_types` or the " +
 			"built-in catalog) and what the cluster has of it: its Nodes, their allocatable resources, and how much " +
 			"of that the ClusterQueues already hand out as nominal quota.",
-		Attributes: map[string]schema.Attribute{
-			"instance_type": schema.StringAttribute{
+		Attributes: attributesOf(&m, []fieldSchema[schema.Attribute]{
+			{&m.InstanceType, schema.StringAttribute{
 				Required:    true,
 				Description: "Instance type, e.g. `ml.g5.12xlarge`. Unknown types are an error that names the closest known ones.",
-			},
-			"accelerators":         computedInt("Accelerator devices per instance (0 for CPU types)."),
-			"accelerator_type":     schema.StringAttribute{Computed: true, Description: "Accelerator model, e.g. `A10G` or `Trainium`; empty for CPU types and provider-defined types."},
-			"accelerator_resource": schema.StringAttribute{Computed: true, Description: "Extended resource the accelerators are requested as, e.g. `nvidia.com/gpu`; empty for CPU types."},
-			"vcpu":                 computedFloat("vCPUs per instance."),
-			"memory_in_gib":        computedFloat("Memory per instance in GiB."),
-			"efa":                  computedInt("EFA interfaces per instance."),
-			"mig_profiles":         schema.ListAttribute{Computed: true, ElementType: types.StringType, Description: "MIG profiles the GPUs can be partitioned into, e.g. `mig-1g.10gb`."},
-			"source":               schema.StringAttribute{Computed: true, Description: "`catalog` for built-in figures, `provider` when the provider's `instance_types` defines or overrides them."},
+			}},
+			{&m.Accelerators, computedInt("Accelerator devices per instance (0 for CPU types).")},
+			{&m.AcceleratorType, schema.StringAttribute{Computed: true, Description: "Accelerator model, e.g. `A10G` or `Trainium`; empty for CPU types and provider-defined types."}},
+			{&m.AcceleratorResource, schema.StringAttribute{Computed: true, Description: "Extended resource the accelerators are requested as, e.g. `nvidia.com/gpu`; empty for CPU types."}},
+			{&m.VCPU, computedFloat("vCPUs per instance.")},
+			{&m.MemoryInGiB, computedFloat("Memory per instance in GiB.")},
+			{&m.EFA, computedInt("EFA interfaces per instance.")},
+			{&m.MIGProfiles, schema.ListAttribute{Computed: true, ElementType: types.StringType, Description: "MIG profiles the GPUs can be partitioned into, e.g. `mig-1g.10gb`."}},
+			{&m.Source, schema.StringAttribute{Computed: true, Description: "`catalog` for built-in figures, `provider` when the provider's `instance_types` defines or overrides them."}},
 
-			"node_count":             computedInt("Nodes labelled `node.kubernetes.io/instance-type=<instance_type>`."),
-			"schedulable_node_count": computedInt("Those Nodes that are Ready and not cordoned."),
+			{&m.NodeCount, computedInt("Nodes labelled `node.kubernetes.io/instance-type=<instance_type>`.")},
+			{&m.SchedulableNodeCount, computedInt("Those Nodes that are Ready and not cordoned.")},
 
-			"total_accelerators":  computedInt("Sum of the Nodes' allocatable accelerators."),
-			"total_vcpu":          computedFloat("Sum of the Nodes' allocatable vCPU."),
-			"total_memory_in_gib": computedFloat("Sum of the Nodes' allocatable memory in GiB."),
+			{&m.TotalAccelerators, computedInt("Sum of the Nodes' allocatable accelerators.")},
+			{&m.TotalVCPU, computedFloat("Sum of the Nodes' allocatable vCPU.")},
+			{&m.TotalMemoryInGiB, computedFloat("Sum of the Nodes' allocatable memory in GiB.")},
 
-			"allocated_accelerators":  computedInt("Sum of the nominal accelerator quotas of every ClusterQueue for this flavor."),
-			"allocated_vcpu":          computedFloat("Sum of the nominal vCPU quotas of every ClusterQueue for this flavor."),
-			"allocated_memory_in_gib": computedFloat("Sum of the nominal memory quotas (GiB) of every ClusterQueue for this flavor."),
+			{&m.AllocatedAccelerators, computedInt("Sum of the nominal accelerator quotas of every ClusterQueue for this flavor.")},
+			{&m.AllocatedVCPU, computedFloat("Sum of the nominal vCPU quotas of every ClusterQueue for this flavor.")},
+			{&m.AllocatedMemoryInGiB, computedFloat("Sum of the nominal memory quotas (GiB) of every ClusterQueue for this flavor.")},
 
-			"unallocated_accelerators":  computedInt("`total_accelerators - allocated_accelerators`; negative when quotas promise more than the nodes have."),
-			"unallocated_vcpu":          computedFloat("`total_vcpu - allocated_vcpu`; negative when overcommitted."),
-			"unallocated_memory_in_gib": computedFloat("`total_memory_in_gib - allocated_memory_in_gib`; negative when overcommitted."),
-		},
+			{&m.UnallocatedAccelerators, computedInt("`total_accelerators - allocated_accelerators`; negative when quotas promise more than the nodes have.")},
+			{&m.UnallocatedVCPU, computedFloat("`total_vcpu - allocated_vcpu`; negative when overcommitted.")},
+			{&m.UnallocatedMemoryInGiB, computedFloat("`total_memory_in_gib - allocated_memory_in_gib`; negative when overcommitted.")},
+		}),
 	}
 }
 

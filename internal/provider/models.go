@@ -5,11 +5,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// Models of every schema in the provider, kept together so the shapes are easy to compare.
+// Models of every schema in the provider, kept together so the shapes are easy to compare. The
+// tfsdk tags are the only place attribute names are written: schemas list model fields
+// (attributesOf), and attribute types come from the fields (attrTypesOf).
 
 type providerModel struct {
 	ConfigPath            types.String  `tfsdk:"config_path"`
-	ConfigPaths           types.List    `tfsdk:"config_paths"`
+	ConfigPaths           types.List    `tfsdk:"config_paths" elem:"string"`
 	ConfigContext         types.String  `tfsdk:"config_context"`
 	ConfigContextAuthInfo types.String  `tfsdk:"config_context_auth_info"`
 	ConfigContextCluster  types.String  `tfsdk:"config_context_cluster"`
@@ -23,9 +25,9 @@ type providerModel struct {
 	ProxyURL              types.String  `tfsdk:"proxy_url"`
 	QPS                   types.Float64 `tfsdk:"qps"`
 	Burst                 types.Int64   `tfsdk:"burst"`
-	InstanceTypes         types.Map     `tfsdk:"instance_types"`
-	Exec                  types.Object  `tfsdk:"exec"`
-	Retry                 types.Object  `tfsdk:"retry"`
+	InstanceTypes         types.Map     `tfsdk:"instance_types" model:"instanceTypeOverrideModel"`
+	Exec                  types.Object  `tfsdk:"exec" model:"execModel"`
+	Retry                 types.Object  `tfsdk:"retry" model:"retryModel"`
 }
 
 type instanceTypeCapacityModel struct {
@@ -58,26 +60,26 @@ type computeQuotaModel struct {
 	PreemptTeamTasks types.String   `tfsdk:"preempt_team_tasks"`
 	FairShareWeight  types.Int64    `tfsdk:"fair_share_weight"`
 	Cohort           types.String   `tfsdk:"cohort"`
-	ResourceSharing  types.Object   `tfsdk:"resource_sharing"`
-	Resources        types.List     `tfsdk:"resources"`
+	ResourceSharing  types.Object   `tfsdk:"resource_sharing" model:"sharingModel"`
+	Resources        types.List     `tfsdk:"resources" model:"resourceEntryModel"`
 	ClusterQueueName types.String   `tfsdk:"cluster_queue_name"`
 	OwnerID          types.String   `tfsdk:"owner_id"`
-	Drift            types.List     `tfsdk:"drift"`
-	Timeouts         timeouts.Value `tfsdk:"timeouts"`
+	Drift            types.List     `tfsdk:"drift" elem:"string"`
+	Timeouts         timeouts.Value `tfsdk:"timeouts" model:"timeoutsModel"`
 }
 
 type teamNamespaceModel struct {
 	ID               types.String   `tfsdk:"id"`
 	Team             types.String   `tfsdk:"team"`
-	Labels           types.Map      `tfsdk:"labels"`
-	Annotations      types.Map      `tfsdk:"annotations"`
+	Labels           types.Map      `tfsdk:"labels" elem:"string"`
+	Annotations      types.Map      `tfsdk:"annotations" elem:"string"`
 	ForceDestroy     types.Bool     `tfsdk:"force_destroy"`
 	Namespace        types.String   `tfsdk:"namespace"`
 	LocalQueueName   types.String   `tfsdk:"local_queue_name"`
 	ClusterQueueName types.String   `tfsdk:"cluster_queue_name"`
 	OwnerID          types.String   `tfsdk:"owner_id"`
-	Drift            types.List     `tfsdk:"drift"`
-	Timeouts         timeouts.Value `tfsdk:"timeouts"`
+	Drift            types.List     `tfsdk:"drift" elem:"string"`
+	Timeouts         timeouts.Value `tfsdk:"timeouts" model:"timeoutsModel"`
 }
 
 type teamUsageModel struct {
@@ -89,14 +91,14 @@ type teamUsageModel struct {
 	AdmittedWorkloads  types.Int64  `tfsdk:"admitted_workloads"`
 	PendingWorkloads   types.Int64  `tfsdk:"pending_workloads"`
 	ReservingWorkloads types.Int64  `tfsdk:"reserving_workloads"`
-	Resources          types.List   `tfsdk:"resources"`
+	Resources          types.List   `tfsdk:"resources" model:"teamUsageResourceModel"`
 }
 
 type clusterSchedulerConfigModel struct {
 	ID              types.String `tfsdk:"id"`
-	PriorityClasses types.List   `tfsdk:"priority_classes"`
+	PriorityClasses types.List   `tfsdk:"priority_classes" model:"priorityClassModel"`
 	OwnerID         types.String `tfsdk:"owner_id"`
-	Drift           types.List   `tfsdk:"drift"`
+	Drift           types.List   `tfsdk:"drift" elem:"string"`
 }
 
 // Nested objects. Each attribute is named once, in its tag; attrTypesOf derives the types.

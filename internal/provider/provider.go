@@ -98,93 +98,118 @@ func (p *hyperpodProvider) Metadata(_ context.Context, _ provider.MetadataReques
 	resp.Version = p.version
 }
 
-// envDescription appends the KUBE_* variable an attribute falls back to.
-func envDescription(attribute, text string) string {
-	for _, ev := range kube.EnvVars {
-		if ev.Attribute == attribute {
-			return fmt.Sprintf("%s Can also be set with the `%s` environment variable.", text, ev.Variable)
-		}
-	}
-	return text
-}
-
 func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
-	str := func(name, text string, sensitive bool) schema.StringAttribute {
-		return schema.StringAttribute{Optional: true, Sensitive: sensitive, Description: envDescription(name, text)}
+	str := func(text string, sensitive bool) schema.StringAttribute {
+		return schema.StringAttribute{Optional: true, Sensitive: sensitive, Description: text}
 	}
+	var (
+		m        providerModel
+		override instanceTypeOverrideModel
+		exec     execModel
+		retry    retryModel
+	)
+	attributes, blocks := attributesAndBlocksOf(&m, []fieldSchema[schema.Attribute]{
+		{&m.ConfigPath, str("Path to a kubeconfig file.", false)},
+		{&m.ConfigPaths, schema.ListAttribute{
+			ElementType: types.StringType, Optional: true,
+			Description: "Kubeconfig files merged in order, like `KUBECONFIG`.",
+		}},
+		{&m.ConfigContext, str("Kubeconfig context to use instead of the current one.", false)},
+		{&m.ConfigContextAuthInfo, str("Kubeconfig user to use instead of the context's.", false)},
+		{&m.ConfigContextCluster, str("Kubeconfig cluster to use instead of the context's.", false)},
+		{&m.Host, str("URL of the Kubernetes API server, e.g. `https://ABC.gr7.us-west-2.eks.amazonaws.com`.", false)},
+		{&m.Token, str("Bearer token for the API server. Never logged.", true)},
+		{&m.ClusterCACertificate, str("PEM-encoded root certificate of the API server.", false)},
+		{&m.ClientCertificate, str("PEM-encoded client certificate for TLS authentication.", false)},
+		{&m.ClientKey, str("PEM-encoded client key for TLS authentication. Never logged.", true)},
+		{&m.Insecure, schema.BoolAttribute{
+			Optional:    true,
+			Description: "Skip verification of the API server's certificate. For test clusters only.",
+		}},
+		{&m.TLSServerName, str("Server name used to verify the API server's certificate.", false)},
+		{&m.ProxyURL, str("URL of a proxy for all API requests.", false)},
+		{&m.QPS, schema.Float64Attribute{
+			Optional: true,
+			Description: "Client-side rate limit in queries per second. Unset (the default) means no client-side limit: " +
+				"the API server's Priority and Fairness answers overload with `429` and `Retry-After`, which the retry layer honours, " +
+				"and Terraform's `-parallelism` (10) bounds the requests in flight. Set it to be gentler with a busy API server.",
+		}},
+		{&m.Burst, schema.Int64Attribute{
+			Optional:    true,
+			Description: "Requests allowed at once above `qps`; only used together with `qps` (default: the larger of 10 and `qps`).",
+		}},
+		{&m.InstanceTypes, schema.MapNestedAttribute{
+			Optional: true,
+			Description: "Per-instance capacity of instance types, keyed by name (`ml.<family>.<size>`). An entry for a " +
+				"type of the built-in catalog overrides only the fields it sets; an entry for a new type must set " +
+				"`vcpu` and `memory_in_gib`. Used for plan-time defaults and by `hyperpod_instance_type_capacity`.",
+			NestedObject: schema.NestedAttributeObject{Attributes: attributesOf(&override, []fieldSchema[schema.Attribute]{
+				{&override.Accelerators, schema.Int64Attribute{Optional: true, Description: "Accelerator devices per instance."}},
+				{&override.AcceleratorResource, schema.StringAttribute{Optional: true, Description: "Extended resource name of the accelerators, e.g. `nvidia.com/gpu` (the default when `accelerators` > 0) or `aws.amazon.com/neuron`."}},
+				{&override.VCPU, schema.Float64Attribute{Optional: true, Description: "vCPUs per instance."}},
+				{&override.MemoryInGiB, schema.Float64Attribute{Optional: true, Description: "Memory per instance in GiB."}},
+				{&override.EFA, schema.Int64Attribute{Optional: true, Description: "EFA interfaces per instance."}},
+				{&override.MIGProfiles, schema.ListAttribute{ElementType: types.StringType, Optional: true, Description: "MIG profiles the GPUs can be partitioned into, e.g. `mig-1g.10gb`."}},
+			})},
+		}},
+	}, []fieldSchema[schema.Block]{
+		{&m.Exec, schema.SingleNestedBlock{
+			Description: "Get credentials from a command, e.g. `aws eks get-token`.",
+			Attributes: attributesOf(&exec, []fieldSchema[schema.Attribute]{
+				{&exec.APIVersion, schema.StringAttribute{Optional: true, Description: "API version of the credential plugin, e.g. `client.authentication.k8s.io/v1beta1`."}},
+				{&exec.Command, schema.StringAttribute{Optional: true, Description: "Command to run."}},
+				{&exec.Args, schema.ListAttribute{ElementType: types.StringType, Optional: true, Description: "Arguments of the command."}},
+				{&exec.Env, schema.MapAttribute{ElementType: types.StringType, Optional: true, Description: "Environment variables for the command."}},
+			}),
+		}},
+		{&m.Retry, schema.SingleNestedBlock{
+			Description: "Retries of idempotent API requests after connection errors, 429 and 5xx responses (`Retry-After` is honoured). " +
+				"A request is retried until `max_attempts` or `max_elapsed` is spent, whichever comes first, so a flaky API server is absorbed " +
+				"and a real outage fails in bounded time. Creates (POST) are not resent blindly: after a lost response the provider reads the object back.",
+			Attributes: attributesOf(&retry, []fieldSchema[schema.Attribute]{
+				{&retry.MaxElapsed, schema.StringAttribute{Optional: true, Description: fmt.Sprintf("Longest time one request is retried, from its first attempt, a Go duration (default `%s`).", kube.DefaultRetry.MaxElapsed)}},
+				{&retry.MaxAttempts, schema.Int64Attribute{Optional: true, Description: fmt.Sprintf("Attempts per request, including the first (default %d).", kube.DefaultRetry.MaxAttempts)}},
+				{&retry.MinBackoff, schema.StringAttribute{Optional: true, Description: fmt.Sprintf("Shortest wait between attempts, a Go duration (default `%s`).", kube.DefaultRetry.MinBackoff)}},
+				{&retry.MaxBackoff, schema.StringAttribute{Optional: true, Description: fmt.Sprintf("Longest wait between attempts, a Go duration (default `%s`).", kube.DefaultRetry.MaxBackoff)}},
+			}),
+		}},
+	})
 	resp.Schema = schema.Schema{
 		Description: "Manages SageMaker HyperPod task-governance compute quotas as Kueue objects on a Kubernetes " +
 			"cluster that runs its own Kueue (v0.15 or newer): an EKS HyperPod cluster without the task-governance " +
 			"add-on, kind, or a local control plane. Cluster access is configured like the kubernetes and helm providers; nothing connects " +
 			"to the cluster until a resource or data source needs it, so new quotas can be planned offline.",
-		Attributes: map[string]schema.Attribute{
-			"config_path": str("config_path", "Path to a kubeconfig file.", false),
-			"config_paths": schema.ListAttribute{
-				ElementType: types.StringType, Optional: true,
-				Description: envDescription("config_paths", "Kubeconfig files merged in order, like `KUBECONFIG`."),
-			},
-			"config_context":           str("config_context", "Kubeconfig context to use instead of the current one.", false),
-			"config_context_auth_info": str("config_context_auth_info", "Kubeconfig user to use instead of the context's.", false),
-			"config_context_cluster":   str("config_context_cluster", "Kubeconfig cluster to use instead of the context's.", false),
-			"host":                     str("host", "URL of the Kubernetes API server, e.g. `https://ABC.gr7.us-west-2.eks.amazonaws.com`.", false),
-			"token":                    str("token", "Bearer token for the API server. Never logged.", true),
-			"cluster_ca_certificate":   str("cluster_ca_certificate", "PEM-encoded root certificate of the API server.", false),
-			"client_certificate":       str("client_certificate", "PEM-encoded client certificate for TLS authentication.", false),
-			"client_key":               str("client_key", "PEM-encoded client key for TLS authentication. Never logged.", true),
-			"insecure": schema.BoolAttribute{
-				Optional:    true,
-				Description: envDescription("insecure", "Skip verification of the API server's certificate. For test clusters only."),
-			},
-			"tls_server_name": str("tls_server_name", "Server name used to verify the API server's certificate.", false),
-			"proxy_url":       str("proxy_url", "URL of a proxy for all API requests.", false),
-			"qps": schema.Float64Attribute{
-				Optional: true,
-				Description: envDescription("qps", "Client-side rate limit in queries per second. Unset (the default) means no client-side limit: "+
-					"the API server's Priority and Fairness answers overload with `429` and `Retry-After`, which the retry layer honours, "+
-					"and Terraform's `-parallelism` (10) bounds the requests in flight. Set it to be gentler with a busy API server."),
-			},
-			"burst": schema.Int64Attribute{
-				Optional:    true,
-				Description: envDescription("burst", "Requests allowed at once above `qps`; only used together with `qps` (default: the larger of 10 and `qps`)."),
-			},
-			"instance_types": schema.MapNestedAttribute{
-				Optional: true,
-				Description: "Per-instance capacity of instance types, keyed by name (`ml.<family>.<size>`). An entry for a " +
-					"type of the built-in catalog overrides only the fields it sets; an entry for a new type must set " +
-					"`vcpu` and `memory_in_gib`. Used for plan-time defaults and by `hyperpod_instance_type_capacity`.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"accelerators":         schema.Int64Attribute{Optional: true, Description: "Accelerator devices per instance."},
-					"accelerator_resource": schema.StringAttribute{Optional: true, Description: "Extended resource name of the accelerators, e.g. `nvidia.com/gpu` (the default when `accelerators` > 0) or `aws.amazon.com/neuron`."},
-					"vcpu":                 schema.Float64Attribute{Optional: true, Description: "vCPUs per instance."},
-					"memory_in_gib":        schema.Float64Attribute{Optional: true, Description: "Memory per instance in GiB."},
-					"efa":                  schema.Int64Attribute{Optional: true, Description: "EFA interfaces per instance."},
-					"mig_profiles":         schema.ListAttribute{ElementType: types.StringType, Optional: true, Description: "MIG profiles the GPUs can be partitioned into, e.g. `mig-1g.10gb`."},
-				}},
-			},
-		},
-		Blocks: map[string]schema.Block{
-			"exec": schema.SingleNestedBlock{
-				Description: "Get credentials from a command, e.g. `aws eks get-token`.",
-				Attributes: map[string]schema.Attribute{
-					"api_version": schema.StringAttribute{Optional: true, Description: "API version of the credential plugin, e.g. `client.authentication.k8s.io/v1beta1`."},
-					"command":     schema.StringAttribute{Optional: true, Description: "Command to run."},
-					"args":        schema.ListAttribute{ElementType: types.StringType, Optional: true, Description: "Arguments of the command."},
-					"env":         schema.MapAttribute{ElementType: types.StringType, Optional: true, Description: "Environment variables for the command."},
-				},
-			},
-			"retry": schema.SingleNestedBlock{
-				Description: "Retries of idempotent API requests after connection errors, 429 and 5xx responses (`Retry-After` is honoured). " +
-					"A request is retried until `max_attempts` or `max_elapsed` is spent, whichever comes first, so a flaky API server is absorbed " +
-					"and a real outage fails in bounded time. Creates (POST) are not resent blindly: after a lost response the provider reads the object back.",
-				Attributes: map[string]schema.Attribute{
-					"max_elapsed":  schema.StringAttribute{Optional: true, Description: fmt.Sprintf("Longest time one request is retried, from its first attempt, a Go duration (default `%s`).", kube.DefaultRetry.MaxElapsed)},
-					"max_attempts": schema.Int64Attribute{Optional: true, Description: fmt.Sprintf("Attempts per request, including the first (default %d).", kube.DefaultRetry.MaxAttempts)},
-					"min_backoff":  schema.StringAttribute{Optional: true, Description: fmt.Sprintf("Shortest wait between attempts, a Go duration (default `%s`).", kube.DefaultRetry.MinBackoff)},
-					"max_backoff":  schema.StringAttribute{Optional: true, Description: fmt.Sprintf("Longest wait between attempts, a Go duration (default `%s`).", kube.DefaultRetry.MaxBackoff)},
-				},
-			},
-		},
+		Attributes: withEnvDescriptions(attributes),
+		Blocks:     blocks,
 	}
+}
+
+// withEnvDescriptions appends to the description of each attribute that falls back to a KUBE_*
+// variable the name of that variable.
+func withEnvDescriptions(attrs map[string]schema.Attribute) map[string]schema.Attribute {
+	for _, ev := range kube.EnvVars {
+		also := fmt.Sprintf(" Can also be set with the `%s` environment variable.", ev.Variable)
+		switch a := attrs[ev.Attribute].(type) {
+		case schema.StringAttribute:
+			a.Description += also
+			attrs[ev.Attribute] = a
+		case schema.ListAttribute:
+			a.Description += also
+			attrs[ev.Attribute] = a
+		case schema.BoolAttribute:
+			a.Description += also
+			attrs[ev.Attribute] = a
+		case schema.Float64Attribute:
+			a.Description += also
+			attrs[ev.Attribute] = a
+		case schema.Int64Attribute:
+			a.Description += also
+			attrs[ev.Attribute] = a
+		default:
+			panic(fmt.Sprintf("provider attribute %q of %s: no such attribute, or one whose description is not extended here", ev.Attribute, ev.Variable))
+		}
+	}
+	return attrs
 }
 
 func (p *hyperpodProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {

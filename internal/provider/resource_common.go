@@ -225,12 +225,13 @@ type teamIdentityModel struct {
 
 // teamIdentitySchema declares the identity (Terraform 1.12+, OpenTofu with identity support).
 func teamIdentitySchema(resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = identityschema.Schema{Attributes: map[string]identityschema.Attribute{
-		"team": identityschema.StringAttribute{
+	var m teamIdentityModel
+	resp.IdentitySchema = identityschema.Schema{Attributes: attributesOf(&m, []fieldSchema[identityschema.Attribute]{
+		{&m.Team, identityschema.StringAttribute{
 			RequiredForImport: true,
 			Description:       "The team, e.g. `ml-research`: it names the team's objects (`hyperpod-ns-<team>`...).",
-		},
-	}}
+		}},
+	})}
 }
 
 // setTeamIdentity records the identity; clients without identity support pass none.

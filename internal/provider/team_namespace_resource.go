@@ -49,61 +49,63 @@ func (r *teamNamespaceResource) Schema(ctx context.Context, _ resource.SchemaReq
 	computedName := func(text string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, Description: text}
 	}
+	var m teamNamespaceModel
+	attributes, blocks := attributesAndBlocksOf(&m, []fieldSchema[schema.Attribute]{
+		{&m.ID, computedName("Same as `team`; the import ID.")},
+		{&m.Team, schema.StringAttribute{
+			Required: true,
+			Description: fmt.Sprintf("Team name: 1-%d lower-case letters, digits and hyphens, starting and ending "+
+				"with a letter or digit (the AWS TeamName rule). Use the same value as the `team` of the matching "+
+				"`hyperpod_compute_quota`. Changing it replaces the namespace.", quota.MaxTeamLength),
+			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			Validators:    teamValidators,
+		}},
+		{&m.Labels, schema.MapAttribute{
+			ElementType: types.StringType,
+			Optional:    true,
+			Description: "Labels added to the Namespace. Keys the provider sets itself (`app.kubernetes.io/managed-by`, " +
+				"`sagemaker.amazonaws.com/quota-allocation-id`, `sagemaker.amazonaws.com/sagemaker-managed-queue`, " +
+				"`kubernetes.io/metadata.name` and anything under `hyperpod.quotaworks.io/`) are rejected. A label " +
+				"removed from this map is removed from the Namespace; labels other tools add are left alone.",
+		}},
+		{&m.Annotations, schema.MapAttribute{
+			ElementType: types.StringType,
+			Optional:    true,
+			Description: "Annotations added to the Namespace. The keys reserved for `labels` are rejected here too. " +
+				"An annotation removed from this map is removed from the Namespace; annotations other tools add are " +
+				"left alone.",
+		}},
+		{&m.ForceDestroy, schema.BoolAttribute{
+			Optional: true,
+			Computed: true,
+			Default:  booldefault.StaticBool(false),
+			Description: "Destroy the namespace even while it still holds Pods or Kueue Workloads, deleting them with " +
+				"it. Default `false`: destroy fails and names how many are left. Set it to `true` and apply before " +
+				"destroying.",
+		}},
+		// The three names below are derived from team at plan time, so they are always known
+		// in the plan; in state they are what the cluster holds, so a difference plans the repair.
+		{&m.Namespace, computedName("Name of the team's Namespace, `hyperpod-ns-<team>`.")},
+		{&m.LocalQueueName, computedName("Name of the team's Kueue LocalQueue, `hyperpod-ns-<team>-localqueue`; jobs " +
+			"select it with the label `kueue.x-k8s.io/queue-name`. Null in state when a refresh found the LocalQueue " +
+			"missing, so the next plan creates it again.")},
+		{&m.ClusterQueueName, computedName("Name of the ClusterQueue the LocalQueue feeds, " +
+			"`hyperpod-ns-<team>-clusterqueue`, managed by the `hyperpod_compute_quota` of the same team. In state it " +
+			"is the LocalQueue's `spec.clusterQueue` as read from the cluster (null without a LocalQueue), so a " +
+			"LocalQueue that points elsewhere shows in the next plan and is recreated.")},
+		{&m.OwnerID, ownerIDAttribute("Namespace and LocalQueue")},
+		{&m.Drift, driftAttribute("Namespace and LocalQueue")},
+	}, []fieldSchema[schema.Block]{
+		{&m.Timeouts, timeoutsBlock},
+	})
 	resp.Schema = schema.Schema{
 		Description: "A HyperPod team's namespace: the Namespace `hyperpod-ns-<team>`, labelled like the ones " +
 			"SageMaker HyperPod task governance creates, and the Kueue LocalQueue `hyperpod-ns-<team>-localqueue` in it, " +
 			"which feeds the team's ClusterQueue `hyperpod-ns-<team>-clusterqueue`. Pair it with a " +
 			"`hyperpod_compute_quota` of the same `team`, which manages that ClusterQueue. Jobs reach the team's quota " +
 			"by running in this namespace with the label `kueue.x-k8s.io/queue-name: hyperpod-ns-<team>-localqueue`.",
-		Attributes: map[string]schema.Attribute{
-			"id": computedName("Same as `team`; the import ID."),
-			"team": schema.StringAttribute{
-				Required: true,
-				Description: fmt.Sprintf("Team name: 1-%d lower-case letters, digits and hyphens, starting and ending "+
-					"with a letter or digit (the AWS TeamName rule). Use the same value as the `team` of the matching "+
-					"`hyperpod_compute_quota`. Changing it replaces the namespace.", quota.MaxTeamLength),
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    teamValidators,
-			},
-			"labels": schema.MapAttribute{
-				ElementType: types.StringType,
-				Optional:    true,
-				Description: "Labels added to the Namespace. Keys the provider sets itself (`app.kubernetes.io/managed-by`, " +
-					"`sagemaker.amazonaws.com/quota-allocation-id`, `sagemaker.amazonaws.com/sagemaker-managed-queue`, " +
-					"`kubernetes.io/metadata.name` and anything under `hyperpod.quotaworks.io/`) are rejected. A label " +
-					"removed from this map is removed from the Namespace; labels other tools add are left alone.",
-			},
-			"annotations": schema.MapAttribute{
-				ElementType: types.StringType,
-				Optional:    true,
-				Description: "Annotations added to the Namespace. The keys reserved for `labels` are rejected here too. " +
-					"An annotation removed from this map is removed from the Namespace; annotations other tools add are " +
-					"left alone.",
-			},
-			"force_destroy": schema.BoolAttribute{
-				Optional: true,
-				Computed: true,
-				Default:  booldefault.StaticBool(false),
-				Description: "Destroy the namespace even while it still holds Pods or Kueue Workloads, deleting them with " +
-					"it. Default `false`: destroy fails and names how many are left. Set it to `true` and apply before " +
-					"destroying.",
-			},
-			// The three names below are derived from team at plan time, so they are always known
-			// in the plan; in state they are what the cluster holds, so a difference plans the repair.
-			"namespace": computedName("Name of the team's Namespace, `hyperpod-ns-<team>`."),
-			"local_queue_name": computedName("Name of the team's Kueue LocalQueue, `hyperpod-ns-<team>-localqueue`; jobs " +
-				"select it with the label `kueue.x-k8s.io/queue-name`. Null in state when a refresh found the LocalQueue " +
-				"missing, so the next plan creates it again."),
-			"cluster_queue_name": computedName("Name of the ClusterQueue the LocalQueue feeds, " +
-				"`hyperpod-ns-<team>-clusterqueue`, managed by the `hyperpod_compute_quota` of the same team. In state it " +
-				"is the LocalQueue's `spec.clusterQueue` as read from the cluster (null without a LocalQueue), so a " +
-				"LocalQueue that points elsewhere shows in the next plan and is recreated."),
-			"owner_id": ownerIDAttribute("Namespace and LocalQueue"),
-			"drift":    driftAttribute("Namespace and LocalQueue"),
-		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeoutsBlock,
-		},
+		Attributes: attributes,
+		Blocks:     blocks,
 	}
 }
 

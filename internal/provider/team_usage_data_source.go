@@ -20,34 +20,38 @@ func (d *teamUsageDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 	amount := func(text string) schema.Float64Attribute {
 		return schema.Float64Attribute{Computed: true, Description: text + " In vCPU for `cpu`, GiB for `memory`, devices otherwise."}
 	}
+	var (
+		m     teamUsageModel
+		usage teamUsageResourceModel
+	)
 	resp.Schema = schema.Schema{
 		Description: "One team's quota and usage, from the live status Kueue reports on the team's ClusterQueue " +
 			"`hyperpod-ns-<team>-clusterqueue` (one GET): per instance type and resource the nominal quota, what " +
 			"workloads reserve and use, and what they borrow from the cohort; the workload counts; and whether the " +
 			"queue is active. It works for any team's queue, including ones this provider does not manage.",
-		Attributes: map[string]schema.Attribute{
-			"team":               schema.StringAttribute{Required: true, Validators: teamValidators, Description: "The team."},
-			"cluster_queue_name": schema.StringAttribute{Computed: true, Description: "The ClusterQueue read."},
-			"active":             schema.BoolAttribute{Computed: true, Description: "Whether Kueue reports the queue `Active` (it can admit workloads)."},
-			"active_reason":      schema.StringAttribute{Computed: true, Description: "The reason of the `Active` condition, e.g. `Ready` or `Stopped`."},
-			"active_message":     schema.StringAttribute{Computed: true, Description: "The message of the `Active` condition."},
-			"admitted_workloads": schema.Int64Attribute{Computed: true, Description: "Workloads admitted by the queue."},
-			"pending_workloads":  schema.Int64Attribute{Computed: true, Description: "Workloads waiting in the queue."},
-			"reserving_workloads": schema.Int64Attribute{Computed: true,
-				Description: "Workloads holding quota in the queue (admitted, or with quota reserved and admission checks pending)."},
-			"resources": schema.ListNestedAttribute{
+		Attributes: attributesOf(&m, []fieldSchema[schema.Attribute]{
+			{&m.Team, schema.StringAttribute{Required: true, Validators: teamValidators, Description: "The team."}},
+			{&m.ClusterQueueName, schema.StringAttribute{Computed: true, Description: "The ClusterQueue read."}},
+			{&m.Active, schema.BoolAttribute{Computed: true, Description: "Whether Kueue reports the queue `Active` (it can admit workloads)."}},
+			{&m.ActiveReason, schema.StringAttribute{Computed: true, Description: "The reason of the `Active` condition, e.g. `Ready` or `Stopped`."}},
+			{&m.ActiveMessage, schema.StringAttribute{Computed: true, Description: "The message of the `Active` condition."}},
+			{&m.AdmittedWorkloads, schema.Int64Attribute{Computed: true, Description: "Workloads admitted by the queue."}},
+			{&m.PendingWorkloads, schema.Int64Attribute{Computed: true, Description: "Workloads waiting in the queue."}},
+			{&m.ReservingWorkloads, schema.Int64Attribute{Computed: true,
+				Description: "Workloads holding quota in the queue (admitted, or with quota reserved and admission checks pending)."}},
+			{&m.Resources, schema.ListNestedAttribute{
 				Computed:    true,
 				Description: "One entry per instance type (flavor) and covered resource, in the queue's order.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"instance_type": schema.StringAttribute{Computed: true, Description: "The instance type (ResourceFlavor)."},
-					"resource":      schema.StringAttribute{Computed: true, Description: "The resource, e.g. `cpu`, `memory`, `nvidia.com/gpu`."},
-					"nominal":       amount("The nominal quota."),
-					"reserved":      amount("Quota reserved by workloads, borrowed quota included."),
-					"in_use":        amount("Quota used by admitted workloads."),
-					"borrowed":      amount("The part of `reserved` borrowed from the cohort."),
-				}},
-			},
-		},
+				NestedObject: schema.NestedAttributeObject{Attributes: attributesOf(&usage, []fieldSchema[schema.Attribute]{
+					{&usage.InstanceType, schema.StringAttribute{Computed: true, Description: "The instance type (ResourceFlavor)."}},
+					{&usage.Resource, schema.StringAttribute{Computed: true, Description: "The resource, e.g. `cpu`, `memory`, `nvidia.com/gpu`."}},
+					{&usage.Nominal, amount("The nominal quota.")},
+					{&usage.Reserved, amount("Quota reserved by workloads, borrowed quota included.")},
+					{&usage.InUse, amount("Quota used by admitted workloads.")},
+					{&usage.Borrowed, amount("The part of `reserved` borrowed from the cohort.")},
+				})},
+			}},
+		}),
 	}
 }
 
