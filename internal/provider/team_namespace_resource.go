@@ -23,7 +23,6 @@ import (
 const (
 	teamNamespaceCreateTimeout = 5 * time.Minute
 	teamNamespaceDeleteTimeout = 10 * time.Minute
-	teamNamespacePollInterval  = 500 * time.Millisecond
 )
 
 type teamNamespaceResource struct{ resourceBase }
