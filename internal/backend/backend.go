@@ -25,8 +25,21 @@ type Backend struct {
 	SchedulerConfig SchedulerConfigs
 	Capacity        Capacity
 	Usage           TeamUsage
-	Claims          Claims
-	Namespaces      TeamNamespaces
+	// Traits is what the plan must know of the store, without knowing which it is.
+	Traits     Traits
+	Claims     Claims
+	Namespaces TeamNamespaces
+}
+
+// Traits is what the plan must know of a store.
+type Traits struct {
+	// StoreLimits: attributes the store cannot hold ("cohort", "resources.efa", "fair_share",
+	// ...; a configuration that sets one is refused at plan time, and a computed one is planned
+	// null) and whether it holds amounts as 32-bit floats.
+	quota.StoreLimits
+	// Versioned: the store gives each quota and scheduler config an id, an ARN and a version,
+	// which the state records and an update sends back.
+	Versioned bool
 }
 
 // Claims deals with what a create claimed and could not hand to Terraform. Nobody is left to

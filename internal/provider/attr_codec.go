@@ -27,6 +27,7 @@ import (
 var nestedModels = modelTypes(
 	partitionModel{}, limitModel{}, resourceEntryModel{}, sharingModel{}, timeoutsModel{},
 	priorityClassModel{}, quotaDefaultsModel{}, execModel{}, retryModel{}, instanceTypeOverrideModel{},
+	taskGovernanceModel{}, assumeRoleModel{},
 	teamUsageResourceModel{},
 )
 

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -251,4 +252,70 @@ func removedTypes(prior, plan computeQuotaModel) []string {
 		}
 	}
 	return out
+}
+
+// storeRecordOf is what a versioned store records of an object; null on a store that assigns
+// no ids (a Kueue ClusterQueue's UID is not a version the state can send back).
+func storeRecordOf(r backend.Record) (id types.String, m storeRecordModel) {
+	if r.ID == "" {
+		return types.StringNull(), storeRecordModel{ARN: types.StringNull(), Version: types.Int64Null(), Status: types.StringNull()}
+	}
+	version := types.Int64Null()
+	if n, err := strconv.ParseInt(r.Version, 10, 64); err == nil {
+		version = types.Int64Value(n)
+	}
+	status := types.StringNull()
+	if r.Status != "" {
+		status = types.StringValue(r.Status)
+	}
+	arn := types.StringNull()
+	if r.ARN != "" {
+		arn = types.StringValue(r.ARN)
+	}
+	return types.StringValue(r.ID), storeRecordModel{ARN: arn, Version: version, Status: status}
+}
+
+// record is the store's record as the state last saw it: what an update names as its base.
+func (m storeRecordModel) record(id types.String) *backend.Record {
+	if id.IsNull() || id.IsUnknown() {
+		return nil
+	}
+	r := &backend.Record{ID: id.ValueString(), ARN: m.ARN.ValueString()}
+	if !m.Version.IsNull() && !m.Version.IsUnknown() {
+		r.Version = strconv.FormatInt(m.Version.ValueInt64(), 10)
+	}
+	return r
+}
+
+// lastSeen is the quota as the state last saw it, for a store whose cheapest read lacks fields.
+func (m computeQuotaModel) lastSeen() *backend.Quota {
+	r := m.record(m.QuotaID)
+	if r == nil {
+		return nil
+	}
+	q := &backend.Quota{Record: *r}
+	q.Config.Config.Description = m.Description.ValueString()
+	return q
+}
+
+// withoutUnsupported plans (and stores) null for the computed attributes the store cannot hold.
+func (m *computeQuotaModel) withoutUnsupported(t backend.Traits, diags *diag.Diagnostics) {
+	if _, ok := t.Unsupported["cohort"]; ok {
+		m.Cohort = types.StringNull()
+	}
+	if _, ok := t.Unsupported["resources.efa"]; !ok || m.Resources.IsNull() || m.Resources.IsUnknown() {
+		return
+	}
+	for _, e := range m.Resources.Elements() {
+		if e.IsUnknown() || e.IsNull() {
+			return // an entry not known yet: its efa is planned unknown
+		}
+	}
+	entries := elementsOf[resourceEntryModel](m.Resources)
+	for i := range entries {
+		entries[i].EFA = types.Int64Null()
+	}
+	list, d := types.ListValueFrom(context.Background(), types.ObjectType{AttrTypes: resourceEntryAttrTypes}, entries)
+	diags.Append(d...)
+	m.Resources = list
 }

@@ -38,6 +38,7 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 		saveTeamState(run.ctx, &resp.State, resp.Identity, &plan, team, run.owner, drift, &resp.Diagnostics)
 		run.handOver(claimed)
 	}
+	run.saveState = save
 	run.saveTainted = func() {
 		save(driftList([]string{"the create stopped before it finished: the next refresh reads the ClusterQueue"}))
 	}
@@ -45,12 +46,16 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	if run.claimStopped(claim, claimed) {
 		return
 	}
+	if r.data.backend.Traits.Versioned {
+		r.createInOneRequest(run, config, &plan)
+		return
+	}
 	var over *backend.Record
 	if version != "" { // the claim holds the quota's identity
 		over = &backend.Record{Version: version}
 	}
-	flavors, ok := r.write(run.ctx, config, run.owner, over, &resp.Diagnostics)
-	if !ok {
+	_, flavors, err := r.write(run.ctx, config, run.owner, over, &resp.Diagnostics)
+	if err != nil {
 		if run.undoIfGone(claimed) {
 			run.cleanUp(func(ctx context.Context) { r.removeUnusedFlavors(ctx, flavors, &resp.Diagnostics) })
 			return
@@ -65,6 +70,27 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 		return
 	}
 	save(noDrift())
+}
+
+// createInOneRequest is the create on a store that creates the quota with its content in one
+// request and then applies it asynchronously (the SageMaker API): once the quota exists it is
+// saved, tainted when its creation failed, so it is never left without state.
+func (r *computeQuotaResource) createInOneRequest(run *createRun, config computeQuotaModel, plan *computeQuotaModel) {
+	written, _, err := r.write(run.ctx, config, run.owner, nil, run.diags)
+	plan.QuotaID, plan.storeRecordModel = storeRecordOf(written)
+	switch {
+	case err == nil:
+		run.saveState(noDrift())
+	case written.ID != "":
+		drift := []string{"the create stopped before the SageMaker API finished it: the next refresh reads its status"}
+		if written.Failure != "" {
+			drift = []string{fmt.Sprintf("the quota's status is %s: %s", written.Status, written.Failure)}
+		}
+		run.saveState(driftList(drift))
+	case errors.Is(err, backend.ErrOutcomeUnknown):
+		createOutcomeUnknown(run.diags, run.resourceKind, kubeObject{kind: kubeKind{name: written.Kind}, name: plan.Name.ValueString()})
+		run.saveTainted()
+	}
 }
 
 // claim creates the team's quota with only its identity, so that of two resources creating the
@@ -143,36 +169,52 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 	}
 	owner := ownerToRecord(plan.OwnerID)
 	var over *backend.Record
-	if current != nil {
+	switch {
+	case r.data.backend.Traits.Versioned:
+		// The version the state last saw: a change made since is refused, not overwritten.
+		over = prior.record(prior.QuotaID)
+	case current != nil:
 		over = &current.Record
 	}
-	if _, ok := r.write(ctx, config, owner, over, &resp.Diagnostics); !ok {
+	written, _, err := r.write(ctx, config, owner, over, &resp.Diagnostics)
+	if err != nil {
 		return
 	}
+	plan.QuotaID, plan.storeRecordModel = storeRecordOf(written)
 	saveTeamState(ctx, &resp.State, resp.Identity, &plan, plan.Team.ValueString(), owner, noDrift(), &resp.Diagnostics)
 	clearOwnershipMarks(ctx, resp.Private, &resp.Diagnostics)
 	r.removeUnusedFlavors(ctx, removedTypes(prior, plan), &resp.Diagnostics)
 }
 
 // write runs the plan's pipeline once on the configuration and writes the result with the owner
-// identity. It starts from the configuration (all known at apply time), not the plan, so the
-// store records which attributes the user set and import can reproduce them; the values equal
-// the plan's.
+// identity over the record last seen. It starts from the configuration (all known at apply
+// time), not the plan, so the store records which attributes the user set and import can
+// reproduce them; the values equal the plan's.
 //
-// createdFlavors are the ResourceFlavors it created, even when it fails.
-func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaModel, owner string, over *backend.Record, diags *diag.Diagnostics) (createdFlavors []string, ok bool) {
+// written is the store's record once the quota exists, and createdFlavors the ResourceFlavors
+// it created, even when it fails; a failure (err) is in diags already.
+func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaModel, owner string, over *backend.Record, diags *diag.Diagnostics) (written backend.Record, createdFlavors []string, err error) {
 	cfg := quotaConfigFromModel(config)
 	rc, problems := quota.Plan(r.data.catalog, cfg)
+	if len(problems) == 0 {
+		problems = quota.CheckStore(cfg, rc, r.data.backend.Traits.StoreLimits)
+	}
 	if len(problems) > 0 {
 		addProblems(diags, problems)
-		return nil, false
+		return written, nil, problems[0]
 	}
-	_, createdFlavors, err := r.quotas().Put(ctx, rc, owner, over)
+	written, createdFlavors, err = r.quotas().Put(ctx, rc, owner, over)
 	if err != nil {
+		if errors.Is(err, backend.ErrChanged) {
+			diags.AddError("Compute quota changed outside Terraform", fmt.Sprintf(
+				"%s %s was changed outside Terraform since the last refresh (it is no longer at version %s), so this "+
+					"apply would overwrite that change blindly. Run terraform plan again to see the change, then apply.",
+				written.Kind, over.ID, over.Version))
+			return written, createdFlavors, err
+		}
 		storeError(err).addTo(diags)
-		return createdFlavors, false
 	}
-	return createdFlavors, true
+	return written, createdFlavors, err
 }
 
 // removeUnusedFlavors deletes the flavors of the given types that this provider created and that
@@ -200,10 +242,14 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	name := quota.ClusterQueueName(team)
-	q, err := r.quotas().Get(ctx, team, nil)
+	q, err := r.quotas().Get(ctx, team, prior.lastSeen())
 	if err != nil {
 		storeError(err).addTo(&resp.Diagnostics)
 		return
+	}
+	if q != nil && !prior.QuotaID.IsNull() && q.ID != prior.QuotaID.ValueString() {
+		tflog.Info(ctx, "the team's quota was replaced outside Terraform; removing it from state", map[string]any{"was": prior.QuotaID.ValueString(), "now": q.ID})
+		q = nil
 	}
 	if q != nil && q.Terminating && q.Owner.Owns(prior.OwnerID.ValueString()) {
 		// Still this resource's, held by finalizers (Kueue's while workloads are admitted). Keep
@@ -255,6 +301,8 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		state.Team = types.StringValue(team)
 	}
 	state.OwnerID = prior.OwnerID
+	state.QuotaID, state.storeRecordModel = storeRecordOf(q.Record)
+	state.withoutUnsupported(r.data.backend.Traits, &resp.Diagnostics)
 	state.Drift = driftList(drift)
 	state.Timeouts = prior.Timeouts
 	if state.Timeouts.IsNull() {

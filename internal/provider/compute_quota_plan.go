@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
@@ -44,7 +45,11 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 			cfg.MarkUnknown(append(k, "capacity")...)
 		}
 	}
+	traits := r.data.backend.Traits
 	rc, problems := quota.Plan(r.data.catalog, cfg)
+	if len(problems) == 0 {
+		problems = quota.CheckStore(cfg, rc, traits.StoreLimits)
+	}
 	if len(problems) > 0 {
 		addProblems(&resp.Diagnostics, problems)
 		return
@@ -54,6 +59,12 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 	}
 	planned, diags := plannedQuotaModel(config, rc)
 	resp.Diagnostics.Append(diags...)
+	planned.withoutUnsupported(traits, &resp.Diagnostics)
+	var prior computeQuotaModel
+	if !req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	}
+	planned.QuotaID, planned.storeRecordModel = plannedStoreRecord(traits.Versioned, req.State.Raw.IsNull(), prior.QuotaID, prior.storeRecordModel)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -67,6 +78,11 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 	// is what this plan repairs.
 	planned.Drift = types.ListValueMust(types.StringType, nil)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &planned)...)
+	if traits.Versioned && !req.State.Raw.IsNull() && !resp.Plan.Raw.Equal(req.State.Raw) {
+		// An update: the store gives the quota a new version and status.
+		planned.Version, planned.Status = types.Int64Unknown(), types.StringUnknown()
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &planned)...)
+	}
 	if !req.State.Raw.IsNull() {
 		// A queue being deleted cannot be updated back: delete it (waiting for what holds it)
 		// and create it again. Terraform replaces only for a path that changes: drift does.
@@ -74,6 +90,18 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("drift"))
 		}
 	}
+}
+
+// plannedStoreRecord plans the store's record of an object: null on a store that keeps none,
+// unknown until a create has run, and the state's while no update changes it.
+func plannedStoreRecord(versioned, creating bool, id types.String, prior storeRecordModel) (types.String, storeRecordModel) {
+	switch {
+	case !versioned:
+		return storeRecordOf(backend.Record{})
+	case creating:
+		return types.StringUnknown(), storeRecordModel{ARN: types.StringUnknown(), Version: types.Int64Unknown(), Status: types.StringUnknown()}
+	}
+	return id, prior
 }
 
 // storedUsage is what a refresh saw the team's workloads hold, kept in private state.

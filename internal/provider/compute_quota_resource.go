@@ -90,6 +90,13 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 		{&m.ClusterQueueName, schema.StringAttribute{
 			Computed: true, Description: "Name of the ClusterQueue, `hyperpod-ns-<team>-clusterqueue`.",
 		}},
+		{&m.QuotaID, schema.StringAttribute{
+			Computed: true, Description: "The SageMaker compute quota's id (12 lowercase letters and digits) on a cluster " +
+				"managed through `task_governance`; null on a cluster that runs its own Kueue.",
+		}},
+		{&m.ARN, storeARNAttribute("compute quota")},
+		{&m.Version, storeVersionAttribute("compute quota")},
+		{&m.Status, storeStatusAttribute("compute quota")},
 		{&m.OwnerID, ownerIDAttribute("ClusterQueue")},
 		{&m.Drift, driftAttribute("ClusterQueue")},
 		{&m.ResourceSharing, schema.SingleNestedAttribute{

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/rpcctx"
@@ -50,6 +51,9 @@ type createRun struct {
 	// saveTainted saves the state of a create that stopped halfway: with the error the create
 	// returns, Terraform marks the resource tainted.
 	saveTainted func()
+	// saveState saves the state with the drift given (tainted when the create also reports an
+	// error).
+	saveState func(drift types.List)
 }
 
 // startCreate begins a create bounded by timeout. The caller defers end.

@@ -28,6 +28,33 @@ type providerModel struct {
 	InstanceTypes         types.Map     `tfsdk:"instance_types" model:"instanceTypeOverrideModel"`
 	Exec                  types.Object  `tfsdk:"exec" model:"execModel"`
 	Retry                 types.Object  `tfsdk:"retry" model:"retryModel"`
+	TaskGovernance        types.Object  `tfsdk:"task_governance" model:"taskGovernanceModel"`
+}
+
+type taskGovernanceModel struct {
+	ClusterARN             types.String `tfsdk:"cluster_arn"`
+	Region                 types.String `tfsdk:"region"`
+	Endpoint               types.String `tfsdk:"endpoint"`
+	STSEndpoint            types.String `tfsdk:"sts_endpoint"`
+	Profile                types.String `tfsdk:"profile"`
+	SharedConfigFiles      types.List   `tfsdk:"shared_config_files" elem:"string"`
+	SharedCredentialsFiles types.List   `tfsdk:"shared_credentials_files" elem:"string"`
+	AccessKey              types.String `tfsdk:"access_key"`
+	SecretKey              types.String `tfsdk:"secret_key"`
+	Token                  types.String `tfsdk:"token"`
+	AssumeRole             types.Object `tfsdk:"assume_role" model:"assumeRoleModel"`
+}
+
+type assumeRoleModel struct {
+	RoleARN           types.String `tfsdk:"role_arn"`
+	SessionName       types.String `tfsdk:"session_name"`
+	ExternalID        types.String `tfsdk:"external_id"`
+	Duration          types.String `tfsdk:"duration"`
+	Policy            types.String `tfsdk:"policy"`
+	PolicyARNs        types.List   `tfsdk:"policy_arns" elem:"string"`
+	Tags              types.Map    `tfsdk:"tags" elem:"string"`
+	TransitiveTagKeys types.List   `tfsdk:"transitive_tag_keys" elem:"string"`
+	SourceIdentity    types.String `tfsdk:"source_identity"`
 }
 
 type instanceTypeCapacityModel struct {
@@ -63,9 +90,19 @@ type computeQuotaModel struct {
 	ResourceSharing  types.Object   `tfsdk:"resource_sharing" model:"sharingModel"`
 	Resources        types.List     `tfsdk:"resources" model:"resourceEntryModel"`
 	ClusterQueueName types.String   `tfsdk:"cluster_queue_name"`
-	OwnerID          types.String   `tfsdk:"owner_id"`
-	Drift            types.List     `tfsdk:"drift" elem:"string"`
-	Timeouts         timeouts.Value `tfsdk:"timeouts" model:"timeoutsModel"`
+	QuotaID          types.String   `tfsdk:"quota_id"`
+	storeRecordModel
+	OwnerID  types.String   `tfsdk:"owner_id"`
+	Drift    types.List     `tfsdk:"drift" elem:"string"`
+	Timeouts timeouts.Value `tfsdk:"timeouts" model:"timeoutsModel"`
+}
+
+// storeRecordModel is what a versioned store (the SageMaker API) records of an object besides
+// its content; null on a store that records none of it.
+type storeRecordModel struct {
+	ARN     types.String `tfsdk:"arn"`
+	Version types.Int64  `tfsdk:"version"`
+	Status  types.String `tfsdk:"status"`
 }
 
 type teamNamespaceModel struct {

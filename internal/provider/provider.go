@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -19,9 +20,11 @@ import (
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend/kueuebackend"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend/sagemakerbackend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakerclient"
 )
 
 // New returns a constructor for the provider, as providerserver.Serve expects.
@@ -107,7 +110,37 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 		override instanceTypeOverrideModel
 		exec     execModel
 		retry    retryModel
+		tg       taskGovernanceModel
+		role     assumeRoleModel
 	)
+	tgAttributes, tgBlocks := attributesAndBlocksOf(&tg, []fieldSchema[schema.Attribute]{
+		{&tg.ClusterARN, schema.StringAttribute{Optional: true, Description: "ARN of the HyperPod cluster, " +
+			"`arn:aws:sagemaker:<region>:<account>:cluster/<id>`. Required in this block."}},
+		{&tg.Region, str("AWS region of the SageMaker API (default: the cluster ARN's region).", false)},
+		{&tg.Endpoint, str("URL of the SageMaker API endpoint, e.g. a VPC interface endpoint (default: the region's public endpoint).", false)},
+		{&tg.STSEndpoint, str("URL of the STS endpoint used by `assume_role`.", false)},
+		{&tg.Profile, str("Profile of the shared AWS configuration (default: `AWS_PROFILE` or `default`).", false)},
+		{&tg.SharedConfigFiles, schema.ListAttribute{ElementType: types.StringType, Optional: true, Description: "Shared config files (default `~/.aws/config`)."}},
+		{&tg.SharedCredentialsFiles, schema.ListAttribute{ElementType: types.StringType, Optional: true, Description: "Shared credentials files (default `~/.aws/credentials`)."}},
+		{&tg.AccessKey, str("Static access key; prefer the environment or a profile. Never logged.", true)},
+		{&tg.SecretKey, str("Static secret key, with `access_key`. Never logged.", true)},
+		{&tg.Token, str("Session token of temporary static credentials. Never logged.", true)},
+	}, []fieldSchema[schema.Block]{
+		{&tg.AssumeRole, schema.SingleNestedBlock{
+			Description: "Assume an IAM role with the credentials of the chain, as the aws provider's `assume_role`.",
+			Attributes: attributesOf(&role, []fieldSchema[schema.Attribute]{
+				{&role.RoleARN, str("ARN of the role to assume. Required in this block.", false)},
+				{&role.SessionName, str("Session name (default: one the SDK generates).", false)},
+				{&role.ExternalID, str("External ID the role's trust policy requires.", false)},
+				{&role.Duration, str("Session duration, a Go duration between 15m and 12h (default 15m; renewed as it expires).", false)},
+				{&role.Policy, str("IAM policy JSON that further restricts the session.", false)},
+				{&role.PolicyARNs, schema.ListAttribute{ElementType: types.StringType, Optional: true, Description: "ARNs of managed policies that further restrict the session."}},
+				{&role.Tags, schema.MapAttribute{ElementType: types.StringType, Optional: true, Description: "Session tags."}},
+				{&role.TransitiveTagKeys, schema.ListAttribute{ElementType: types.StringType, Optional: true, Description: "Session tags that pass to roles assumed from this one."}},
+				{&role.SourceIdentity, str("Source identity of the session.", false)},
+			}),
+		}},
+	})
 	attributes, blocks := attributesAndBlocksOf(&m, []fieldSchema[schema.Attribute]{
 		{&m.ConfigPath, str("Path to a kubeconfig file.", false)},
 		{&m.ConfigPaths, schema.ListAttribute{
@@ -172,6 +205,17 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 				{&retry.MinBackoff, schema.StringAttribute{Optional: true, Description: fmt.Sprintf("Shortest wait between attempts, a Go duration (default `%s`).", kube.DefaultRetry.MinBackoff)}},
 				{&retry.MaxBackoff, schema.StringAttribute{Optional: true, Description: fmt.Sprintf("Longest wait between attempts, a Go duration (default `%s`).", kube.DefaultRetry.MaxBackoff)}},
 			}),
+		}},
+		{&m.TaskGovernance, schema.SingleNestedBlock{
+			Description: "Manage quotas through the SageMaker API, for a HyperPod cluster that runs AWS's task-governance add-on " +
+				"(which owns Kueue there). Compute quotas and the cluster scheduler config are then written with " +
+				"`CreateComputeQuota` and `CreateClusterSchedulerConfig`; the Kubernetes settings above, when given, are used to " +
+				"read Nodes and Kueue's status and to manage team namespaces. Credentials come from the standard AWS chain, as the " +
+				"aws provider takes them: the `AWS_*` environment, shared config and credentials files with their profile, SSO, " +
+				"web identity and pod identity, then `assume_role` on top. The `retry` block also bounds SageMaker retries " +
+				"(throttling and 5xx).",
+			Attributes: tgAttributes,
+			Blocks:     tgBlocks,
 		}},
 	})
 	resp.Schema = schema.Schema{
@@ -240,6 +284,18 @@ func (p *hyperpodProvider) Configure(ctx context.Context, req provider.Configure
 		allTypesPending: conf.allTypesPending,
 	}
 	data.backend = kueuebackend.New(data.kube, data.catalog)
+	if tg := conf.taskGovernance; tg != nil && len(conf.pending) == 0 {
+		client, err := sagemakerclient.New(ctx, *tg)
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root(tagOf[providerModel]("TaskGovernance")), "Cannot configure the SageMaker client", err.Error())
+			return
+		}
+		var kubernetes *backend.Backend
+		if kubernetesConfigured(conf.settings) {
+			kubernetes = &data.backend
+		}
+		data.backend = sagemakerbackend.New(client, tg.ClusterARN, data.catalog, sagemakerclient.DefaultPoll, kubernetes)
+	}
 	resp.DataSourceData = data
 	resp.ResourceData = data
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/retrypolicy"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakerclient"
 )
 
 // providerConfig is the provider block turned into cluster settings and a catalog. Values known
@@ -20,7 +22,9 @@ import (
 // failing the conversion: planning new resources needs neither the cluster nor those values.
 type providerConfig struct {
 	settings kube.Settings
-	catalog  *catalog.Catalog
+	// taskGovernance is the SageMaker path's settings, nil on the Kubernetes path.
+	taskGovernance *sagemakerclient.Settings
+	catalog        *catalog.Catalog
 	// pending holds the paths of unknown attributes, e.g. "exec.args[3]", "host".
 	pending         []string
 	pendingTypes    map[string]bool
@@ -88,7 +92,54 @@ func readProviderConfig(m providerModel, lookupEnv func(string) (string, bool), 
 			p.Message+".")
 	}
 	conf.settings = s
+	conf.taskGovernance = readTaskGovernance(m.TaskGovernance, s.Retry, conf.pending, diags)
 	return conf
+}
+
+// readTaskGovernance converts the task_governance block; nil when it is absent.
+func readTaskGovernance(v types.Object, retry kube.RetrySettings, pending []string, diags *diag.Diagnostics) *sagemakerclient.Settings {
+	tg, ok := modelOf[taskGovernanceModel](v)
+	if !ok {
+		return nil
+	}
+	s := &sagemakerclient.Settings{
+		ClusterARN: tg.ClusterARN.ValueString(), Region: tg.Region.ValueString(),
+		Endpoint: tg.Endpoint.ValueString(), STSEndpoint: tg.STSEndpoint.ValueString(), Profile: tg.Profile.ValueString(),
+		SharedConfigFiles: knownStrings(tg.SharedConfigFiles), SharedCredentialsFiles: knownStrings(tg.SharedCredentialsFiles),
+		AccessKey: tg.AccessKey.ValueString(), SecretKey: tg.SecretKey.ValueString(), Token: tg.Token.ValueString(),
+		Retry: retrypolicy.Settings(retry),
+	}
+	block := tagOf[providerModel]("TaskGovernance")
+	if r, ok := modelOf[assumeRoleModel](tg.AssumeRole); ok {
+		s.AssumeRole = &sagemakerclient.AssumeRoleSettings{
+			RoleARN: r.RoleARN.ValueString(), SessionName: r.SessionName.ValueString(), ExternalID: r.ExternalID.ValueString(),
+			Policy: r.Policy.ValueString(), PolicyARNs: knownStrings(r.PolicyARNs), Tags: knownStringMap(r.Tags),
+			TransitiveTagKeys: knownStrings(r.TransitiveTagKeys), SourceIdentity: r.SourceIdentity.ValueString(),
+		}
+		if raw := r.Duration.ValueString(); raw != "" {
+			d, err := time.ParseDuration(raw)
+			if err != nil {
+				attr := block + "." + tagOf[taskGovernanceModel]("AssumeRole") + "." + tagOf[assumeRoleModel]("Duration")
+				diags.AddAttributeError(attributePath(attr), "Invalid provider configuration",
+					fmt.Sprintf("%s is %q, which is not a Go duration; write it like \"1h\" or \"30m\".", attr, raw))
+			}
+			s.AssumeRole.Duration = d
+		}
+	}
+	for _, p := range s.Problems() {
+		attr := block + "." + p.Attribute
+		if isPending(pending, attr) {
+			continue
+		}
+		diags.AddAttributeError(attributePath(attr), "Invalid provider configuration", fmt.Sprintf("%s: %s.", block, p.Message))
+	}
+	return s
+}
+
+// kubernetesConfigured reports whether the provider block or the KUBE_* variables name a
+// cluster: on the SageMaker path the Kubernetes connection is optional.
+func kubernetesConfigured(s kube.Settings) bool {
+	return s.ConfigPath != "" || len(s.ConfigPaths) > 0 || s.Host != "" || s.Exec != nil || s.ConfigContext != ""
 }
 
 // readRetry converts the retry block; a negative or malformed value is an error at its path.

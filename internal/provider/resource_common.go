@@ -323,3 +323,22 @@ func driftList(reasons []string) types.List {
 	}
 	return types.ListValueMust(types.StringType, elems)
 }
+
+// The attributes of storeRecordModel, for a SageMaker object of the given kind.
+
+func storeARNAttribute(kind string) schema.StringAttribute {
+	return schema.StringAttribute{Computed: true, Description: "ARN of the SageMaker " + kind + " on a cluster managed " +
+		"through `task_governance`; null otherwise."}
+}
+
+func storeVersionAttribute(kind string) schema.Int64Attribute {
+	return schema.Int64Attribute{Computed: true, Description: "Version of the SageMaker " + kind + " as last read or " +
+		"written; an update sends it as `TargetVersion`, so a change made outside Terraform since the last refresh is " +
+		"refused instead of overwritten. Null on a cluster that runs its own Kueue."}
+}
+
+func storeStatusAttribute(kind string) schema.StringAttribute {
+	return schema.StringAttribute{Computed: true, Description: "Status of the SageMaker " + kind + "'s last change " +
+		"(`Created`, `Updated`, or a failed status such as `CreateFailed`, whose reason `drift` shows). Null on a cluster " +
+		"that runs its own Kueue."}
+}

@@ -182,3 +182,55 @@ func setAttributes(e Entry) int {
 	}
 	return n
 }
+
+// StoreLimits is what a store cannot hold: attributes without a field (keyed "cohort",
+// "resources.efa", with why) and, for a store of 32-bit floats, amounts that would not read
+// back as written.
+type StoreLimits struct {
+	Unsupported    map[string]string
+	Float32Amounts bool
+}
+
+// CheckStore reports what cfg, resolved as rc, asks of a store that it cannot hold. Unknown
+// values are checked once known.
+func CheckStore(cfg Config, rc ResolvedConfig, limits StoreLimits) []Problem {
+	var ps []Problem
+	unsupported := func(entry int, attr, key string) {
+		if why, ok := limits.Unsupported[key]; ok {
+			ps = append(ps, Problem{Entry: entry, Path: []string{attr}, Summary: "Not available on this cluster",
+				Detail: fmt.Sprintf("%s is set, but %s. Remove it: on this cluster the SageMaker API holds the quota "+
+					"(the provider's task_governance block).", attr, why)})
+		}
+	}
+	if cfg.Cohort != nil || cfg.IsUnknown("cohort") {
+		unsupported(-1, "cohort", "cohort")
+	}
+	for i, e := range cfg.Resources {
+		if e.EFA != nil || cfg.IsUnknown("resources", fmt.Sprint(i), "efa") {
+			unsupported(i, "efa", "resources.efa")
+		}
+	}
+	if !limits.Float32Amounts {
+		return ps
+	}
+	for i, r := range rc.Resources {
+		if r.Unknown {
+			continue
+		}
+		for _, a := range []struct {
+			attr string
+			v    *big.Rat
+			grid int64
+		}{{"vcpu", r.VCPU, VCPUGrid}, {"memory_in_gib", r.MemoryGiB, MemoryGrid}} {
+			if a.v == nil || SurvivesFloat32(a.v, a.grid) {
+				continue
+			}
+			f, _ := a.v.Float32()
+			back := RatString(DecimalFromFloat32(f, a.grid))
+			ps = append(ps, Problem{Entry: i, Path: []string{a.attr}, Summary: "Amount the SageMaker API cannot hold",
+				Detail: fmt.Sprintf("%s = %s cannot be held exactly by the SageMaker API, which stores it as a 32-bit float: "+
+					"it would read back as %s. Write %s, or a value with fewer digits.", a.attr, RatString(a.v), back, back)})
+		}
+	}
+	return ps
+}

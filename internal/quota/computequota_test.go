@@ -1,6 +1,7 @@
 package quota
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
@@ -118,6 +119,44 @@ func TestDecimalFromFloat32(t *testing.T) {
 		t.Run(tt.value, func(t *testing.T) {
 			if got := SurvivesFloat32(dec(tt.value), tt.grid); got != tt.survives {
 				t.Errorf("SurvivesFloat32(%s) = %v, want %v", tt.value, got, tt.survives)
+			}
+		})
+	}
+}
+
+func TestCheckStore(t *testing.T) {
+	cat := catalog.Builtin()
+	limits := StoreLimits{Float32Amounts: true, Unsupported: map[string]string{"cohort": "no cohort field", "resources.efa": "no EFA field"}}
+	tests := []struct {
+		name string
+		cfg  Config
+		want []string // Error() of each problem, by prefix
+	}{
+		{"nothing the store lacks", base(Entry{InstanceType: "ml.g5.12xlarge", Count: i64(1)}), nil},
+		{"cohort", Config{Name: "q", Team: "ml", Cohort: str("c"), Resources: []Entry{{InstanceType: "ml.g5.12xlarge", Count: i64(1)}}},
+			[]string{"cohort: Not available on this cluster: cohort is set, but no cohort field."}},
+		{"efa of the second entry", base(Entry{InstanceType: "ml.g5.12xlarge", Count: i64(1)}, Entry{InstanceType: "ml.p5.48xlarge", Accelerators: i64(8), EFA: i64(32)}),
+			[]string{"resources[1].efa: Not available on this cluster: efa is set, but no EFA field."}},
+		{"memory with too many digits", base(Entry{InstanceType: "ml.c5.9xlarge", MemoryGiB: dec("41.142578")}),
+			[]string{"resources[0].memory_in_gib: Amount the SageMaker API cannot hold: memory_in_gib = 41.142578 cannot be held exactly by the SageMaker API, which stores it as a 32-bit float: it would read back as 41.142578125."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rc, problems := Plan(cat, tt.cfg)
+			if len(problems) > 0 {
+				t.Fatalf("the test's configuration does not plan: %v", problems)
+			}
+			got := CheckStore(tt.cfg, rc, limits)
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d problems %v, want %d", len(got), got, len(tt.want))
+			}
+			for i, p := range got {
+				if !strings.HasPrefix(p.Error(), tt.want[i]) {
+					t.Errorf("problem %d = %q, want it to start with %q", i, p.Error(), tt.want[i])
+				}
+			}
+			if len(CheckStore(tt.cfg, rc, StoreLimits{})) != 0 {
+				t.Error("a store without limits reported problems")
 			}
 		})
 	}

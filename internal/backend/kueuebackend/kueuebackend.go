@@ -43,8 +43,14 @@ func New(client *kube.Client, cat *catalog.Catalog) backend.Backend {
 		PriorityClasses: &priorityClasses{kube: client},
 		Capacity:        &clusterCapacity{kube: client},
 		Usage:           quotas,
-		Claims:          &claims{kube: client},
-		Namespaces:      &teamNamespaces{kube: client},
+		Traits: backend.Traits{StoreLimits: quota.StoreLimits{Unsupported: map[string]string{
+			"fair_share": "on a cluster that runs its own Kueue, fair sharing is Kueue's configuration " +
+				"(fairSharing in the Kueue manager's config), not an object this provider writes",
+			"idle_resource_sharing": "on a cluster that runs its own Kueue, lending idle capacity is set per quota " +
+				"(resource_sharing), not for the whole cluster",
+		}}},
+		Claims:     &claims{kube: client},
+		Namespaces: &teamNamespaces{kube: client},
 	}
 }
 

@@ -190,6 +190,16 @@ func (s *teamQuotas) RemoveUnusedInputs(ctx context.Context, instanceTypes []str
 		if err := s.kube.DeleteAndWait(ctx, kueue.ResourceFlavors, "", t, pollInterval, kube.OnlyUID(string(rf.UID))); err != nil {
 			warnings = append(warnings, backend.Problem{Summary: "ResourceFlavor not deleted",
 				Detail: fmt.Sprintf("ResourceFlavor %q is no longer used but could not be deleted: %s", t, err)})
+			continue
+		}
+		// A concurrent create that found the flavor just before the delete may have written its
+		// queue since: look once more (one LIST) and give the flavor back if a queue uses it.
+		if used, err := s.kube.FlavorInUse(ctx, t); err == nil && used {
+			if _, err := s.ensureFlavor(ctx, t); err != nil {
+				warnings = append(warnings, backend.Problem{Summary: "ResourceFlavor not recreated", Detail: fmt.Sprintf(
+					"ResourceFlavor %q was deleted as unused while another run wrote a ClusterQueue that uses it, and "+
+						"recreating it failed: %s. Apply that quota again to recreate it.", t, err)})
+			}
 		}
 	}
 	return warnings

@@ -37,6 +37,12 @@ func New(api sagemakerclient.API, clusterARN string, cat *catalog.Catalog, poll 
 		Capacity:        &clusterCapacity{api: api, cluster: clusterARN, catalog: cat, quotas: quotas},
 		Usage:           needsKubernetes{},
 		Claims:          noClaims{},
+		Traits: backend.Traits{Versioned: true, StoreLimits: quota.StoreLimits{Float32Amounts: true, Unsupported: map[string]string{
+			"cohort": "the SageMaker API has no cohort field: the task-governance add-on decides how teams share idle " +
+				"capacity from resource_sharing and fair_share_weight",
+			"resources.efa": "the SageMaker API has no EFA field: the task-governance add-on decides the EFA quota of " +
+				"each instance type",
+		}}},
 	}
 	if kubernetes != nil {
 		b.Capacity.(*clusterCapacity).nodes = kubernetes.Capacity
