@@ -79,7 +79,9 @@ type Options struct {
 // SettleRule says when a Creating, Updating or Deleting object reaches its next status: once
 // Describe or List has reported the transitional status Observations times, or After has passed
 // since the change (when After > 0), whichever comes first. A negative Observations never
-// settles by count; with both off, transitions wait for Emulator.Settle.
+// settles by count; with both off, transitions wait for Emulator.Settle. Transitions complete
+// when a Describe, a List or Settle looks at them, and the ClusterWriter runs then, so a test
+// that checks the cluster without asking the API calls Settle first.
 type SettleRule struct {
 	Observations int
 	After        time.Duration

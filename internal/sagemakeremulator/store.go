@@ -227,7 +227,9 @@ func (s *store[T, P]) due(ids []string, now time.Time, rule SettleRule, force bo
 }
 
 // finish completes a due transition with the ClusterWriter's answer; a transition replaced
-// meanwhile by a newer one is left alone.
+// meanwhile by a newer one is left alone. A failed update keeps what it wrote and its version
+// (emulator's choice: the UpdateRollbackFailed status hints that AWS rolls back, but AWS does
+// not document what a failed update leaves).
 func (s *store[T, P]) finish(d dueTransition[T], failure error) {
 	ent := s.entries[d.id]
 	if ent == nil || ent.pending == nil || ent.pending.gen != d.gen {
