@@ -121,6 +121,7 @@ func New(ctx context.Context, s Settings) (*Client, error) {
 	sm := sagemaker.NewFromConfig(cfg, func(o *sagemaker.Options) {
 		// WithRetries retries; the SDK's own retryer would multiply attempts.
 		o.Retryer = aws.NopRetryer{}
+		o.HTTPClient = withOwnBody(o.HTTPClient)
 		if s.Endpoint != "" {
 			o.BaseEndpoint = aws.String(s.Endpoint)
 		}

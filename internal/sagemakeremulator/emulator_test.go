@@ -1,7 +1,6 @@
 package sagemakeremulator_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakerclient"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakeremulator"
 )
 
@@ -60,7 +60,7 @@ func client(e *sagemakeremulator.Emulator, optFns ...func(*sagemaker.Options)) *
 		Region:       e.Region(),
 		Credentials:  credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", ""),
 		Retryer:      aws.NopRetryer{},
-		HTTPClient:   ownBody{awshttp.NewBuildableClient()},
+		HTTPClient:   sagemakerclient.HTTPClient(),
 	}
 	for _, fn := range optFns {
 		fn(&opts)
@@ -100,29 +100,6 @@ func quotaInput(e *sagemakeremulator.Emulator, name, team string) *sagemaker.Cre
 		ComputeQuotaTarget: &types.ComputeQuotaTarget{TeamName: aws.String(team), FairShareWeight: aws.Int32(0)},
 		ActivationState:    types.ActivationStateEnabled,
 	}
-}
-
-// ownBody hands net/http a body of its own. smithy-go v1.28.9 closes the request body as soon
-// as the response headers are in, and its closed body then answers net/http's final
-// WriteTo (the check for bytes beyond Content-Length) with io.EOF, which net/http takes for a
-// write error: it closes the connection, at times while the response body is still being read
-// ("deserialization failed ... use of closed network connection"). A server that answers as
-// soon as it has the request, like the emulator, meets this; it showed under -race about once
-// in 150 runs of a 12 KB List.
-type ownBody struct{ next aws.HTTPClient }
-
-func (o ownBody) Do(r *http.Request) (*http.Response, error) {
-	if r.Body != nil && r.Body != http.NoBody {
-		b, err := io.ReadAll(r.Body)
-		if err != nil {
-			return nil, err
-		}
-		if err := r.Body.Close(); err != nil {
-			return nil, err
-		}
-		r.Body = io.NopCloser(bytes.NewReader(b))
-	}
-	return o.next.Do(r)
 }
 
 // recordingTransport keeps the requests the SDK sends.
