@@ -79,18 +79,18 @@ type instanceTypeCapacityModel struct {
 }
 
 type computeQuotaModel struct {
-	ID               types.String   `tfsdk:"id"`
-	Name             types.String   `tfsdk:"name"`
-	Description      types.String   `tfsdk:"description"`
-	Team             types.String   `tfsdk:"team"`
-	ActivationState  types.String   `tfsdk:"activation_state"`
-	PreemptTeamTasks types.String   `tfsdk:"preempt_team_tasks"`
-	FairShareWeight  types.Int64    `tfsdk:"fair_share_weight"`
-	Cohort           types.String   `tfsdk:"cohort"`
-	ResourceSharing  types.Object   `tfsdk:"resource_sharing" model:"sharingModel"`
-	Resources        types.List     `tfsdk:"resources" model:"resourceEntryModel"`
-	ClusterQueueName types.String   `tfsdk:"cluster_queue_name"`
-	QuotaID          types.String   `tfsdk:"quota_id"`
+	ID               types.String `tfsdk:"id"`
+	Name             types.String `tfsdk:"name"`
+	Description      types.String `tfsdk:"description"`
+	Team             types.String `tfsdk:"team"`
+	ActivationState  types.String `tfsdk:"activation_state"`
+	PreemptTeamTasks types.String `tfsdk:"preempt_team_tasks"`
+	FairShareWeight  types.Int64  `tfsdk:"fair_share_weight"`
+	Cohort           types.String `tfsdk:"cohort"`
+	ResourceSharing  types.Object `tfsdk:"resource_sharing" model:"sharingModel"`
+	Resources        types.List   `tfsdk:"resources" model:"resourceEntryModel"`
+	ClusterQueueName types.String `tfsdk:"cluster_queue_name"`
+	QuotaID          types.String `tfsdk:"quota_id"`
 	storeRecordModel
 	OwnerID  types.String   `tfsdk:"owner_id"`
 	Drift    types.List     `tfsdk:"drift" elem:"string"`
