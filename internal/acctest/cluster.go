@@ -48,6 +48,7 @@ func Main(m *testing.M, ready func(*Env)) int {
 	if os.Getenv("TF_ACC") == "" {
 		return m.Run()
 	}
+	defer func() { taskGovernanceStop() }()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 

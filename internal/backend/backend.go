@@ -68,6 +68,9 @@ type TeamQuotas interface {
 	// saw it, or nil: a store whose cheapest read lacks some fields takes them from last when
 	// the version shows nothing changed since.
 	Get(ctx context.Context, team string, last *Quota) (*Quota, error)
+	// TeamOf is the team of the quota the store identifies by id, for an import by id; ok is
+	// false when the store has no such quota or assigns no ids.
+	TeamOf(ctx context.Context, id string) (team string, ok bool, err error)
 	// Claim creates the team's quota holding only the owner identity, so that of two creators
 	// only one succeeds: a quota that exists already fails with ErrExists. version is the
 	// created quota's, "" when it could not be read back.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -410,6 +411,17 @@ func (r *computeQuotaResource) stillHeld(rpcCtx context.Context, team string, ti
 const kueueInUseFinalizer = "kueue.x-k8s.io/resource-in-use"
 
 func (r *computeQuotaResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if r.data != nil && r.data.backend.Traits.Versioned && quotaIDPattern.MatchString(req.ID) && len(r.data.pendingConfig) == 0 {
+		// A store's quota id (the SageMaker API's): import the team it targets.
+		team, ok, err := r.quotas().TeamOf(ctx, req.ID)
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot import compute quota", storeError(err).detail)
+			return
+		}
+		if ok {
+			req.ID = team
+		}
+	}
 	importTeam(ctx, req, resp, "hyperpod_compute_quota.example")
 	if resp.Diagnostics.HasError() || r.data == nil || r.data.client("import a compute quota", &resp.Diagnostics) == nil {
 		return
@@ -429,6 +441,10 @@ func (r *computeQuotaResource) ImportState(ctx context.Context, req resource.Imp
 			"terraform apply create the quota.", name, team.ValueString()))
 	}
 }
+
+// quotaIDPattern is a SageMaker compute quota id; an import id that matches it and names a
+// quota is taken for one, else for a team.
+var quotaIDPattern = regexp.MustCompile(`^[a-z0-9]{12}$`)
 
 // quotas is where the resource reads and writes teams' quotas.
 func (r *computeQuotaResource) quotas() backend.TeamQuotas { return r.data.backend.Quotas }

@@ -3,6 +3,7 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -72,7 +73,11 @@ func init() {
 func storeError(err error) kubeError {
 	var re *backend.RequestError
 	if errors.As(err, &re) {
-		o := kindsByName[re.Kind].object(re.Namespace, re.Name)
+		k, isKube := kindsByName[re.Kind]
+		if !isKube {
+			return apiStoreError(re)
+		}
+		o := k.object(re.Namespace, re.Name)
 		switch re.Op {
 		case backend.OpCreate:
 			return o.createFailed(re.Err)
@@ -89,6 +94,18 @@ func storeError(err error) kubeError {
 		return kubeError{p.Summary, p.Detail}
 	}
 	return kubeError{"Request failed", err.Error()}
+}
+
+// apiStoreError words a failed request of a store that is not Kubernetes (the SageMaker API):
+// its error carries the operation, the attempts and the API's code and reason already.
+func apiStoreError(re *backend.RequestError) kubeError {
+	verb := map[backend.Op]string{backend.OpRead: "read", backend.OpCreate: "create", backend.OpApply: "update", backend.OpDelete: "delete"}[re.Op]
+	detail := fmt.Sprintf("%s %q: %s.", re.Kind, re.Name, re.Err)
+	if strings.Contains(re.Err.Error(), "AccessDenied") {
+		detail += " The provider's AWS credentials need the SageMaker actions of the IAM policy in the provider's " +
+			"documentation (examples/iam/task-governance-policy.json)."
+	}
+	return kubeError{fmt.Sprintf("Cannot %s the %s", verb, re.Kind), detail}
 }
 
 // storeCause is the failure a backend request reported, without what it means.

@@ -290,9 +290,9 @@ func (p *hyperpodProvider) Configure(ctx context.Context, req provider.Configure
 			resp.Diagnostics.AddAttributeError(path.Root(tagOf[providerModel]("TaskGovernance")), "Cannot configure the SageMaker client", err.Error())
 			return
 		}
-		var kubernetes *backend.Backend
+		var kubernetes *kube.Client
 		if kubernetesConfigured(conf.settings) {
-			kubernetes = &data.backend
+			kubernetes = data.kube
 		}
 		data.backend = sagemakerbackend.New(client, tg.ClusterARN, data.catalog, sagemakerclient.DefaultPoll, kubernetes)
 	}

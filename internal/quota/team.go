@@ -69,11 +69,7 @@ func RenderLocalQueue(team, owner string) kueue.LocalQueue {
 // owner annotation on both objects, and the LocalQueue's presence and target. lq is nil when
 // the LocalQueue does not exist.
 func TeamNamespaceDrift(team, owner string, ns metav1.ObjectMeta, lq *kueue.LocalQueue) []string {
-	wantNS := RenderNamespace(team, nil, nil, owner)
-	var out []string
-	for _, d := range MetadataDrift(wantNS.ObjectMeta, ns) {
-		out = append(out, "Namespace "+d)
-	}
+	out := NamespaceDrift(team, owner, ns)
 	want := RenderLocalQueue(team, owner)
 	switch {
 	case lq == nil:
@@ -87,6 +83,16 @@ func TeamNamespaceDrift(team, owner string, ns metav1.ObjectMeta, lq *kueue.Loca
 		if lq.Spec.ClusterQueue != want.Spec.ClusterQueue {
 			out = append(out, fmt.Sprintf("LocalQueue %q feeds ClusterQueue %q, want %q", want.Name, lq.Spec.ClusterQueue, want.Spec.ClusterQueue))
 		}
+	}
+	return out
+}
+
+// NamespaceDrift lists how a team's Namespace differs from what owner writes, apart from the
+// user's labels and annotations.
+func NamespaceDrift(team, owner string, ns metav1.ObjectMeta) []string {
+	var out []string
+	for _, d := range MetadataDrift(RenderNamespace(team, nil, nil, owner).ObjectMeta, ns) {
+		out = append(out, "Namespace "+d)
 	}
 	return out
 }

@@ -294,6 +294,13 @@ type Call struct {
 func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := e.opts.Now()
 	op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "SageMaker.")
+	e.mu.Lock()
+	before := e.faults.before[op]
+	delete(e.faults.before, op)
+	e.mu.Unlock()
+	if before != nil {
+		before()
+	}
 	out, aerr := e.serve(r, op)
 	call := Call{Operation: op, Time: start, Status: http.StatusOK}
 	w.Header().Set("Content-Type", "application/x-amz-json-1.1")

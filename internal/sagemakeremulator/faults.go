@@ -21,6 +21,19 @@ type faults struct {
 	throttleOps  []string
 	// seen counts earlier requests per operation and object, the input of the hash.
 	seen map[string]int
+	// before runs once, before the next request of its operation is served.
+	before map[string]func()
+}
+
+// BeforeNext runs f once, just before the emulator serves the next request of operation op:
+// what another writer does between a caller's read and its write (f may call UpdateQuota).
+func (e *Emulator) BeforeNext(op string, f func()) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.faults.before == nil {
+		e.faults.before = map[string]func(){}
+	}
+	e.faults.before[op] = f
 }
 
 // requestFault answers the next n requests of ops (all when empty) with an error.

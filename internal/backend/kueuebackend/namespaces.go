@@ -21,8 +21,19 @@ const (
 )
 
 // teamNamespaces stores a team's namespace as the Namespace hyperpod-ns-<team> and the
-// LocalQueue in it that feeds the team's ClusterQueue.
-type teamNamespaces struct{ kube *kube.Client }
+// LocalQueue in it that feeds the team's ClusterQueue. With addonQueues the LocalQueue is
+// another's (the task-governance add-on creates it with the team's quota): it is read, never
+// written, and not compared.
+type teamNamespaces struct {
+	kube        *kube.Client
+	addonQueues bool
+}
+
+// NamespacesBesideAddon is the team namespaces of a cluster whose LocalQueues the
+// task-governance add-on creates: only the Namespace is written.
+func NamespacesBesideAddon(client *kube.Client) backend.TeamNamespaces {
+	return &teamNamespaces{kube: client, addonQueues: true}
+}
 
 // Get reads the Namespace and, when it exists, the LocalQueue: one GET each, no list.
 func (s *teamNamespaces) Get(ctx context.Context, team string) (*backend.TeamNamespace, error) {
@@ -81,6 +92,9 @@ func (s *teamNamespaces) Put(ctx context.Context, team string, labels, annotatio
 	if err := s.kube.Apply(ctx, kube.Namespaces, quota.FieldManager, &ns, nil); err != nil {
 		return requestError(backend.OpApply, kindNamespace, "", ns.Name, err)
 	}
+	if s.addonQueues {
+		return nil
+	}
 	lq := quota.RenderLocalQueue(team, owner)
 	if current != nil && mustRecreate(current.Queue, lq.Spec.ClusterQueue) {
 		tflog.Info(ctx, "recreating LocalQueue: spec.clusterQueue is immutable", map[string]any{
@@ -105,8 +119,10 @@ func mustRecreate(q *backend.TeamQueue, clusterQueue string) bool {
 // Delete deletes the LocalQueue, then the Namespace, and waits until each is gone.
 func (s *teamNamespaces) Delete(ctx context.Context, team string) error {
 	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
-	if err := s.kube.DeleteAndWait(ctx, kueue.LocalQueues, nsName, lqName, pollInterval); err != nil {
-		return requestError(backend.OpDelete, kindLocalQueue, nsName, lqName, err)
+	if !s.addonQueues {
+		if err := s.kube.DeleteAndWait(ctx, kueue.LocalQueues, nsName, lqName, pollInterval); err != nil {
+			return requestError(backend.OpDelete, kindLocalQueue, nsName, lqName, err)
+		}
 	}
 	if err := s.kube.DeleteAndWait(ctx, kube.Namespaces, "", nsName, pollInterval); err != nil {
 		return requestError(backend.OpDelete, kindNamespace, "", nsName, err)
@@ -146,6 +162,9 @@ func (s *teamNamespaces) Work(ctx context.Context, team string) (pods, workloads
 }
 
 func (s *teamNamespaces) Drift(ns *backend.TeamNamespace, team, owner string) []string {
+	if s.addonQueues {
+		return quota.NamespaceDrift(team, owner, ns.Native.(corev1.Namespace).ObjectMeta)
+	}
 	var lq *kueue.LocalQueue
 	if ns.Queue != nil {
 		q := ns.Queue.Native.(kueue.LocalQueue)

@@ -48,6 +48,9 @@ func (s *teamQuotas) Get(ctx context.Context, team string, _ *backend.Quota) (*b
 	return q, nil
 }
 
+// TeamOf: a ClusterQueue is named after its team; Kubernetes assigns no quota ids.
+func (s *teamQuotas) TeamOf(context.Context, string) (string, bool, error) { return "", false, nil }
+
 // Usage reads the team's ClusterQueue status: one GET.
 func (s *teamQuotas) Usage(ctx context.Context, team string) (*quota.Usage, error) {
 	cq, found, err := read[kueue.ClusterQueue](ctx, s.kube, kueue.ClusterQueues, kindClusterQueue, "", quota.ClusterQueueName(team))

@@ -175,6 +175,20 @@ func (s *teamQuotas) Get(ctx context.Context, team string, last *backend.Quota) 
 	return q, nil
 }
 
+// TeamOf finds the quota by id in the run's list.
+func (s *teamQuotas) TeamOf(ctx context.Context, id string) (string, bool, error) {
+	all, err := s.all(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	for _, q := range all {
+		if aws.ToString(q.ComputeQuotaId) == id && q.ComputeQuotaTarget != nil {
+			return aws.ToString(q.ComputeQuotaTarget.TeamName), true, nil
+		}
+	}
+	return "", false, nil
+}
+
 // record is what the provider records of a quota besides its content.
 func (s *teamQuotas) record(name, id, arn string, version *int32, status types.SchedulerResourceStatus, failure string) backend.Record {
 	return backend.Record{

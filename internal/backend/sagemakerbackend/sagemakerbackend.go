@@ -14,28 +14,32 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend/kueuebackend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakerclient"
 )
 
 var (
-	_ backend.TeamQuotas = (*teamQuotas)(nil)
-	_ backend.Capacity   = (*clusterCapacity)(nil)
-	_ backend.TeamUsage  = needsKubernetes{}
+	_ backend.TeamQuotas     = (*teamQuotas)(nil)
+	_ backend.Capacity       = (*clusterCapacity)(nil)
+	_ backend.TeamUsage      = needsKubernetes{}
+	_ backend.TeamNamespaces = needsKubernetes{}
 )
 
-// New returns the SageMaker backend of the cluster clusterARN. kubernetes is the Kueue
-// backend over the provider's Kubernetes connection, or nil when it has none; only its reads
-// are used.
-func New(api sagemakerclient.API, clusterARN string, cat *catalog.Catalog, poll sagemakerclient.Poll, kubernetes *backend.Backend) backend.Backend {
+// New returns the SageMaker backend of the cluster clusterARN. kubernetes is the provider's
+// Kubernetes connection, or nil when it has none: Nodes and Kueue's status are read through
+// it, and team namespaces written (their LocalQueues are the add-on's).
+func New(api sagemakerclient.API, clusterARN string, cat *catalog.Catalog, poll sagemakerclient.Poll, kubernetes *kube.Client) backend.Backend {
 	quotas := &teamQuotas{api: api, cluster: clusterARN, catalog: cat, poll: poll}
 	b := backend.Backend{
 		Quotas:          quotas,
 		SchedulerConfig: &schedulerConfigs{api: api, cluster: clusterARN, poll: poll},
 		Capacity:        &clusterCapacity{api: api, cluster: clusterARN, catalog: cat, quotas: quotas},
 		Usage:           needsKubernetes{},
+		Namespaces:      needsKubernetes{},
 		Claims:          noClaims{},
 		Traits: backend.Traits{Versioned: true, StoreLimits: quota.StoreLimits{Float32Amounts: true, Unsupported: map[string]string{
 			"cohort": "the SageMaker API has no cohort field: the task-governance add-on decides how teams share idle " +
@@ -45,8 +49,10 @@ func New(api sagemakerclient.API, clusterARN string, cat *catalog.Catalog, poll 
 		}}},
 	}
 	if kubernetes != nil {
-		b.Capacity.(*clusterCapacity).nodes = kubernetes.Capacity
-		b.Usage = kubernetes.Usage
+		reads := kueuebackend.New(kubernetes, cat)
+		b.Capacity.(*clusterCapacity).nodes = reads.Capacity
+		b.Usage = reads.Usage
+		b.Namespaces = kueuebackend.NamespacesBesideAddon(kubernetes)
 	}
 	return b
 }
@@ -55,11 +61,34 @@ func New(api sagemakerclient.API, clusterARN string, cat *catalog.Catalog, poll 
 // Kubernetes connection.
 type needsKubernetes struct{}
 
+// errNeedsKubernetes says what needs the connection and how to configure it.
+func errNeedsKubernetes(what string) error {
+	return backend.Problem{Summary: "Kubernetes connection needed", Detail: what + ", which only Kubernetes has: the " +
+		"SageMaker API does not hold it. Configure a Kubernetes connection in the provider block beside task_governance " +
+		"(config_path, host and token, an exec block with aws eks get-token, or KUBE_CONFIG_PATH). Reading Kueue's status " +
+		"and writing team namespaces is safe on a cluster with the task-governance add-on."}
+}
+
 func (needsKubernetes) Usage(context.Context, string) (*quota.Usage, error) {
-	return nil, backend.Problem{Summary: "Kubernetes connection needed", Detail: "A team's usage is the status of its " +
-		"ClusterQueue, which only Kubernetes has; the SageMaker API does not report it. Configure a Kubernetes connection " +
-		"in the provider block as well (config_path, host and token, an exec block, or KUBE_CONFIG_PATH): reading Kueue's " +
-		"status is safe on a cluster with the task-governance add-on."}
+	return nil, errNeedsKubernetes("A team's usage is the status of its ClusterQueue")
+}
+
+var errNamespaces = errNeedsKubernetes("A team's namespace is a Kubernetes Namespace")
+
+func (needsKubernetes) Get(context.Context, string) (*backend.TeamNamespace, error) {
+	return nil, errNamespaces
+}
+func (needsKubernetes) Claim(context.Context, string, string) error         { return errNamespaces }
+func (needsKubernetes) WaitGone(context.Context, string) error              { return errNamespaces }
+func (needsKubernetes) Adopt(context.Context, *backend.TeamNamespace) error { return errNamespaces }
+func (needsKubernetes) Put(context.Context, string, map[string]string, map[string]string, string, *backend.TeamNamespace) error {
+	return errNamespaces
+}
+func (needsKubernetes) Delete(context.Context, string) error                  { return errNamespaces }
+func (needsKubernetes) Work(context.Context, string) (int, int, error)        { return 0, 0, errNamespaces }
+func (needsKubernetes) Drift(*backend.TeamNamespace, string, string) []string { return nil }
+func (needsKubernetes) Imported(*backend.TeamNamespace) (map[string]string, map[string]string) {
+	return nil, nil
 }
 
 // noClaims: a create on this path claims nothing before its single request.

@@ -1,0 +1,163 @@
+package acctest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"sync"
+	"time"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend/kueuebackend"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakeremulator"
+)
+
+// addonPoll is how often the add-on's stand-in looks again while it waits for a deletion.
+const addonPoll = 200 * time.Millisecond
+
+// AddonOwner is the owner identity the add-on's stand-in records on the Kueue objects it writes.
+const AddonOwner = "sagemaker-hyperpod-task-governance"
+
+// addon does on a local control plane what HyperPod's task-governance add-on does with the
+// SageMaker API's compute quotas and cluster scheduler config: it writes the team's
+// Namespace (when missing) and LocalQueue, the ClusterQueue with its ResourceFlavors, and a
+// WorkloadPriorityClass per priority class. The mapping onto Kueue is this project's own
+// (the Kubernetes path's rendering, through its backend): AWS does not publish the add-on's.
+type addon struct {
+	kube    *kube.Client
+	catalog *catalog.Catalog
+	store   backend.Backend
+
+	mu      sync.Mutex
+	classes map[string]bool // the priority classes it wrote
+}
+
+var _ sagemakeremulator.ClusterWriter = (*addon)(nil)
+
+func newAddon(client *kube.Client, cat *catalog.Catalog) *addon {
+	return &addon{kube: client, catalog: cat, store: kueuebackend.New(client, cat), classes: map[string]bool{}}
+}
+
+// documentOf is the emulator's quota in the provider's terms.
+func documentOf(q sagemakeremulator.ComputeQuota) quota.ComputeQuota {
+	dec := func(f *float64, grid int64) *big.Rat {
+		if f == nil {
+			return nil
+		}
+		return quota.DecimalFromFloat32(float32(*f), grid)
+	}
+	i64 := func(p *int32) *int64 {
+		if p == nil {
+			return nil
+		}
+		v := int64(*p)
+		return &v
+	}
+	doc := quota.ComputeQuota{Name: q.Name, Description: q.Description, ActivationState: q.ActivationState,
+		PreemptTeamTasks: q.Config.PreemptTeamTasks}
+	if t := q.Target.TeamName; t != nil {
+		doc.Team = *t
+	}
+	if w := q.Target.FairShareWeight; w != nil {
+		doc.FairShareWeight = int64(*w)
+	}
+	if s := q.Config.ResourceSharingConfig; s != nil {
+		doc.Strategy, doc.BorrowLimit = s.Strategy, i64(s.BorrowLimit)
+		for _, l := range s.AbsoluteBorrowLimits {
+			doc.AbsoluteBorrowLimits = append(doc.AbsoluteBorrowLimits, quota.AbsoluteBorrowLimit{InstanceType: l.InstanceType,
+				Accelerators: i64(l.Accelerators), VCPU: dec(l.VCpu, quota.VCPUGrid), MemoryGiB: dec(l.MemoryInGiB, quota.MemoryGrid)})
+		}
+	}
+	for _, r := range q.Config.ComputeQuotaResources {
+		res := quota.ComputeQuotaResource{InstanceType: r.InstanceType, Count: i64(r.Count),
+			VCPU: dec(r.VCpu, quota.VCPUGrid), MemoryGiB: dec(r.MemoryInGiB, quota.MemoryGrid)}
+		if r.Accelerators != nil {
+			res.Accelerators = int64(*r.Accelerators)
+		}
+		if p := r.AcceleratorPartition; p != nil && p.Count != nil {
+			res.Partition = &quota.Partition{Type: p.Type, Count: int64(*p.Count)}
+		}
+		doc.Resources = append(doc.Resources, res)
+	}
+	return doc
+}
+
+func (a *addon) QuotaChanged(ctx context.Context, q sagemakeremulator.ComputeQuota) error {
+	_, rc, err := quota.ConfigFromComputeQuota(a.catalog, documentOf(q))
+	if err != nil {
+		return err
+	}
+	team := rc.Config.Team
+	if err := a.store.Namespaces.Claim(ctx, team, AddonOwner); err != nil && !errors.Is(err, backend.ErrExists) {
+		return err
+	}
+	lq := quota.RenderLocalQueue(team, AddonOwner)
+	if err := a.kube.Apply(ctx, kueue.LocalQueues, AddonOwner, &lq, nil); err != nil {
+		return fmt.Errorf("writing LocalQueue %s/%s: %w", lq.Namespace, lq.Name, err)
+	}
+	_, _, err = a.store.Quotas.Put(ctx, rc, AddonOwner, nil)
+	return err
+}
+
+func (a *addon) QuotaDeleted(ctx context.Context, q sagemakeremulator.ComputeQuota) error {
+	if q.Target.TeamName == nil {
+		return nil
+	}
+	team := *q.Target.TeamName
+	stored, err := a.store.Quotas.Get(ctx, team, nil)
+	if err != nil || stored == nil {
+		return err
+	}
+	if err := a.store.Quotas.Delete(ctx, stored); err != nil {
+		return err
+	}
+	return a.kube.DeleteAndWait(ctx, kueue.LocalQueues, quota.NamespaceName(team), quota.LocalQueueName(team), addonPoll)
+}
+
+func (a *addon) SchedulerConfigChanged(ctx context.Context, c sagemakeremulator.ClusterSchedulerConfig) error {
+	want := map[string]bool{}
+	for _, pc := range c.Config.PriorityClasses {
+		if pc.Name == nil || pc.Weight == nil {
+			continue
+		}
+		want[*pc.Name] = true
+		if err := a.store.PriorityClasses.Put(ctx, quota.PriorityClass{Name: *pc.Name, Weight: int64(*pc.Weight)}, AddonOwner); err != nil {
+			return err
+		}
+	}
+	return a.removeClasses(ctx, want)
+}
+
+func (a *addon) SchedulerConfigDeleted(ctx context.Context, _ sagemakeremulator.ClusterSchedulerConfig) error {
+	return a.removeClasses(ctx, nil)
+}
+
+// removeClasses deletes the classes it wrote that keep is without, and remembers keep.
+func (a *addon) removeClasses(ctx context.Context, keep map[string]bool) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for name := range a.classes {
+		if keep[name] {
+			continue
+		}
+		stored, err := a.store.PriorityClasses.Get(ctx, name)
+		if err != nil {
+			return err
+		}
+		if stored != nil {
+			if err := a.store.PriorityClasses.Delete(ctx, stored); err != nil {
+				return err
+			}
+		}
+	}
+	a.classes = map[string]bool{}
+	for name := range keep {
+		a.classes[name] = true
+	}
+	return nil
+}

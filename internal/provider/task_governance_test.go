@@ -1,0 +1,242 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakeremulator"
+)
+
+const tgQuota = "hyperpod_compute_quota.test"
+
+// tgQuotaID is the id SageMaker gives a compute quota.
+var tgQuotaID = regexp.MustCompile(`^[a-z0-9]{12}$`)
+
+// emulatorQuota finds the emulator's compute quota of team.
+func emulatorQuota(t *testing.T, tg *acctest.TaskGovernance, team string) sagemakeremulator.ComputeQuota {
+	t.Helper()
+	for _, q := range tg.Emulator.Quotas() {
+		if q.Target.TeamName != nil && *q.Target.TeamName == team && q.Status != sagemakeremulator.StatusDeleting {
+			return q
+		}
+	}
+	t.Fatalf("the SageMaker API holds no compute quota for team %q", team)
+	return sagemakeremulator.ComputeQuota{}
+}
+
+// The quota lifecycle through the SageMaker API: the plan shows the ratio defaults, apply sends
+// every amount explicitly and waits for Created, the add-on turns it into a ClusterQueue, a
+// change made in the API is drift that the next apply repairs over the current version, and
+// import by team and by quota id reads back what plans empty.
+func TestAccTaskGovernance_quotaLifecycle(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	team := "tg-life"
+	cfg := func(accelerators int) string {
+		return tg.ProviderHCL() + acctest.Quota(team).Resource("ml.g5.12xlarge").Accelerators(accelerators).HCL()
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: cfg(2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					// The ratio defaults, before apply: 2 of 4 GPUs is half of 48 vCPU and 192 GiB.
+					plancheck.ExpectKnownValue(tgQuota, tfjsonpath.New("resources").AtSliceIndex(0).AtMapKey("vcpu"), knownvalue.Float64Exact(24)),
+					plancheck.ExpectKnownValue(tgQuota, tfjsonpath.New("resources").AtSliceIndex(0).AtMapKey("memory_in_gib"), knownvalue.Float64Exact(96)),
+					plancheck.ExpectKnownValue(tgQuota, tfjsonpath.New("resources").AtSliceIndex(0).AtMapKey("efa"), knownvalue.Null()),
+					plancheck.ExpectKnownValue(tgQuota, tfjsonpath.New("cohort"), knownvalue.Null()),
+					plancheck.ExpectUnknownValue(tgQuota, tfjsonpath.New("quota_id")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(tgQuota, tfjsonpath.New("quota_id"), knownvalue.StringRegexp(tgQuotaID)),
+					statecheck.ExpectKnownValue(tgQuota, tfjsonpath.New("version"), knownvalue.Int64Exact(1)),
+					statecheck.ExpectKnownValue(tgQuota, tfjsonpath.New("status"), knownvalue.StringExact("Created")),
+				},
+				Check: func(*terraform.State) error {
+					q := emulatorQuota(t, tg, team)
+					r := q.Config.ComputeQuotaResources[0]
+					if r.Accelerators == nil || *r.Accelerators != 2 || r.VCpu == nil || *r.VCpu != 24 || r.MemoryInGiB == nil || *r.MemoryInGiB != 96 {
+						return fmt.Errorf("the API holds %+v, want every amount explicit: 2 accelerators, 24 vCPU, 96 GiB", r)
+					}
+					return tgClusterQueueHolds(tg, team, "nvidia.com/gpu", "2")
+				},
+			},
+			{
+				// Changed in the API: drift, repaired over the current version.
+				PreConfig: func() {
+					q := emulatorQuota(t, tg, team)
+					if err := tg.Emulator.UpdateQuota(q.ID, func(q *sagemakeremulator.ComputeQuota) {
+						v := 30.0
+						q.Config.ComputeQuotaResources[0].VCpu = &v
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg(2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(tgQuota, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(tgQuota, tfjsonpath.New("version"), knownvalue.Int64Exact(3)),
+					statecheck.ExpectKnownValue(tgQuota, tfjsonpath.New("resources").AtSliceIndex(0).AtMapKey("vcpu"), knownvalue.Float64Exact(24)),
+				},
+			},
+			{Config: cfg(3), Check: func(*terraform.State) error { return tgClusterQueueHolds(tg, team, "nvidia.com/gpu", "3") }},
+			{ResourceName: tgQuota, ImportState: true, ImportStateId: team, ImportStateVerify: true,
+				ImportStateVerifyIgnore: []string{"owner_id", "timeouts", "drift"}},
+			{ResourceName: tgQuota, ImportState: true, ImportStateIdFunc: func(*terraform.State) (string, error) {
+				return emulatorQuota(t, tg, team).ID, nil
+			}, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"owner_id", "timeouts", "drift"}},
+		},
+	})
+}
+
+// tgClusterQueueHolds checks what the add-on wrote: the team's ClusterQueue gives the flavor's
+// resource the nominal quota want.
+func tgClusterQueueHolds(tg *acctest.TaskGovernance, team, res, want string) error {
+	if err := tg.Emulator.Settle(context.Background()); err != nil {
+		return err
+	}
+	c := kube.NewClient(kube.Settings{ConfigPath: tg.Kubeconfig})
+	var cq kueue.ClusterQueue
+	found, err := c.Get(context.Background(), kueue.ClusterQueues, "", quota.ClusterQueueName(team), &cq)
+	if err != nil || !found {
+		return fmt.Errorf("the add-on wrote no ClusterQueue for team %q (%v)", team, err)
+	}
+	for _, rg := range cq.Spec.ResourceGroups {
+		for _, f := range rg.Flavors {
+			for _, r := range f.Resources {
+				if string(r.Name) == res && r.NominalQuota.String() == want {
+					return nil
+				}
+			}
+		}
+	}
+	return fmt.Errorf("ClusterQueue %s does not give %s = %s: %+v", cq.Name, res, want, cq.Spec.ResourceGroups)
+}
+
+// A change made in the API between the refresh and the write is refused with the version named,
+// never overwritten; the next plan shows it.
+func TestAccTaskGovernance_versionConflict(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	team := "tg-conflict"
+	cfg := func(n int) string {
+		return tg.ProviderHCL() + acctest.Quota(team).Resource("ml.g5.12xlarge").Count(n).HCL()
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg(1)},
+			{
+				PreConfig: func() {
+					tg.Emulator.BeforeNext("UpdateComputeQuota", func() {
+						q := emulatorQuota(t, tg, team)
+						if err := tg.Emulator.UpdateQuota(q.ID, func(q *sagemakeremulator.ComputeQuota) { q.Description = "edited in the console" }); err != nil {
+							t.Error(err)
+						}
+					})
+				},
+				Config:      cfg(2),
+				ExpectError: regexp.MustCompile(`changed outside Terraform since the last refresh`),
+			},
+			{
+				Config: cfg(2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(tgQuota, plancheck.ResourceActionUpdate),
+				}},
+			},
+		},
+	})
+}
+
+// A create that the API fails (CreateFailed) is an error carrying its FailureReason, and the
+// quota is saved tainted, so the next apply replaces it instead of leaving it untracked.
+func TestAccTaskGovernance_createFailed(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	team := "tg-failed"
+	cfg := tg.ProviderHCL() + acctest.Quota(team).Resource("ml.c5.4xlarge").VCPU(4).HCL()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig:   func() { tg.Emulator.FailCreate(team+"-quota", "the cluster's task-governance add-on is not ready") },
+				Config:      cfg,
+				ExpectError: regexp.MustCompile(`CreateFailed: the cluster's task-governance add-on is not ready`),
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(tgQuota, plancheck.ResourceActionReplace),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(tgQuota, tfjsonpath.New("status"), knownvalue.StringExact("Created")),
+				},
+			},
+		},
+	})
+}
+
+// Throttling is retried within the retry budget: a burst of ThrottlingException on every
+// operation only slows the apply down.
+func TestAccTaskGovernance_throttling(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	team := "tg-throttle"
+	cfg := tg.ProviderHCL() + acctest.Quota(team).Resource("ml.c5.4xlarge").VCPU(2).HCL()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			PreConfig: func() { tg.Emulator.ThrottleNext(3) },
+			Config:    cfg,
+			Check: func(*terraform.State) error {
+				throttled := 0
+				for _, c := range tg.Emulator.Calls() {
+					if c.ErrorCode == "ThrottlingException" {
+						throttled++
+					}
+				}
+				if throttled < 3 {
+					return fmt.Errorf("%d throttled requests, want the 3 injected", throttled)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// What the SageMaker API cannot hold is refused at plan time, at its attribute.
+func TestAccTaskGovernance_unsupportedAttributes(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      tg.ProviderHCL() + acctest.Quota("tg-cohort").Resource("ml.g5.12xlarge").Count(1).Body(`cohort = "research"`).HCL(),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)cohort is set, but the SageMaker API has no cohort field`),
+			},
+			{
+				Config: tg.ProviderHCL() + `
+resource "hyperpod_compute_quota" "test" {
+  name      = "tg-efa-quota"
+  team      = "tg-efa"
+  resources = [{ instance_type = "ml.p5.48xlarge", accelerators = 8, efa = 32 }]
+}`,
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)resources\[0\]\.efa.*the SageMaker API has no EFA field`),
+			},
+		},
+	})
+}
