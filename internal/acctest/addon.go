@@ -40,7 +40,7 @@ type addon struct {
 var _ sagemakeremulator.ClusterWriter = (*addon)(nil)
 
 func newAddon(client *kube.Client, cat *catalog.Catalog) *addon {
-	return &addon{kube: client, catalog: cat, store: kueuebackend.New(client, cat), classes: map[string]bool{}}
+	return &addon{kube: client, catalog: cat, store: kueuebackend.AsAddon(client, cat), classes: map[string]bool{}}
 }
 
 // documentOf is the emulator's quota in the provider's terms.

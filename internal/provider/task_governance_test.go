@@ -240,3 +240,27 @@ resource "hyperpod_compute_quota" "test" {
 		},
 	})
 }
+
+// On a cluster that shows the add-on, the Kubernetes path refuses every write, naming the add-on
+// and showing the provider block of the SageMaker path; data sources keep reading.
+func TestAccTaskGovernance_kubernetesPathRefusesWrites(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	refused := regexp.MustCompile(`(?s)Cluster runs the task-governance add-on.*task_governance \{`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: tg.KubernetesProviderHCL() + acctest.Quota("tg-refused").Resource("ml.g5.12xlarge").Count(1).HCL(), ExpectError: refused},
+			{Config: tg.KubernetesProviderHCL() + acctest.TeamNamespace("tg-refused").HCL(), ExpectError: refused},
+			{Config: tg.KubernetesProviderHCL() + acctest.SchedulerConfig().Class("tg-refused", 10).HCL(), ExpectError: refused},
+			{
+				Config: tg.KubernetesProviderHCL() + `
+data "hyperpod_instance_type_capacity" "g5" {
+  instance_type = "ml.g5.12xlarge"
+}`,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.hyperpod_instance_type_capacity.g5", tfjsonpath.New("node_count"), knownvalue.Int64Exact(4)),
+				},
+			},
+		},
+	})
+}

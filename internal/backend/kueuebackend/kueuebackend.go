@@ -35,12 +35,23 @@ var (
 // pollInterval is how often a delete or a wait for a deletion looks again.
 const pollInterval = 500 * time.Millisecond
 
-// New returns the Kueue backend over client, resolving instance types with cat.
+// New returns the Kueue backend over client, resolving instance types with cat. Its writes are
+// refused on a cluster that runs HyperPod's task-governance add-on.
 func New(client *kube.Client, cat *catalog.Catalog) backend.Backend {
-	quotas := &teamQuotas{kube: client, catalog: cat}
+	return newBackend(client, cat, addonGuard{kube: client})
+}
+
+// AsAddon is the Kueue backend as HyperPod's task-governance add-on writes: nothing is refused.
+// The test harness's stand-in for the add-on writes through it.
+func AsAddon(client *kube.Client, cat *catalog.Catalog) backend.Backend {
+	return newBackend(client, cat, addonGuard{off: true})
+}
+
+func newBackend(client *kube.Client, cat *catalog.Catalog, guard addonGuard) backend.Backend {
+	quotas := &teamQuotas{kube: client, catalog: cat, guard: guard}
 	return backend.Backend{
 		Quotas:          quotas,
-		PriorityClasses: &priorityClasses{kube: client},
+		PriorityClasses: &priorityClasses{kube: client, guard: guard},
 		Capacity:        &clusterCapacity{kube: client},
 		Usage:           quotas,
 		Traits: backend.Traits{StoreLimits: quota.StoreLimits{Unsupported: map[string]string{
@@ -50,7 +61,7 @@ func New(client *kube.Client, cat *catalog.Catalog) backend.Backend {
 				"(resource_sharing), not for the whole cluster",
 		}}},
 		Claims:     &claims{kube: client},
-		Namespaces: &teamNamespaces{kube: client},
+		Namespaces: &teamNamespaces{kube: client, guard: guard},
 	}
 }
 

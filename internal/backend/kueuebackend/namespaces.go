@@ -27,12 +27,13 @@ const (
 type teamNamespaces struct {
 	kube        *kube.Client
 	addonQueues bool
+	guard       addonGuard
 }
 
 // NamespacesBesideAddon is the team namespaces of a cluster whose LocalQueues the
 // task-governance add-on creates: only the Namespace is written.
 func NamespacesBesideAddon(client *kube.Client) backend.TeamNamespaces {
-	return &teamNamespaces{kube: client, addonQueues: true}
+	return &teamNamespaces{kube: client, addonQueues: true, guard: addonGuard{off: true}}
 }
 
 // Get reads the Namespace and, when it exists, the LocalQueue: one GET each, no list.
@@ -70,6 +71,9 @@ func teamNamespaceOf(ns corev1.Namespace, lq *kueue.LocalQueue) *backend.TeamNam
 // Claim creates the Namespace with only its identity (the provider's labels and the owner
 // annotation) with a POST.
 func (s *teamNamespaces) Claim(ctx context.Context, team, owner string) error {
+	if err := s.guard.refuse(ctx); err != nil {
+		return err
+	}
 	claim := quota.RenderNamespace(team, nil, nil, owner)
 	if err := s.kube.Create(ctx, kube.Namespaces, quota.FieldManager, &claim); err != nil {
 		return requestError(backend.OpCreate, kindNamespace, "", claim.Name, err)
@@ -88,6 +92,9 @@ func (s *teamNamespaces) Adopt(ctx context.Context, ns *backend.TeamNamespace) e
 // Put server-side applies the Namespace and the LocalQueue. A LocalQueue that is terminating or
 // points at another ClusterQueue (spec.clusterQueue is immutable) is deleted and recreated.
 func (s *teamNamespaces) Put(ctx context.Context, team string, labels, annotations map[string]string, owner string, current *backend.TeamNamespace) error {
+	if err := s.guard.refuse(ctx); err != nil {
+		return err
+	}
 	ns := quota.RenderNamespace(team, labels, annotations, owner)
 	if err := s.kube.Apply(ctx, kube.Namespaces, quota.FieldManager, &ns, nil); err != nil {
 		return requestError(backend.OpApply, kindNamespace, "", ns.Name, err)
@@ -118,6 +125,9 @@ func mustRecreate(q *backend.TeamQueue, clusterQueue string) bool {
 
 // Delete deletes the LocalQueue, then the Namespace, and waits until each is gone.
 func (s *teamNamespaces) Delete(ctx context.Context, team string) error {
+	if err := s.guard.refuse(ctx); err != nil {
+		return err
+	}
 	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
 	if !s.addonQueues {
 		if err := s.kube.DeleteAndWait(ctx, kueue.LocalQueues, nsName, lqName, pollInterval); err != nil {

@@ -14,7 +14,10 @@ import (
 const kindPriorityClass = "WorkloadPriorityClass"
 
 // priorityClasses stores each priority class as the WorkloadPriorityClass <name>-priority.
-type priorityClasses struct{ kube *kube.Client }
+type priorityClasses struct {
+	kube  *kube.Client
+	guard addonGuard
+}
 
 // Get reads one class's WorkloadPriorityClass: one GET.
 func (s *priorityClasses) Get(ctx context.Context, class string) (*backend.StoredPriorityClass, error) {
@@ -29,6 +32,9 @@ func (s *priorityClasses) Get(ctx context.Context, class string) (*backend.Store
 // Create claims a class's WorkloadPriorityClass with a POST, so that of two resources declaring
 // the same class only one succeeds.
 func (s *priorityClasses) Create(ctx context.Context, c quota.PriorityClass, owner string) error {
+	if err := s.guard.refuse(ctx); err != nil {
+		return err
+	}
 	wpc := quota.RenderPriorityClass(c, owner)
 	tflog.Debug(ctx, "creating WorkloadPriorityClass", map[string]any{"name": wpc.Name, "value": wpc.Value})
 	if err := s.kube.Create(ctx, kueue.WorkloadPriorityClasses, quota.FieldManager, &wpc); err != nil {
@@ -39,6 +45,9 @@ func (s *priorityClasses) Create(ctx context.Context, c quota.PriorityClass, own
 
 // Put server-side applies a class's WorkloadPriorityClass.
 func (s *priorityClasses) Put(ctx context.Context, c quota.PriorityClass, owner string) error {
+	if err := s.guard.refuse(ctx); err != nil {
+		return err
+	}
 	wpc := quota.RenderPriorityClass(c, owner)
 	if err := s.kube.Apply(ctx, kueue.WorkloadPriorityClasses, quota.FieldManager, &wpc, nil); err != nil {
 		return requestError(backend.OpApply, kindPriorityClass, "", wpc.Name, err)
@@ -52,6 +61,9 @@ func (s *priorityClasses) Adopt(ctx context.Context, c *backend.StoredPriorityCl
 
 // Delete deletes the incarnation of the class that c read and waits until it is gone.
 func (s *priorityClasses) Delete(ctx context.Context, c *backend.StoredPriorityClass) error {
+	if err := s.guard.refuse(ctx); err != nil {
+		return err
+	}
 	tflog.Debug(ctx, "deleting WorkloadPriorityClass", map[string]any{"name": c.Name})
 	if err := s.kube.DeleteAndWait(ctx, kueue.WorkloadPriorityClasses, "", c.Name, pollInterval, kube.OnlyUID(c.Version)); err != nil {
 		return requestError(backend.OpDelete, kindPriorityClass, "", c.Name, err)

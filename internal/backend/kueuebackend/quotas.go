@@ -27,6 +27,7 @@ const (
 type teamQuotas struct {
 	kube    *kube.Client
 	catalog *catalog.Catalog
+	guard   addonGuard
 }
 
 // Get reads the team's ClusterQueue: one GET.
@@ -64,6 +65,9 @@ func (s *teamQuotas) Usage(ctx context.Context, team string) (*quota.Usage, erro
 // Claim creates the ClusterQueue with only its identity (labels and the owner annotation): a
 // POST. A claim that succeeds is read back, so the cache knows the queue.
 func (s *teamQuotas) Claim(ctx context.Context, team, owner string) (version string, err error) {
+	if err := s.guard.refuse(ctx); err != nil {
+		return "", err
+	}
 	name := quota.ClusterQueueName(team)
 	claim := kueue.ClusterQueue{
 		TypeMeta: kueue.TypeMeta(kueue.KindClusterQueue),
@@ -94,6 +98,9 @@ func (s *teamQuotas) Adopt(ctx context.Context, q *backend.Quota) error {
 // Put ensures the flavors and server-side applies the ClusterQueue with the owner identity. A
 // server-side apply needs no version: the field manager's ownership guards the fields.
 func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner string, _ *backend.Record) (written backend.Record, createdFlavors []string, err error) {
+	if err := s.guard.refuse(ctx); err != nil {
+		return written, nil, err
+	}
 	cq, err := s.render(rc, owner)
 	if err != nil {
 		return written, nil, backend.Problem{Summary: "Cannot render the ClusterQueue", Detail: err.Error()}
@@ -210,6 +217,9 @@ func (s *teamQuotas) RemoveUnusedInputs(ctx context.Context, instanceTypes []str
 
 // Delete deletes the ClusterQueue, only the incarnation q read, and waits until it is gone.
 func (s *teamQuotas) Delete(ctx context.Context, q *backend.Quota) error {
+	if err := s.guard.refuse(ctx); err != nil {
+		return err
+	}
 	if err := s.kube.DeleteAndWait(ctx, kueue.ClusterQueues, "", q.Name, pollInterval, kube.OnlyUID(q.Version)); err != nil {
 		return requestError(backend.OpDelete, kindClusterQueue, "", q.Name, err)
 	}
