@@ -38,6 +38,10 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 	if resp.Diagnostics.HasError() || !r.data.ready("create priority classes", &resp.Diagnostics) {
 		return
 	}
+	if r.data.backend.SchedulerConfig != nil {
+		r.createConfig(ctx, plan, resp)
+		return
+	}
 	run := r.data.startCreate(ctx, schedulerConfigResourceKind, schedulerConfigTimeout, &resp.Diagnostics)
 	defer run.end()
 
@@ -132,6 +136,10 @@ func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.
 		warnNotRefreshed(r.data, &resp.Diagnostics)
 		return
 	}
+	if r.data.backend.SchedulerConfig != nil {
+		r.readConfig(ctx, state, resp)
+		return
+	}
 	owner := state.OwnerID.ValueString()
 	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
 	var (
@@ -175,6 +183,10 @@ func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.
 func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	plan, prior, ok := updateModels[clusterSchedulerConfigModel](ctx, req, &resp.Diagnostics)
 	if !ok || !r.data.ready("update priority classes", &resp.Diagnostics) {
+		return
+	}
+	if r.data.backend.SchedulerConfig != nil {
+		r.updateConfig(ctx, plan, prior, resp)
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
@@ -264,6 +276,10 @@ func (r *clusterSchedulerConfigResource) Delete(ctx context.Context, req resourc
 	if !ok || !r.data.ready("delete priority classes", &resp.Diagnostics) {
 		return
 	}
+	if r.data.backend.SchedulerConfig != nil {
+		r.deleteConfig(ctx, resp)
+		return
+	}
 	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
 	defer cancel()
 	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
@@ -278,6 +294,10 @@ func (r *clusterSchedulerConfigResource) Delete(ctx context.Context, req resourc
 // ImportState imports the classes named by the ID ("inference,training"): each must exist. The
 // first apply afterwards records this resource as their owner.
 func (r *clusterSchedulerConfigResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if r.data != nil && r.data.backend.SchedulerConfig != nil && r.data.ready("import the cluster scheduler config", &resp.Diagnostics) {
+		r.importConfig(ctx, resp)
+		return
+	}
 	var classes []quota.PriorityClass
 	for _, name := range strings.Split(req.ID, ",") {
 		classes = append(classes, quota.PriorityClass{Name: strings.TrimSpace(name)})
@@ -320,4 +340,145 @@ func (r *clusterSchedulerConfigResource) ImportState(ctx context.Context, req re
 	markTakeover(ctx, resp.Private, true, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), schedulerConfigID(classes))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("priority_classes"), priorityClassList(classes))...)
+}
+
+// The resource on a store that holds the cluster's policy as one object (the SageMaker API's
+// cluster scheduler config, one per cluster).
+
+// policyOf is the policy the plan or state asks for.
+func policyOf(m clusterSchedulerConfigModel) quota.SchedulerPolicy {
+	return quota.SchedulerPolicy{PriorityClasses: priorityClassesOf(m.PriorityClasses),
+		FairShare: m.FairShare.ValueString(), IdleResourceSharing: m.IdleResourceSharing.ValueString()}
+}
+
+// setPolicy records a stored config in m.
+func (m *clusterSchedulerConfigModel) setPolicy(c *backend.SchedulerConfig, drift []string) {
+	m.ID = types.StringValue(schedulerConfigID(c.Policy.PriorityClasses))
+	m.PriorityClasses = priorityClassList(c.Policy.PriorityClasses)
+	m.FairShare, m.IdleResourceSharing = stringOrNull(c.Policy.FairShare), stringOrNull(c.Policy.IdleResourceSharing)
+	m.ConfigID, m.storeRecordModel = storeRecordOf(c.Record)
+	m.Drift = driftList(drift)
+}
+
+func stringOrNull(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}
+
+// configDrift is what the attributes cannot show: a change the store could not apply.
+func configDrift(r backend.Record) []string {
+	if strings.HasSuffix(r.Status, "Failed") {
+		return []string{fmt.Sprintf("the config's status is %s: %s", r.Status, r.Failure)}
+	}
+	return nil
+}
+
+func (r *clusterSchedulerConfigResource) createConfig(ctx context.Context, plan clusterSchedulerConfigModel, resp *resource.CreateResponse) {
+	store := r.data.backend.SchedulerConfig
+	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
+	defer cancel()
+	existing, err := store.Get(ctx)
+	if err != nil {
+		storeError(err).addTo(&resp.Diagnostics)
+		return
+	}
+	if existing != nil {
+		resp.Diagnostics.AddError("Cluster scheduler config already exists", fmt.Sprintf(
+			"The cluster already has %s %q (id %s), and SageMaker allows one per cluster, so this resource will not create "+
+				"another. To manage it here, import it:\n\n  terraform import %s.<name> %s",
+			existing.Kind, existing.Name, existing.ID, schedulerConfigResourceKind, existing.ID))
+		return
+	}
+	written, err := store.Put(ctx, policyOf(plan), nil)
+	if err != nil {
+		storeError(err).addTo(&resp.Diagnostics)
+		if written.ID == "" {
+			return
+		}
+	}
+	// Once the config exists it is saved, tainted when its creation failed.
+	plan.ConfigID, plan.storeRecordModel = storeRecordOf(written)
+	plan.OwnerID = types.StringValue(written.ID)
+	plan.Drift = driftList(configDrift(written))
+	if plan.IdleResourceSharing.IsUnknown() {
+		if c, err := store.Get(ctx); err == nil && c != nil {
+			plan.IdleResourceSharing = stringOrNull(c.Policy.IdleResourceSharing)
+		}
+	}
+	if plan.IdleResourceSharing.IsUnknown() {
+		plan.IdleResourceSharing = types.StringNull()
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *clusterSchedulerConfigResource) readConfig(ctx context.Context, prior clusterSchedulerConfigModel, resp *resource.ReadResponse) {
+	c, err := r.data.backend.SchedulerConfig.Get(ctx)
+	if err != nil {
+		storeError(err).addTo(&resp.Diagnostics)
+		return
+	}
+	if c == nil || c.Terminating || (!prior.ConfigID.IsNull() && c.ID != prior.ConfigID.ValueString()) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	state := prior
+	state.setPolicy(c, configDrift(c.Record))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *clusterSchedulerConfigResource) updateConfig(ctx context.Context, plan, prior clusterSchedulerConfigModel, resp *resource.UpdateResponse) {
+	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
+	defer cancel()
+	over := prior.record(prior.ConfigID)
+	written, err := r.data.backend.SchedulerConfig.Put(ctx, policyOf(plan), over)
+	if errors.Is(err, backend.ErrChanged) {
+		resp.Diagnostics.AddError("Cluster scheduler config changed outside Terraform", fmt.Sprintf(
+			"%s %s was changed outside Terraform since the last refresh (it is no longer at version %s), so this apply "+
+				"would overwrite that change blindly. Run terraform plan again to see the change, then apply.",
+			written.Kind, over.ID, over.Version))
+		return
+	}
+	if err != nil {
+		storeError(err).addTo(&resp.Diagnostics)
+		return
+	}
+	plan.ConfigID, plan.storeRecordModel = storeRecordOf(written)
+	plan.Drift = noDrift()
+	if plan.IdleResourceSharing.IsUnknown() {
+		plan.IdleResourceSharing = prior.IdleResourceSharing
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *clusterSchedulerConfigResource) deleteConfig(ctx context.Context, resp *resource.DeleteResponse) {
+	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
+	defer cancel()
+	store := r.data.backend.SchedulerConfig
+	c, err := store.Get(ctx)
+	if err == nil && c != nil {
+		err = store.Delete(ctx, c)
+	}
+	if err != nil {
+		storeError(err).addTo(&resp.Diagnostics)
+	}
+}
+
+// importConfig imports the cluster's one config, whatever the ID names (its id, or its classes).
+func (r *clusterSchedulerConfigResource) importConfig(ctx context.Context, resp *resource.ImportStateResponse) {
+	c, err := r.data.backend.SchedulerConfig.Get(ctx)
+	if err != nil {
+		storeError(err).addTo(&resp.Diagnostics)
+		return
+	}
+	if c == nil {
+		resp.Diagnostics.AddError("Cannot import the cluster scheduler config", "The cluster has no cluster scheduler "+
+			"config, so there is nothing to import. Remove the import and let terraform apply create it.")
+		return
+	}
+	var m clusterSchedulerConfigModel
+	m.setPolicy(c, nil)
+	m.OwnerID = types.StringValue(c.ID)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -32,6 +33,10 @@ func (r *clusterSchedulerConfigResource) ValidateConfig(ctx context.Context, req
 func (r *clusterSchedulerConfigResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return // destroy
+	}
+	if r.data != nil {
+		r.planStore(ctx, req, resp)
+		defer planNewVersion(ctx, r.data.backend.Traits.Versioned, req, resp)
 	}
 	if !req.State.Raw.IsNull() {
 		refuseForeignPriorityClass(ctx, req.Private, &resp.Diagnostics)
@@ -89,4 +94,44 @@ func refuseForeignPriorityClass(ctx context.Context, p privateGetter, diags *dia
 	refuseStoredConflict(ctx, p, path.Root("priority_classes"), "Priority class owned by another resource", schedulerConfigResourceKind,
 		"class", "Remove the class from this configuration, or import it to take it over explicitly "+
 			"(terraform state rm <address>, then terraform import <address> <class,class,...>).", diags)
+}
+
+// planStore plans what depends on the store: the policy switches only a store that holds them
+// accepts (refused at their path elsewhere), and the store's record of the config.
+func (r *clusterSchedulerConfigResource) planStore(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var config, plan, prior clusterSchedulerConfigModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if !req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	traits := r.data.backend.Traits
+	for _, sw := range []struct {
+		attr string
+		v    types.String
+	}{{tagOf[clusterSchedulerConfigModel]("FairShare"), config.FairShare}, {tagOf[clusterSchedulerConfigModel]("IdleResourceSharing"), config.IdleResourceSharing}} {
+		if why, unsupported := traits.Unsupported[sw.attr]; unsupported && !sw.v.IsNull() {
+			resp.Diagnostics.AddAttributeError(path.Root(sw.attr), "Not available on this cluster",
+				fmt.Sprintf("%s is set, but %s. Remove it.", sw.attr, why))
+		}
+	}
+	if r.data.backend.SchedulerConfig == nil {
+		plan.FairShare, plan.IdleResourceSharing = types.StringNull(), types.StringNull()
+	} else if config.FairShare.IsNull() {
+		plan.FairShare = types.StringValue(quota.DefaultFairShare)
+	}
+	plan.ConfigID, plan.storeRecordModel = plannedStoreRecord(traits.Versioned, req.State.Raw.IsNull(), prior.ConfigID, prior.storeRecordModel)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// planNewVersion plans a new version and status for an update of a versioned store's object.
+func planNewVersion(ctx context.Context, versioned bool, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if !versioned || req.State.Raw.IsNull() || resp.Diagnostics.HasError() || resp.Plan.Raw.Equal(req.State.Raw) {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(tagOf[storeRecordModel]("Version")), types.Int64Unknown())...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(tagOf[storeRecordModel]("Status")), types.StringUnknown())...)
 }

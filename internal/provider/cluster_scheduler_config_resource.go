@@ -74,6 +74,29 @@ func (r *clusterSchedulerConfigResource) Schema(_ context.Context, _ resource.Sc
 					}},
 				})},
 			}},
+			{&m.FairShare, schema.StringAttribute{
+				Optional: true, Computed: true,
+				Description: "`Enabled` (the default) lets teams borrow idle compute in proportion to their " +
+					"`fair_share_weight`; `Disabled` lends it first come, first served. Only on a cluster managed through " +
+					"`task_governance`: with your own Kueue, fair sharing is the Kueue manager's configuration, and setting " +
+					"it here is an error.",
+				Validators: []validator.String{stringvalidator.OneOf(quota.ActivationEnabled, quota.ActivationDisabled)},
+			}},
+			{&m.IdleResourceSharing, schema.StringAttribute{
+				Optional: true, Computed: true,
+				Description: "`Enabled` makes unallocated compute available for teams to borrow; `Disabled` does not. " +
+					"Only on a cluster managed through `task_governance`; unset, the SageMaker API's own default applies " +
+					"(AWS documents none), and it is known after apply.",
+				Validators:    []validator.String{stringvalidator.OneOf(quota.ActivationEnabled, quota.ActivationDisabled)},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			}},
+			{&m.ConfigID, schema.StringAttribute{
+				Computed: true, Description: "The SageMaker cluster scheduler config's id on a cluster managed through " +
+					"`task_governance`; null on a cluster that runs its own Kueue.",
+			}},
+			{&m.ARN, storeARNAttribute("cluster scheduler config")},
+			{&m.Version, storeVersionAttribute("cluster scheduler config")},
+			{&m.Status, storeStatusAttribute("cluster scheduler config")},
 			{&m.OwnerID, schema.StringAttribute{
 				Computed: true,
 				Description: "Identity of this resource, recorded on each WorkloadPriorityClass as the annotation `" +

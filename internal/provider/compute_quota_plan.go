@@ -78,11 +78,7 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 	// is what this plan repairs.
 	planned.Drift = types.ListValueMust(types.StringType, nil)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &planned)...)
-	if traits.Versioned && !req.State.Raw.IsNull() && !resp.Plan.Raw.Equal(req.State.Raw) {
-		// An update: the store gives the quota a new version and status.
-		planned.Version, planned.Status = types.Int64Unknown(), types.StringUnknown()
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &planned)...)
-	}
+	planNewVersion(ctx, traits.Versioned, req, resp)
 	if !req.State.Raw.IsNull() {
 		// A queue being deleted cannot be updated back: delete it (waiting for what holds it)
 		// and create it again. Terraform replaces only for a path that changes: drift does.

@@ -132,10 +132,14 @@ type teamUsageModel struct {
 }
 
 type clusterSchedulerConfigModel struct {
-	ID              types.String `tfsdk:"id"`
-	PriorityClasses types.List   `tfsdk:"priority_classes" model:"priorityClassModel"`
-	OwnerID         types.String `tfsdk:"owner_id"`
-	Drift           types.List   `tfsdk:"drift" elem:"string"`
+	ID                  types.String `tfsdk:"id"`
+	PriorityClasses     types.List   `tfsdk:"priority_classes" model:"priorityClassModel"`
+	FairShare           types.String `tfsdk:"fair_share"`
+	IdleResourceSharing types.String `tfsdk:"idle_resource_sharing"`
+	ConfigID            types.String `tfsdk:"config_id"`
+	storeRecordModel
+	OwnerID types.String `tfsdk:"owner_id"`
+	Drift   types.List   `tfsdk:"drift" elem:"string"`
 }
 
 // Nested objects. Each attribute is named once, in its tag; attrTypesOf derives the types.

@@ -264,3 +264,73 @@ data "hyperpod_instance_type_capacity" "g5" {
 		},
 	})
 }
+
+const tgSchedulerConfig = "hyperpod_cluster_scheduler_config.test"
+
+// The cluster scheduler config through the SageMaker API: one per cluster, its priority classes
+// become WorkloadPriorityClasses through the add-on, fair sharing defaults to Enabled, a
+// change in the API is drift, and import reads it back.
+func TestAccTaskGovernance_schedulerConfig(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	cfg := func(weight int64, extra string) string {
+		return tg.ProviderHCL() + `
+resource "hyperpod_cluster_scheduler_config" "test" {
+  priority_classes = [{ name = "tg-high", weight = ` + fmt.Sprint(weight) + ` }, { name = "tg-low", weight = 10 }]
+  ` + extra + `
+}`
+	}
+	classValue := func(name string, want int32) error {
+		if err := tg.Emulator.Settle(context.Background()); err != nil {
+			return err
+		}
+		var wpc kueue.WorkloadPriorityClass
+		found, err := kube.NewClient(kube.Settings{ConfigPath: tg.Kubeconfig}).Get(context.Background(), kueue.WorkloadPriorityClasses, "", quota.PriorityClassObjectName(name), &wpc)
+		if err != nil || !found || wpc.Value != want {
+			return fmt.Errorf("WorkloadPriorityClass of %s: found %v, value %d, want %d (%v)", name, found, wpc.Value, want, err)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: cfg(100, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(tgSchedulerConfig, tfjsonpath.New("fair_share"), knownvalue.StringExact("Enabled")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(tgSchedulerConfig, tfjsonpath.New("config_id"), knownvalue.StringRegexp(tgQuotaID)),
+					statecheck.ExpectKnownValue(tgSchedulerConfig, tfjsonpath.New("version"), knownvalue.Int64Exact(1)),
+				},
+				Check: func(*terraform.State) error { return classValue("tg-high", 100) },
+			},
+			{
+				Config: cfg(90, `fair_share = "Disabled"`),
+				Check:  func(*terraform.State) error { return classValue("tg-high", 90) },
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(tgSchedulerConfig, tfjsonpath.New("version"), knownvalue.Int64Exact(2)),
+				},
+			},
+			{ResourceName: tgSchedulerConfig, ImportState: true, ImportStateId: "tg-high,tg-low", ImportStateVerify: true,
+				ImportStateVerifyIgnore: []string{"drift"}},
+		},
+	})
+}
+
+// On a cluster that runs its own Kueue, the policy switches of the SageMaker API are refused at
+// plan time.
+func TestAccClusterSchedulerConfig_fairShareNeedsTaskGovernance(t *testing.T) {
+	acctest.RequireKueue(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+resource "hyperpod_cluster_scheduler_config" "test" {
+  priority_classes = [{ name = "fs-only", weight = 10 }]
+  fair_share       = "Enabled"
+}`,
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)fair_share is set, but on a cluster that runs its own Kueue, fair sharing`),
+		}},
+	})
+}

@@ -28,6 +28,9 @@ type SchedulerPolicy struct {
 	IdleResourceSharing string
 }
 
+// DefaultFairShare is the SageMaker API's documented default of FairShare.
+const DefaultFairShare = "Enabled"
+
 // SchedulerConfigName is the name this provider gives a cluster scheduler config it creates.
 const SchedulerConfigName = "hyperpod-scheduler-config"
 
