@@ -3,9 +3,13 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -332,5 +336,75 @@ resource "hyperpod_cluster_scheduler_config" "test" {
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`(?s)fair_share is set, but on a cluster that runs its own Kueue, fair sharing`),
 		}},
+	})
+}
+
+// tgExampleDir copies examples/<name> into a temporary directory with only its provider block
+// replaced by the SageMaker path's: the same HCL on the other kind of cluster.
+func tgExampleDir(t *testing.T, tg *acctest.TaskGovernance, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files, err := filepath.Glob(filepath.Join(examplesDir, name, "*.tf"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("examples/%s has no .tf files (%v)", name, err)
+	}
+	replaced := false
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := string(b)
+		if strings.Contains(src, `provider "hyperpod" {}`) {
+			src, replaced = strings.Replace(src, `provider "hyperpod" {}`, tg.ProviderHCL(), 1), true
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !replaced {
+		t.Fatalf(`examples/%s has no provider "hyperpod" {} block to replace`, name)
+	}
+	return dir
+}
+
+// The complete example on a task-governance cluster, with only the provider block changed: it
+// plans the numbers it plans on a cluster with its own Kueue (EFA aside, which the add-on
+// decides), applies through the SageMaker API, the add-on writes every team's queues, the
+// capacity check passes, a second plan is empty, and everything is destroyed.
+func TestAccTaskGovernance_examplesComplete(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	complete := config.StaticDirectory(tgExampleDir(t, tg, "complete"))
+	resource.Test(t, resource.TestCase{
+		WorkingDir: examplesWorkingDir(t),
+		Steps: withProvider([]resource.TestStep{
+			{
+				ConfigDirectory: complete,
+				ConfigStateChecks: []statecheck.StateCheck{
+					stateCheckFunc(func(s statecheck.CheckStateRequest) error {
+						if err := checkCompleteOutputsOn(s, false); err != nil {
+							return err
+						}
+						for team, types := range completeWant {
+							for instanceType, want := range types {
+								if instanceType != "ml.g5.12xlarge" {
+									continue
+								}
+								if err := tgClusterQueueHolds(tg, team, "nvidia.com/gpu", want.accelerators); err != nil {
+									return err
+								}
+							}
+						}
+						status, problems, err := checkBlockResult(s.State.Checks, completeCheck)
+						if err == nil && status != "pass" {
+							err = fmt.Errorf("check %s: %s %v, want pass", completeCheck, status, problems)
+						}
+						return err
+					}),
+				},
+			},
+			{ConfigDirectory: complete, PlanOnly: true},
+			{Config: noResources},
+		}),
 	})
 }
