@@ -13,6 +13,8 @@ import (
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
@@ -31,6 +33,9 @@ type TaskGovernance struct {
 	ClusterARN string
 	Kubeconfig string
 	Cluster    *localcluster.Cluster
+	// Clientset and Dynamic reach the cluster as a test does (submitting jobs, reading status).
+	Clientset kubernetes.Interface
+	Dynamic   dynamic.Interface
 }
 
 // addonCRD is a stand-in for the add-on's KueueManagerConfig: AWS publishes the kind, not its
@@ -83,6 +88,15 @@ func startTaskGovernance(ctx context.Context) (_ *TaskGovernance, stop func(), e
 	if err != nil {
 		return nil, stop, err
 	}
+	cfg.QPS = -1 // as the Kubernetes path's test clients: no client-side rate limit
+	clientset, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, stop, err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, stop, err
+	}
 	crds, err := apiextensionsclient.NewForConfig(cfg)
 	if err != nil {
 		return nil, stop, err
@@ -109,7 +123,7 @@ func startTaskGovernance(ctx context.Context) (_ *TaskGovernance, stop func(), e
 	}
 	fmt.Fprintf(os.Stderr, "task-governance cluster: SageMaker API emulator at %s\n", emu.URL())
 	return &TaskGovernance{Emulator: emu, ClusterARN: emu.ClusterARN("hyperpod-task-governance"),
-		Kubeconfig: cluster.KubeconfigPath, Cluster: cluster}, stop, nil
+		Kubeconfig: cluster.KubeconfigPath, Cluster: cluster, Clientset: clientset, Dynamic: dyn}, stop, nil
 }
 
 // ProviderHCL is the provider block of the SageMaker path on this cluster: the API through the

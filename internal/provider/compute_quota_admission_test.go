@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
@@ -311,16 +312,16 @@ func admitBorrowing(t *testing.T, team, job, n, borrowed string) error {
 	if _, err := workloadOf(team, job, admitted, time.Minute); err != nil {
 		return err
 	}
-	return waitBorrowed(team, "ml.g5.12xlarge", "nvidia.com/gpu", borrowed)
+	return waitBorrowed(acc.dynamic, team, "ml.g5.12xlarge", "nvidia.com/gpu", borrowed)
 }
 
 // waitBorrowed waits until the team's ClusterQueue reports want borrowed of a resource in a
 // flavor (Kueue updates the status after admitting).
-func waitBorrowed(team, flavor, res, want string) error {
+func waitBorrowed(dc dynamic.Interface, team, flavor, res, want string) error {
 	deadline := time.Now().Add(30 * time.Second)
 	got := ""
 	for time.Now().Before(deadline) {
-		u, err := acc.dynamic.Resource(kueue.ClusterQueues).Get(context.Background(), quota.ClusterQueueName(team), metav1.GetOptions{})
+		u, err := dc.Resource(kueue.ClusterQueues).Get(context.Background(), quota.ClusterQueueName(team), metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -686,7 +687,7 @@ func TestAccAdmission_quickstart(t *testing.T) {
 				},
 				Config: config,
 				Check: func(s *terraform.State) error {
-					err := checkQuickstartStory(s, decisions, submitErr)
+					err := checkQuickstartStory(acc.dynamic, s, decisions, submitErr)
 					if err != nil {
 						// Release the quota now, or destroying the queues would wait for it.
 						if derr := localcluster.DeleteJobs(context.Background(), acc.clientset, acc.dynamic, jobs); derr != nil {
@@ -704,7 +705,7 @@ func TestAccAdmission_quickstart(t *testing.T) {
 					}
 					// Kueue updates the queues' status a moment later; the usage data sources of
 					// this step and of the plan after it must read the same.
-					if err := waitQueuesIdle(quickstartTeams); err != nil {
+					if err := waitQueuesIdle(acc.dynamic, quickstartTeams); err != nil {
 						t.Error(err)
 					}
 				},
@@ -716,7 +717,7 @@ func TestAccAdmission_quickstart(t *testing.T) {
 
 // checkQuickstartStory checks the decisions jobs.yaml promises and what the quickstart's usage
 // output reports of them.
-func checkQuickstartStory(s *terraform.State, decisions []localcluster.JobDecision, submitErr error) error {
+func checkQuickstartStory(dc dynamic.Interface, s *terraform.State, decisions []localcluster.JobDecision, submitErr error) error {
 	if submitErr != nil {
 		return submitErr
 	}
@@ -736,7 +737,7 @@ func checkQuickstartStory(s *terraform.State, decisions []localcluster.JobDecisi
 			return fmt.Errorf("job %s pending for %q, want Kueue's insufficient quota reason", d.Job, d.Message)
 		}
 	}
-	if err := waitBorrowed("ml-research", "ml.p5.48xlarge", "nvidia.com/gpu", "8"); err != nil {
+	if err := waitBorrowed(dc, "ml-research", "ml.p5.48xlarge", "nvidia.com/gpu", "8"); err != nil {
 		return err
 	}
 	const gpuP5, gpuG5 = "ml.p5.48xlarge nvidia.com/gpu", "ml.g5.12xlarge nvidia.com/gpu"
@@ -782,12 +783,12 @@ func outputAt(s *terraform.State, output string, keys ...string) string {
 }
 
 // waitQueuesIdle waits until Kueue reports no workloads and no usage on the teams' queues.
-func waitQueuesIdle(teams []string) error {
+func waitQueuesIdle(dc dynamic.Interface, teams []string) error {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		busy := ""
 		for _, team := range teams {
-			u, err := acc.dynamic.Resource(kueue.ClusterQueues).Get(context.Background(), quota.ClusterQueueName(team), metav1.GetOptions{})
+			u, err := dc.Resource(kueue.ClusterQueues).Get(context.Background(), quota.ClusterQueueName(team), metav1.GetOptions{})
 			if err != nil {
 				return err
 			}

@@ -2,14 +2,18 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/config"
+	sdkacctest "github.com/hashicorp/terraform-plugin-testing/helper/acctest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -20,6 +24,7 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakeremulator"
 )
@@ -406,5 +411,179 @@ func TestAccTaskGovernance_examplesComplete(t *testing.T) {
 			{ConfigDirectory: complete, PlanOnly: true},
 			{Config: noResources},
 		}),
+	})
+}
+
+// The quickstart's story through the SageMaker path, with only the provider block changed: the
+// quotas and priority classes go to the API, the add-on turns them into Kueue objects, and Kueue
+// admits, keeps pending and lends exactly as on a cluster with its own Kueue (ml-research
+// borrows the idle evaluation team's H100s); the usage data sources read it through Kubernetes.
+func TestAccTaskGovernance_admission(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	jobs, err := localcluster.ReadJobs(filepath.Join(examplesDir, "quickstart", "jobs.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	quickstart := func(files ...string) string {
+		return strings.Replace(quickstartConfig(t, files...), `provider "hyperpod" {}`, tg.ProviderHCL(), 1)
+	}
+	quotas, withUsage := quickstart("main.tf"), quickstart("main.tf", "usage.tf")
+	var decisions []localcluster.JobDecision
+	var submitErr error
+	release := func() {
+		if err := localcluster.DeleteJobs(context.Background(), tg.Clientset, tg.Dynamic, jobs); err != nil {
+			t.Errorf("deleting the jobs: %v", err)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: quotas, Check: func(*terraform.State) error { return tg.Emulator.Settle(context.Background()) }},
+			{
+				PreConfig: func() {
+					decisions, submitErr = localcluster.SubmitJobs(context.Background(), tg.Clientset, tg.Dynamic, jobs, time.Minute)
+				},
+				Config: withUsage,
+				Check: func(s *terraform.State) error {
+					err := checkQuickstartStory(tg.Dynamic, s, decisions, submitErr)
+					if err != nil {
+						release()
+					}
+					return err
+				},
+			},
+			{
+				PreConfig: func() {
+					release()
+					if err := waitQueuesIdle(tg.Dynamic, quickstartTeams); err != nil {
+						t.Error(err)
+					}
+				},
+				Config: withUsage,
+			},
+		},
+	})
+}
+
+// Every SageMaker action the provider calls, through every resource and data source, import and
+// destroy, is in the least-privilege IAM policy of examples/iam.
+func TestAccTaskGovernance_iamPolicyCoversCalls(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	raw, err := os.ReadFile(filepath.Join(examplesDir, "iam", "task-governance-policy.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var policy struct {
+		Statement []struct {
+			Action []string
+		}
+	}
+	if err := json.Unmarshal(raw, &policy); err != nil {
+		t.Fatal(err)
+	}
+	allowed := map[string]bool{}
+	for _, st := range policy.Statement {
+		for _, a := range st.Action {
+			allowed[a] = true
+		}
+	}
+	cfg := tg.ProviderHCL() + acctest.Quota("tg-iam").Resource("ml.c5.4xlarge").VCPU(1).HCL() + `
+resource "hyperpod_cluster_scheduler_config" "test" {
+  priority_classes = [{ name = "tg-iam", weight = 5 }]
+}
+data "hyperpod_instance_type_capacity" "c5" {
+  instance_type = "ml.c5.4xlarge"
+  depends_on    = [hyperpod_compute_quota.test]
+}`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{ResourceName: tgQuota, ImportState: true, ImportStateId: "tg-iam", ImportStateVerify: true,
+				ImportStateVerifyIgnore: []string{"owner_id", "timeouts", "drift"}},
+		},
+		CheckDestroy: func(*terraform.State) error {
+			called := tg.Emulator.IAMActions()
+			for _, want := range []string{"sagemaker:CreateComputeQuota", "sagemaker:ListComputeQuotas", "sagemaker:DescribeCluster",
+				"sagemaker:CreateClusterSchedulerConfig", "sagemaker:DeleteComputeQuota"} {
+				if !slices.Contains(called, want) {
+					return fmt.Errorf("the run never called %s: the check would prove nothing (called %v)", want, called)
+				}
+			}
+			for _, a := range called {
+				if !allowed[a] {
+					return fmt.Errorf("the provider called %s, which examples/iam/task-governance-policy.json does not allow", a)
+				}
+			}
+			return nil
+		},
+	})
+}
+
+// Against a real HyperPod cluster with the task-governance add-on, when HYPERPOD_CLUSTER_ARN and
+// AWS credentials are set (setting them is consent: the test creates, imports and deletes one
+// compute quota of its own, for team tfacc-<random>, of HYPERPOD_TEST_INSTANCE_TYPE or
+// ml.c5.4xlarge).
+func TestAccTaskGovernanceAWS_quota(t *testing.T) {
+	acctest.PreCheck(t)
+	arn := os.Getenv("HYPERPOD_CLUSTER_ARN")
+	if arn == "" {
+		t.Skip("HYPERPOD_CLUSTER_ARN is not set: no real HyperPod cluster with the task-governance add-on to test against")
+	}
+	if os.Getenv("AWS_ACCESS_KEY_ID") == "" && os.Getenv("AWS_PROFILE") == "" && os.Getenv("AWS_WEB_IDENTITY_TOKEN_FILE") == "" {
+		t.Skip("no AWS credentials in the environment (AWS_ACCESS_KEY_ID, AWS_PROFILE or AWS_WEB_IDENTITY_TOKEN_FILE)")
+	}
+	instanceType := os.Getenv("HYPERPOD_TEST_INSTANCE_TYPE")
+	if instanceType == "" {
+		instanceType = "ml.c5.4xlarge"
+	}
+	team := "tfacc-" + sdkacctest.RandStringFromCharSet(8, sdkacctest.CharSetAlphaNum)
+	team = strings.ToLower(team)
+	cfg := fmt.Sprintf("provider \"hyperpod\" {\n  task_governance {\n    cluster_arn = %q\n  }\n}\n", arn) +
+		acctest.Quota(team).Resource(instanceType).VCPU(1).HCL()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg, ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(tgQuota, tfjsonpath.New("quota_id"), knownvalue.StringRegexp(tgQuotaID)),
+			}},
+			{ResourceName: tgQuota, ImportState: true, ImportStateId: team, ImportStateVerify: true,
+				ImportStateVerifyIgnore: []string{"owner_id", "timeouts", "drift"}},
+		},
+	})
+}
+
+// Without a Kubernetes connection the SageMaker path still plans and applies quotas and reports
+// capacity from DescribeCluster's instance groups (counted at the catalog's figures); the usage
+// data source, which only Kueue's status can answer, says what it needs.
+func TestAccTaskGovernance_withoutKubernetes(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	t.Setenv("KUBE_CONFIG_PATH", "") // the suite's own cluster would otherwise be the connection
+	apiOnly := fmt.Sprintf("provider \"hyperpod\" {\n  task_governance {\n    cluster_arn = %q\n    endpoint    = %q\n"+
+		"    access_key  = \"emulator\"\n    secret_key  = \"emulator\"\n  }\n}\n", tg.ClusterARN, tg.Emulator.URL())
+	const capacity = "data.hyperpod_instance_type_capacity.g5"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: apiOnly + acctest.Quota("tg-apionly").Resource("ml.g5.12xlarge").Accelerators(1).HCL() + `
+data "hyperpod_instance_type_capacity" "g5" {
+  instance_type = "ml.g5.12xlarge"
+  depends_on    = [hyperpod_compute_quota.test]
+}`,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(capacity, tfjsonpath.New("node_count"), knownvalue.Int64Exact(4)),
+					statecheck.ExpectKnownValue(capacity, tfjsonpath.New("total_accelerators"), knownvalue.Int64Exact(16)),
+					statecheck.ExpectKnownValue(capacity, tfjsonpath.New("total_vcpu"), knownvalue.Float64Exact(192)),
+				},
+			},
+			{
+				Config: apiOnly + `
+data "hyperpod_team_usage" "t" {
+  team = "tg-apionly"
+}`,
+				ExpectError: regexp.MustCompile(`(?s)Kubernetes connection needed.*status of its ClusterQueue`),
+			},
+		},
 	})
 }
