@@ -309,7 +309,9 @@ func TestAccExamples_complete(t *testing.T) {
 
 // checkCompleteOutputs checks the output "teams" against completeWant, and the capacity
 // output against the local fleet.
-func checkCompleteOutputs(s statecheck.CheckStateRequest) error { return checkCompleteOutputsOn(s, true) }
+func checkCompleteOutputs(s statecheck.CheckStateRequest) error {
+	return checkCompleteOutputsOn(s, true)
+}
 
 // checkCompleteOutputsOn is checkCompleteOutputs on a store that holds EFA quotas or not (the
 // SageMaker API does not: efa is then null).
