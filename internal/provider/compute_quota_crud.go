@@ -101,7 +101,7 @@ func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, di
 	name := quota.ClusterQueueName(team)
 	o := clusterQueueKind.object("", name)
 	refuse := func(q *backend.Quota) (claimResult, string) {
-		summary, detail := existingObjectError(quotaResourceKind, "ClusterQueue", name, q.Record, team)
+		summary, detail := existingObjectError(quotaResourceKind, q.Kind, q.Name, q.Record, team)
 		diags.AddAttributeError(path.Root("team"), summary, detail)
 		return claimFailed, ""
 	}

@@ -172,20 +172,24 @@ func clearOwnershipMarks(ctx context.Context, p privateSetter, diags *diag.Diagn
 // existingObjectError is the error of a create that found its object already there.
 // resourceType names the resource in the import commands it suggests.
 func existingObjectError(resourceType, kind, name string, existing backend.Record, team string) (string, string) {
+	object := fmt.Sprintf("%s %q", kind, name)
+	if existing.ID != "" {
+		object += " (id " + existing.ID + ")"
+	}
 	if existing.Terminating {
 		return kind + " is being deleted", fmt.Sprintf(
-			"%s %q is being deleted and was not gone within the create timeout, so it cannot be created again yet. "+
+			"%s is being deleted and was not gone within the create timeout, so it cannot be created again yet. "+
 				"Kubernetes keeps it while finalizers %v remain (Kueue keeps a queue while admitted workloads still use it). "+
-				"Wait for it to go, or raise timeouts.create, then apply again.", kind, name, existing.HeldBy)
+				"Wait for it to go, or raise timeouts.create, then apply again.", object, existing.HeldBy)
 	}
 	return kind + " already exists", fmt.Sprintf(
-		"%s %q already exists and is managed by %s, so this resource will not take it over on create. "+
+		"%s already exists and is managed by %s, so this resource will not take it over on create. "+
 			"To manage it with this resource instead, import it, which takes it over explicitly:\n\n"+
 			"  terraform import %s.<name> %s\n\n"+
 			"or add an import block to the configuration:\n\n"+
 			"  import {\n    to = %s.<name>\n    id = %q\n  }\n\n"+
 			"then apply. Otherwise choose another team.",
-		kind, name, existing.Owner.Description, resourceType, team, resourceType, team)
+		object, existing.Owner.Description, resourceType, team, resourceType, team)
 }
 
 // teamValidators check the team attribute of both resources.

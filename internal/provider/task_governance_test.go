@@ -587,3 +587,61 @@ data "hyperpod_team_usage" "t" {
 		},
 	})
 }
+
+// One owner per team, and adoption through the SageMaker path: a quota that state forgot
+// (removed with destroy = false, as a migration does) stays in the API; a create for its team is
+// refused, naming the quota and the import command; terraform plan -generate-config-out
+// imports it, and the generated configuration plans empty once applied.
+func TestAccTaskGovernance_oneOwnerAndAdoption(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	work, adopted := t.TempDir(), t.TempDir()
+	t.Setenv("TF_ACC_TEMP_DIR", work)
+	seed := acctest.Quota("tg-adopt").Resource("ml.g5.12xlarge").Accelerators(2).HCL()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: tg.ProviderHCL() + seed},
+			{Config: tg.ProviderHCL() + "removed {\n  from = hyperpod_compute_quota.test\n  lifecycle {\n    destroy = false\n  }\n}\n"},
+			{
+				Config: tg.ProviderHCL() + `
+resource "hyperpod_compute_quota" "dup" {
+  name      = "tg-adopt-again"
+  team      = "tg-adopt"
+  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+}`,
+				ExpectError: regexp.MustCompile(`(?s)SageMaker compute quota "tg-adopt-quota" \(id [a-z0-9]{12}\)\s+already exists.*terraform import hyperpod_compute_quota.<name> tg-adopt`),
+			},
+			{
+				Config:             tg.ProviderHCL(),
+				ResourceName:       "hyperpod_compute_quota.adopted",
+				ImportState:        true,
+				ImportStateKind:    resource.ImportBlockWithID,
+				ImportStateId:      "tg-adopt",
+				GenerateConfig:     true,
+				ExpectNonEmptyPlan: true,
+				ImportPlanChecks: resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{
+					captureGenerated{from: work, to: filepath.Join(adopted, "generated.tf")},
+				}},
+			},
+			{
+				PreConfig: func() {
+					files := map[string]string{
+						// -generate-config-out names the resource "generated".
+						"import.tf":   "import {\n  to = hyperpod_compute_quota.generated\n  id = \"tg-adopt\"\n}\n",
+						"provider.tf": tg.ProviderHCL(),
+					}
+					for name, body := range files {
+						if err := os.WriteFile(filepath.Join(adopted, name), []byte(body), 0o600); err != nil {
+							t.Fatal(err)
+						}
+					}
+
+				},
+				ConfigDirectory: func(config.TestStepConfigRequest) string { return adopted },
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("hyperpod_compute_quota.generated", tfjsonpath.New("resources").AtSliceIndex(0).AtMapKey("accelerators"), knownvalue.Int64Exact(2)),
+				},
+			},
+		},
+	})
+}

@@ -196,7 +196,7 @@ func (s *teamQuotas) record(name, id, arn string, version *int32, status types.S
 		Version: strconv.Itoa(int(aws.ToInt32(version))), Status: string(status), Failure: failure,
 		Terminating: !live(status),
 		// The API records no owner; the quota's id in state is its identity (see Get's callers).
-		Owner: backend.Ownership{Description: "the SageMaker API", Owns: func(string) bool { return true }},
+		Owner: backend.Ownership{Description: sageMakerOwner, Owns: func(string) bool { return true }},
 	}
 }
 

@@ -57,6 +57,9 @@ func New(api sagemakerclient.API, clusterARN string, cat *catalog.Catalog, poll 
 	return b
 }
 
+// sageMakerOwner names the manager of an object the API holds: the API records none.
+const sageMakerOwner = "whoever created it through the SageMaker API (another configuration, the console or the AWS CLI)"
+
 // needsKubernetes answers reads that only Kueue's objects can answer when there is no
 // Kubernetes connection.
 type needsKubernetes struct{}

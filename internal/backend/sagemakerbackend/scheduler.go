@@ -78,7 +78,7 @@ func schedulerRecord(name, id, arn string, version *int32, status types.Schedule
 		Kind: KindSchedulerConfig, Name: name, ID: id, ARN: arn,
 		Version: strconv.Itoa(int(aws.ToInt32(version))), Status: string(status), Failure: failure,
 		Terminating: !live(status),
-		Owner:       backend.Ownership{Description: "the SageMaker API", Owns: func(string) bool { return true }},
+		Owner:       backend.Ownership{Description: sageMakerOwner, Owns: func(string) bool { return true }},
 	}
 }
 
