@@ -18,11 +18,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
-// certValidity is the lifetime of every certificate this package makes, as envtest's own.
+// certValidity is the lifetime of the client CA and of the certificates it signs, as of
+// envtest's own.
 const certValidity = 7 * 24 * time.Hour
 
-// certAuthority signs the certificates of the local control plane: the Kueue webhooks' serving
-// certificate and the users' client certificates.
+// certAuthority signs the users' client certificates.
 type certAuthority struct {
 	cert *x509.Certificate
 	key  *ecdsa.PrivateKey
