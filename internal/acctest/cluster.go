@@ -103,18 +103,25 @@ func Main(m *testing.M, ready func(*Env)) int {
 }
 
 // localCluster attaches to the local control plane in HYPERPOD_LOCALCLUSTER_DIR or, without
-// it, starts one in a temporary work directory. stop, never nil, stops what was started and
-// removes the directory; call it even on error.
+// it, starts one (startLocalCluster). stop, never nil, stops what was started; call it even on
+// error.
 func localCluster(ctx context.Context) (_ *localcluster.Cluster, stop func(), _ error) {
-	stop = func() {}
-	if dir := os.Getenv(EnvLocalClusterDir); dir != "" {
-		cluster, err := localcluster.Attach(dir)
-		if err != nil {
-			return nil, stop, fmt.Errorf("acceptance tests (%s=%s): %w", EnvLocalClusterDir, dir, err)
-		}
-		fmt.Fprintf(os.Stderr, "local control plane at %s attached from %s\n", cluster.Host, cluster.WorkDir)
-		return cluster, stop, nil
+	dir := os.Getenv(EnvLocalClusterDir)
+	if dir == "" {
+		return startLocalCluster(ctx)
 	}
+	cluster, err := localcluster.Attach(dir)
+	if err != nil {
+		return nil, func() {}, fmt.Errorf("acceptance tests (%s=%s): %w", EnvLocalClusterDir, dir, err)
+	}
+	fmt.Fprintf(os.Stderr, "local control plane at %s attached from %s\n", cluster.Host, cluster.WorkDir)
+	return cluster, func() {}, nil
+}
+
+// startLocalCluster starts the local control plane in a temporary work directory. stop,
+// never nil, stops what was started and removes the directory; call it even on error.
+func startLocalCluster(ctx context.Context) (_ *localcluster.Cluster, stop func(), _ error) {
+	stop = func() {}
 	assets, err := localcluster.AssetsDirFromEnv()
 	if err != nil {
 		return nil, stop, fmt.Errorf("acceptance tests need the local control plane: %w", err)
