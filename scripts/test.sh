@@ -12,8 +12,8 @@
 # The acceptance phases share one local control plane, started before the first (in
 # .cache/test/cluster) and stopped at the end, also after a failure or an interrupt: the tests
 # attach to it through HYPERPOD_LOCALCLUSTER_DIR, and fail when they leave objects behind that
-# the next phase would find. Only TestAccKueueVersions_v1beta1Only, which changes the CRDs,
-# starts one of its own.
+# the next phase would find. Tests that need a different cluster still start their own:
+# TestAccKueueVersions_v1beta1Only (it changes the CRDs) and the TestAccTaskGovernance tests.
 #
 # Environment: TERRAFORM (terraform binary, default: the one on PATH), TOFU (an OpenTofu binary
 # instead of building one), KUBE_CONFIG_PATH (an existing, disposable cluster instead of the local
