@@ -9,6 +9,12 @@
 # .cache/test/<phase>.log; at the end (also after a failure) the script prints the time of each
 # phase and the ten slowest acceptance tests, so a slow test is seen before it becomes a slow CI.
 #
+# The acceptance phases share one local control plane, started before the first (in
+# .cache/test/cluster) and stopped at the end, also after a failure or an interrupt: the tests
+# attach to it through HYPERPOD_LOCALCLUSTER_DIR, and fail when they leave objects behind that
+# the next phase would find. Tests that need a different cluster still start their own:
+# TestAccKueueVersions_v1beta1Only (it changes the CRDs) and the TestAccTaskGovernance tests.
+#
 # Environment: TERRAFORM (terraform binary, default: the one on PATH), TOFU (an OpenTofu binary
 # instead of building one), KUBE_CONFIG_PATH (an existing, disposable cluster instead of the local
 # control plane), TEST_TIMEOUT (go test -timeout of an acceptance phase, default 60m).
@@ -63,6 +69,10 @@ export TF_ACC_TERRAFORM_PATH="${terraform}"
 logs=${repo_root}/.cache/test
 mkdir -p -- "${logs}"
 rm -f -- "${logs}"/*.log
+# The acceptance phases' local control plane: its work directory and the command that runs it.
+cluster_dir=${logs}/cluster
+localcluster=${logs}/localcluster
+cluster_started=false
 
 phases=()   # "name<TAB>seconds<TAB>result"
 current=""
@@ -78,11 +88,26 @@ finish() { # result
 	current=""
 }
 
+# stop_cluster stops the acceptance phases' control plane, if this script started one.
+stop_cluster() {
+	if ! ${cluster_started}; then
+		return 0
+	fi
+	cluster_started=false
+	begin "stopping the local control plane"
+	if "${localcluster}" down --dir "${cluster_dir}" >>"${logs}/cluster.log" 2>&1; then
+		finish ok
+	else
+		finish "FAILED (see ${logs}/cluster.log)"
+	fi
+}
+
 summary() {
 	local rc=$?
 	if [[ -n "${current}" ]]; then
 		finish "FAILED"
 	fi
+	stop_cluster
 	printf '\n==> Time per phase\n'
 	local total=0 line name secs result
 	for line in "${phases[@]}"; do
@@ -106,6 +131,9 @@ summary() {
 	exit "${rc}"
 }
 trap summary EXIT
+# An interrupt or a kill ends the script through the EXIT trap, which stops the control plane.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # run <log> <command...>: the command's output goes to the log and, unless QUIET_FILTER is set,
 # to the terminal; with QUIET_FILTER only lines matching it reach the terminal.
@@ -125,6 +153,7 @@ tofu=${TOFU:-$(scripts/tofu-assets.sh)}
 kueue_version=$(basename "${assets}" | sed -nE 's/.*_kueue-(v[0-9.]+).*/\1/p')
 kueue_version=${kueue_version:-unknown}
 go build ./...
+go build -o "${localcluster}" ./internal/cmd/localcluster
 go test -count=1 -run '^$' ./... >"${logs}/build.log"
 finish ok
 
@@ -133,6 +162,23 @@ QUIET_FILTER='^(ok|FAIL|--- FAIL|panic)' run "${logs}/unit.log" go test -count=1
 finish ok
 
 export HYPERPOD_CONTROLPLANE_DIR="${assets}" TF_ACC=1
+
+# One control plane for both acceptance phases, unless KUBE_CONFIG_PATH names a cluster to use.
+if [[ -z "${KUBE_CONFIG_PATH:-}" ]]; then
+	begin "local control plane (shared by the acceptance phases)"
+	# A run that was killed outright (no EXIT trap) may have left its control plane running.
+	"${localcluster}" down --dir "${cluster_dir}" >"${logs}/cluster.log" 2>&1
+	cluster_started=true
+	"${localcluster}" up --dir "${cluster_dir}" --assets "${assets}" >>"${logs}/cluster.log" 2>&1 || {
+		cat "${logs}/cluster.log" >&2
+		exit 1
+	}
+	# The same line as the tests print for a control plane of their own.
+	echo "local control plane at $(sed -nE 's/^ *API server: *//p' "${logs}/cluster.log")" \
+		"started in $(sed -nE 's/^local control plane is up after ([^ ]+) .*/\1/p' "${logs}/cluster.log") (${cluster_dir})"
+	export HYPERPOD_LOCALCLUSTER_DIR="${cluster_dir}"
+	finish ok
+fi
 
 begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p'), Kueue ${kueue_version}"
 run "${logs}/acc-terraform.log" go test -count=1 -timeout "${timeout}" ./internal/... -run '^TestAcc' -v

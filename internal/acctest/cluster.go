@@ -26,10 +26,15 @@ type Env struct {
 	Config    *rest.Config
 	Clientset kubernetes.Interface
 	Dynamic   dynamic.Interface
-	// Cluster is the local control plane Main started; nil when KUBE_CONFIG_PATH named an
-	// existing cluster.
+	// Cluster is the local control plane Main started or attached to; nil when
+	// KUBE_CONFIG_PATH named an existing cluster.
 	Cluster *localcluster.Cluster
 }
+
+// EnvLocalClusterDir names the work directory of a local control plane another process runs
+// (scripts/test.sh, make cluster-up): Main attaches to it instead of starting one, so that
+// test runs one after the other share it.
+const EnvLocalClusterDir = "HYPERPOD_LOCALCLUSTER_DIR"
 
 // env is the cluster of the running test binary; nil until Main set it up (always nil
 // without TF_ACC).
@@ -39,10 +44,12 @@ var env *Env
 func Current() *Env { return env }
 
 // Main runs m, the tests of a package. With TF_ACC set it first starts the local control
-// plane unless KUBE_CONFIG_PATH already names a cluster, and stops it afterwards. The provider
+// plane, and stops it afterwards, unless HYPERPOD_LOCALCLUSTER_DIR names one that runs
+// already (attached: left running) or KUBE_CONFIG_PATH names another cluster. The provider
 // under test finds the cluster through KUBE_CONFIG_PATH, the same way users configure it. An
 // existing cluster must carry the marker the harness writes (localcluster.MarkerNamespace) or
-// be confirmed disposable with HYPERPOD_DISPOSABLE_CLUSTER=1; otherwise nothing runs. ready,
+// be confirmed disposable with HYPERPOD_DISPOSABLE_CLUSTER=1; otherwise nothing runs. On an
+// attached control plane, tests that pass but leave objects behind fail (checkNoLeftovers). ready,
 // when not nil, is called with the cluster before the tests run. Main returns the exit code.
 func Main(m *testing.M, ready func(*Env)) int {
 	if os.Getenv("TF_ACC") == "" {
@@ -54,8 +61,12 @@ func Main(m *testing.M, ready func(*Env)) int {
 
 	e := &Env{}
 	external := os.Getenv("KUBE_CONFIG_PATH") != ""
+	if external && os.Getenv(EnvLocalClusterDir) != "" {
+		fmt.Fprintf(os.Stderr, "acceptance tests: both KUBE_CONFIG_PATH and %s name a cluster; unset one of them\n", EnvLocalClusterDir)
+		return 1
+	}
 	if !external {
-		cluster, stop, err := startLocalCluster(ctx)
+		cluster, stop, err := localCluster(ctx)
 		defer stop()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -85,7 +96,26 @@ func Main(m *testing.M, ready func(*Env)) int {
 	if ready != nil {
 		ready(e)
 	}
+	if !external && os.Getenv(EnvLocalClusterDir) != "" {
+		return checkNoLeftovers(e.Dynamic, m.Run)
+	}
 	return m.Run()
+}
+
+// localCluster attaches to the local control plane in HYPERPOD_LOCALCLUSTER_DIR or, without
+// it, starts one (startLocalCluster). stop, never nil, stops what was started; call it even on
+// error.
+func localCluster(ctx context.Context) (_ *localcluster.Cluster, stop func(), _ error) {
+	dir := os.Getenv(EnvLocalClusterDir)
+	if dir == "" {
+		return startLocalCluster(ctx)
+	}
+	cluster, err := localcluster.Attach(dir)
+	if err != nil {
+		return nil, func() {}, fmt.Errorf("acceptance tests (%s=%s): %w", EnvLocalClusterDir, dir, err)
+	}
+	fmt.Fprintf(os.Stderr, "local control plane at %s attached from %s\n", cluster.Host, cluster.WorkDir)
+	return cluster, func() {}, nil
 }
 
 // startLocalCluster starts the local control plane in a temporary work directory. stop,

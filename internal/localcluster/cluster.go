@@ -103,6 +103,8 @@ type Cluster struct {
 	CRDs []*apiextensionsv1.CustomResourceDefinition
 
 	env        *envtest.Environment
+	authn      *clientCertAuthn
+	attached   bool // by Attach: another process runs it
 	kueue      *kueueProcess
 	stateDir   string
 	logs       []*os.File
@@ -123,7 +125,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, retErr error) {
 		return nil, err
 	}
 
-	c := &Cluster{done: make(chan struct{})}
+	c := &Cluster{done: make(chan struct{}), authn: &clientCertAuthn{}}
 	if err := c.prepareWorkDir(o.WorkDir); err != nil {
 		return nil, err
 	}
@@ -269,7 +271,7 @@ func (c *Cluster) configureControlPlane(assets string, startTimeout time.Duratio
 
 	c.env = &envtest.Environment{
 		ControlPlane: envtest.ControlPlane{
-			APIServer: newAPIServer(assets, filepath.Join(c.stateDir, "apiserver"), apiPort, apiLog),
+			APIServer: newAPIServer(assets, c.certDir(), apiPort, apiLog, c.authn),
 			Etcd: &envtest.Etcd{
 				Path:    filepath.Join(assets, EtcdBinary),
 				DataDir: filepath.Join(c.stateDir, "etcd"),
@@ -292,15 +294,19 @@ func (c *Cluster) configureControlPlane(assets string, startTimeout time.Duratio
 	return nil
 }
 
-// newAPIServer configures kube-apiserver to serve on 127.0.0.1:port without the
-// controllers and network this package does not have.
-func newAPIServer(assets, certDir string, port int, log *os.File) *envtest.APIServer {
+// certDir is the API server's certificate directory, which also holds the client CA.
+func (c *Cluster) certDir() string { return filepath.Join(c.stateDir, "apiserver") }
+
+// newAPIServer configures kube-apiserver to serve on 127.0.0.1:port, authenticating users
+// with authn, without the controllers and network this package does not have.
+func newAPIServer(assets, certDir string, port int, log *os.File, authn envtest.Authn) *envtest.APIServer {
 	api := &envtest.APIServer{
 		// Explicit paths: KUBEBUILDER_ASSETS and TEST_ASSET_* must not pick other binaries.
 		Path:    filepath.Join(assets, APIServerBinary),
 		CertDir: certDir,
 		SecureServing: envtest.SecureServing{
 			ListenAddr: envtest.ListenAddr{Address: "127.0.0.1", Port: strconv.Itoa(port)},
+			Authn:      authn,
 		},
 		Out: log,
 		Err: log,
@@ -325,8 +331,7 @@ func (c *Cluster) startControlPlane(ctx context.Context, assets string) (*envtes
 		return nil, fmt.Errorf("starting the local control plane from %s: %w%s", assets, err, c.logTails())
 	}
 
-	admin, err := c.env.AddUser(envtest.User{Name: AdminUser, Groups: []string{"system:masters"}},
-		&rest.Config{QPS: 200, Burst: 400, Timeout: 30 * time.Second})
+	admin, err := c.env.AddUser(envtest.User{Name: AdminUser, Groups: []string{"system:masters"}}, withAdminLimits(&rest.Config{}))
 	if err != nil {
 		return nil, fmt.Errorf("provisioning the admin user: %w", err)
 	}
@@ -342,6 +347,12 @@ func (c *Cluster) startControlPlane(ctx context.Context, assets string) (*envtes
 		return nil, err
 	}
 	return admin, nil
+}
+
+// withAdminLimits sets cfg's client-side rate limit and timeout to those of the admin clients.
+func withAdminLimits(cfg *rest.Config) *rest.Config {
+	cfg.QPS, cfg.Burst, cfg.Timeout = 200, 400, 30*time.Second
+	return cfg
 }
 
 // startNamespaceFinalizer runs the stand-in for the namespace controller until Stop,
@@ -375,8 +386,12 @@ func (c *Cluster) startNamespaceFinalizer(disabled bool) error {
 
 // Stop stops the control plane, removes the kubeconfig (it points at a dead server
 // afterwards) and, for a temporary WorkDir, the WorkDir. Logs in a given WorkDir are kept.
-// Safe to call more than once.
+// Safe to call more than once. It does nothing to a cluster from Attach: the process that
+// started it stops it.
 func (c *Cluster) Stop() error {
+	if c.attached {
+		return nil
+	}
 	c.stopOnce.Do(func() {
 		var errs []error
 		if c.cancel != nil {

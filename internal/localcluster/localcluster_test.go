@@ -2,8 +2,11 @@ package localcluster
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,31 +29,82 @@ var (
 	localQueues   = schema.GroupVersionResource{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: "localqueues"}
 )
 
-// TestCluster starts the real control plane. It skips only when the binaries have not been
-// built (the Makefile always builds them first); anything else missing is a failure.
-func TestCluster(t *testing.T) {
-	assets, err := DefaultAssetsDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !HasBinaries(assets) {
-		t.Skipf("no kube-apiserver/etcd in %s: run `make controlplane` (scripts/controlplane-assets.sh) to build them", assets)
-	}
+// shared is the control plane of the tests that neither stop it nor change what the others
+// check (the fleet): started by the first test that needs it, stopped by TestMain.
+var shared struct {
+	once    sync.Once
+	cluster *Cluster
+	skip    string
+	err     error
+}
 
-	ctx := t.Context()
-	work := t.TempDir()
-	start := time.Now()
-	c, err := Start(ctx, Options{AssetsDir: assets, WorkDir: work})
-	if err != nil {
-		t.Fatal(err)
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.cluster != nil {
+		if err := shared.cluster.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the shared control plane:", err)
+			code = 1
+		}
 	}
-	t.Logf("control plane up at %s after %s", c.Host, time.Since(start).Round(10*time.Millisecond))
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			_ = c.Stop()
+	os.Exit(code)
+}
+
+// sharedCluster returns the shared control plane (the package's Fleet, no Kueue manager),
+// starting it on first use.
+func sharedCluster(t *testing.T) *Cluster {
+	t.Helper()
+	shared.once.Do(func() {
+		var assets string
+		if assets, shared.skip, shared.err = realAssets(); shared.skip != "" || shared.err != nil {
+			return
+		}
+		start := time.Now()
+		shared.cluster, shared.err = Start(context.Background(), Options{AssetsDir: assets})
+		if shared.err == nil {
+			fmt.Fprintf(os.Stderr, "shared control plane up at %s after %s\n", shared.cluster.Host, time.Since(start).Round(10*time.Millisecond))
 		}
 	})
+	if shared.skip != "" {
+		t.Skip(shared.skip)
+	}
+	if shared.err != nil {
+		t.Fatalf("the shared control plane: %v", shared.err)
+	}
+	return shared.cluster
+}
+
+// ownAssets returns the assets directory for a test that starts a control plane of its own.
+func ownAssets(t *testing.T) string {
+	t.Helper()
+	assets, skip, err := realAssets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if skip != "" {
+		t.Skip(skip)
+	}
+	return assets
+}
+
+// realAssets returns the assets directory of the tests on the real control plane. They skip
+// only when its binaries have not been built (the Makefile always builds them first):
+// anything else missing is a failure.
+func realAssets() (assets, skip string, _ error) {
+	assets, err := DefaultAssetsDir()
+	if err != nil {
+		return "", "", err
+	}
+	if !HasBinaries(assets) {
+		return "", fmt.Sprintf("no kube-apiserver/etcd in %s: run `make controlplane` (scripts/controlplane-assets.sh) to build them", assets), nil
+	}
+	return assets, "", nil
+}
+
+// TestCluster checks the shared control plane: its kubeconfig, the Kueue CRDs, the fleet,
+// and what works without a controller-manager.
+func TestCluster(t *testing.T) {
+	c := sharedCluster(t)
+	ctx := t.Context()
 	cs := c.Clientset
 	dyn, err := dynamic.NewForConfig(c.RESTConfig)
 	if err != nil {
@@ -223,15 +277,56 @@ func TestCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
 
-	if err := c.Stop(); err != nil {
+// TestStop stops a control plane of its own: promptly although a namespace still waits to be
+// emptied, removing the kubeconfig, the users' kubeconfigs and the state, and only once.
+func TestStop(t *testing.T) {
+	c, err := Start(t.Context(), Options{AssetsDir: ownAssets(t), WorkDir: t.TempDir(), Fleet: []NodeSpec{}})
+	if err != nil {
 		t.Fatal(err)
 	}
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			_ = c.Stop()
+		}
+	})
+	user, err := c.AddUser("someone", []string{"some-group"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const held = "nsdel-stop"
+	createNamespace(t, c.Clientset, held, nil)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "held", Finalizers: []string{"hyperpod.test/hold"}}}
+	if _, err := c.Clientset.CoreV1().ConfigMaps(held).Create(t.Context(), cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Clientset.CoreV1().Namespaces().Delete(t.Context(), held, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+
+	start := time.Now()
+	err = c.Stop()
 	stopped = true
-	if _, err := os.Stat(c.KubeconfigPath); !os.IsNotExist(err) {
-		t.Errorf("kubeconfig still there after Stop: %v", err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	t.Logf("Stop took %v", took.Round(time.Millisecond))
+	if took > 10*time.Second {
+		t.Errorf("Stop took %v", took)
+	}
+	for what, path := range map[string]string{"kubeconfig": c.KubeconfigPath, "user's kubeconfig": user, "state": filepath.Join(c.WorkDir, StateDir)} {
+		if _, err := os.Stat(path); !os.IsNotExist(err) {
+			t.Errorf("the %s outlived Stop: %v", what, err)
+		}
 	}
 	if err := c.Stop(); err != nil {
 		t.Errorf("second Stop: %v", err)
+	}
+	if _, err := c.AddUser("late", nil); err == nil {
+		t.Error("AddUser after Stop succeeded")
 	}
 }

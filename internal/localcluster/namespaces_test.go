@@ -26,24 +26,11 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 )
 
-// TestNamespaceDeletion starts the real control plane and deletes namespaces through the
-// stand-in for the namespace controller. Like TestCluster it skips only when the binaries
-// have not been built.
+// TestNamespaceDeletion deletes namespaces of the shared control plane through the stand-in
+// for the namespace controller.
 func TestNamespaceDeletion(t *testing.T) {
-	assets, err := DefaultAssetsDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !HasBinaries(assets) {
-		t.Skipf("no kube-apiserver/etcd in %s: run `make controlplane` (scripts/controlplane-assets.sh) to build them", assets)
-	}
-
 	ctx := t.Context()
-	c, err := Start(ctx, Options{AssetsDir: assets, WorkDir: t.TempDir(), Fleet: []NodeSpec{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
+	c := sharedCluster(t)
 	cs := c.Clientset
 	dyn, err := dynamic.NewForConfig(c.RESTConfig)
 	if err != nil {
@@ -170,26 +157,6 @@ func TestNamespaceDeletion(t *testing.T) {
 		}
 	})
 
-	// Stop is prompt although namespaces are still waiting to be emptied.
-	const held = "nsdel-stop"
-	createNamespace(t, cs, held, nil)
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "held", Finalizers: []string{"hyperpod.test/hold"}}}
-	if _, err := cs.CoreV1().ConfigMaps(held).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := cs.CoreV1().Namespaces().Delete(ctx, held, metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(200 * time.Millisecond)
-	start := time.Now()
-	if err := c.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	took := time.Since(start)
-	t.Logf("Stop took %v", took.Round(time.Millisecond))
-	if took > 10*time.Second {
-		t.Errorf("Stop took %v", took)
-	}
 }
 
 func createNamespace(t *testing.T, cs kubernetes.Interface, name string, labels map[string]string) {

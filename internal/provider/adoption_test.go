@@ -29,7 +29,8 @@ import (
 // task-governance add-on writes, without anything of this
 // provider: no managed-by label, no annotations. The quota is Count=1 of ml.g5.12xlarge with
 // LendAndBorrow and BorrowLimit=100: the raw instance size as nominal quota, as much again as
-// borrowing limit.
+// borrowing limit. The ResourceFlavor, when this call creates it, is deleted when the test ends:
+// the provider never deletes a flavor it did not create.
 func createHyperPodTeam(t *testing.T, team string) {
 	t.Helper()
 	ctx := context.Background()
@@ -40,7 +41,7 @@ func createHyperPodTeam(t *testing.T, team string) {
 		t.Fatalf("creating namespace: %v", err)
 	}
 	rf := acctest.MakeResourceFlavor("ml.g5.12xlarge").Obj()
-	create := func(gvr schema.GroupVersionResource, namespace string, obj any) {
+	create := func(gvr schema.GroupVersionResource, namespace string, obj any) (created bool) {
 		t.Helper()
 		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 		if err != nil {
@@ -50,8 +51,16 @@ func createHyperPodTeam(t *testing.T, team string) {
 		if err != nil && (gvr != kueue.ResourceFlavors || !apierrors.IsAlreadyExists(err)) {
 			t.Fatalf("creating %s: %v", gvr.Resource, err)
 		}
+		return err == nil
 	}
-	create(kueue.ResourceFlavors, "", rf)
+	if create(kueue.ResourceFlavors, "", rf) {
+		t.Cleanup(func() {
+			err := acc.dynamic.Resource(kueue.ResourceFlavors).Delete(context.Background(), rf.Name, metav1.DeleteOptions{})
+			if err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("deleting ResourceFlavor %s: %v", rf.Name, err)
+			}
+		})
+	}
 	q := func(s string) k8sresource.Quantity { return k8sresource.MustParse(s) }
 	qp := func(s string) *k8sresource.Quantity { v := k8sresource.MustParse(s); return &v }
 	cq := kueue.ClusterQueue{
