@@ -53,6 +53,8 @@ opentofu_tests=(
 	'TestAccTeamUsage_missingQueue'
 	'TestAccExamples_complete'
 	'TestAccProvider_configErrorsAtPlan'
+	'TestAccTaskGovernance_quotaLifecycle'
+	'TestAccTaskGovernance_oneOwnerAndAdoption'
 	'TestFunction_.*'
 )
 
