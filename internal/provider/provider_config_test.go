@@ -328,6 +328,10 @@ func TestAccProvider_configErrorsAtPlan(t *testing.T) {
 		{"exec {\n    api_version = \"client.authentication.k8s.io/v1beta1\"\n  }", `exec\.command must be set`},
 		{"retry {\n    min_backoff = \"2s\"\n    max_backoff = \"1s\"\n  }", `retry\.min_backoff \(2s\) must not be greater than\s+retry\.max_backoff \(1s\)`},
 		{"retry {\n    max_elapsed = \"soon\"\n  }", `retry\.max_elapsed is "soon", which is not a positive Go\s+duration`},
+		// The SageMaker path's block, checked without a request to AWS.
+		{"task_governance {\n    cluster_arn = \"my-cluster\"\n  }", `task_governance: cluster_arn:`},
+		{"task_governance {\n    cluster_arn = \"arn:aws:sagemaker:us-west-2:123456789012:cluster/abcdef012345\"\n    region = \"eu-west-1\"\n  }", `region "eu-west-1" differs from the cluster's region\s+"us-west-2"`},
+		{"task_governance {\n    cluster_arn = \"arn:aws:sagemaker:us-west-2:123456789012:cluster/abcdef012345\"\n    assume_role {\n      role_arn = \"arn:aws:iam::123456789012:role/quotas\"\n      duration = \"a while\"\n    }\n  }", `assume_role\.duration is "a while", which is not a Go\s+duration`},
 	} {
 		steps = append(steps, resource.TestStep{
 			Config:      fmt.Sprintf("provider \"hyperpod\" {\n  host = \"https://127.0.0.1:1\"\n  %s\n}\n", c.block) + newQuota,
