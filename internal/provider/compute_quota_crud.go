@@ -242,35 +242,14 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		warnNotRefreshed(r.data, &resp.Diagnostics)
 		return
 	}
-	name := quota.ClusterQueueName(team)
-	q, err := r.quotas().Get(ctx, team, prior.lastSeen())
-	if err != nil {
-		storeError(err).addTo(&resp.Diagnostics)
-		return
-	}
-	if q != nil && !prior.QuotaID.IsNull() && q.ID != prior.QuotaID.ValueString() {
-		tflog.Info(ctx, "the team's quota was replaced outside Terraform; removing it from state", map[string]any{"was": prior.QuotaID.ValueString(), "now": q.ID})
-		q = nil
-	}
-	if q != nil && q.Terminating && q.Owner.Owns(prior.OwnerID.ValueString()) {
-		// Still this resource's, held by finalizers (Kueue's while workloads are admitted). Keep
-		// it in state, so a destroy deletes it (waiting, and naming what holds it) and cleans up
-		// the flavors; a plan that keeps the quota replaces it (see ModifyPlan).
-		tflog.Info(ctx, "ClusterQueue is being deleted; keeping the quota in state", map[string]any{"name": name, "finalizers": q.HeldBy})
-		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateTerminating, []byte(`true`))...)
-		prior.Drift = driftList([]string{fmt.Sprintf("ClusterQueue %q is being deleted, held by finalizers %v", name, q.HeldBy)})
-		resp.Diagnostics.Append(resp.State.Set(ctx, &prior)...)
-		return
-	}
-	if q == nil || q.Terminating {
-		tflog.Info(ctx, "ClusterQueue is gone; removing the quota from state", map[string]any{"name": name})
-		resp.State.RemoveResource(ctx)
+	q, keep := r.readStored(ctx, prior, team, resp)
+	if q == nil || keep {
 		return
 	}
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateTerminating, nil)...)
 	rc := q.Config
 	if q.ConfigErr != nil {
-		resp.Diagnostics.AddError("Cannot read the ClusterQueue", q.ConfigErr.Error()+". Fix or delete the queue in the cluster, or remove the quota from state.")
+		resp.Diagnostics.AddError("Cannot read the "+q.Kind, fmt.Sprintf("%s %q: %s. Fix or delete it, or remove the quota from state.", q.Kind, q.Name, q.ConfigErr))
 		return
 	}
 	// Identity comes from state: the team addressed the queue, and the name is the state's
@@ -310,6 +289,37 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		state.Timeouts = timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// readStored reads the team's quota for a refresh. It returns nil, having removed the resource
+// from state, when the quota is gone or was replaced outside Terraform; keep reports that it
+// kept the state as it was (a quota being deleted that is still this resource's).
+func (r *computeQuotaResource) readStored(ctx context.Context, prior computeQuotaModel, team string, resp *resource.ReadResponse) (q *backend.Quota, keep bool) {
+	q, err := r.quotas().Get(ctx, team, prior.lastSeen())
+	if err != nil {
+		storeError(err).addTo(&resp.Diagnostics)
+		return nil, false
+	}
+	if q != nil && !prior.QuotaID.IsNull() && q.ID != prior.QuotaID.ValueString() {
+		tflog.Info(ctx, "the team's quota was replaced outside Terraform; removing it from state", map[string]any{"was": prior.QuotaID.ValueString(), "now": q.ID})
+		q = nil
+	}
+	if q != nil && q.Terminating && q.Owner.Owns(prior.OwnerID.ValueString()) {
+		// Still this resource's, held by finalizers (Kueue's while workloads are admitted). Keep
+		// it in state, so a destroy deletes it (waiting, and naming what holds it) and cleans up
+		// the flavors; a plan that keeps the quota replaces it (see ModifyPlan).
+		tflog.Info(ctx, "quota is being deleted; keeping it in state", map[string]any{"kind": q.Kind, "name": q.Name, "finalizers": q.HeldBy})
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateTerminating, []byte(`true`))...)
+		prior.Drift = driftList([]string{fmt.Sprintf("%s %q is being deleted, held by finalizers %v", q.Kind, q.Name, q.HeldBy)})
+		resp.Diagnostics.Append(resp.State.Set(ctx, &prior)...)
+		return q, true
+	}
+	if q == nil || q.Terminating {
+		tflog.Info(ctx, "quota is gone; removing it from state", map[string]any{"team": team})
+		resp.State.RemoveResource(ctx)
+		return nil, false
+	}
+	return q, false
 }
 
 // refreshDrift lists what differs in the cluster that the attributes cannot show, for a quota
