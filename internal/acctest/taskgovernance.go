@@ -63,10 +63,11 @@ var (
 )
 
 // RequireTaskGovernance returns the task-governance cluster, started on first use and shared by
-// the tests of the process (Main stops it). It skips without TF_ACC, like every acceptance test.
+// the tests of the process (Main stops it). It skips without TF_ACC, like every acceptance test,
+// and needs Kueue's manager, which turns the add-on's objects into decisions.
 func RequireTaskGovernance(t *testing.T) *TaskGovernance {
 	t.Helper()
-	PreCheck(t)
+	RequireKueue(t)
 	taskGovernanceOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()

@@ -525,7 +525,7 @@ data "hyperpod_instance_type_capacity" "c5" {
 // compute quota of its own, for team tfacc-<random>, of HYPERPOD_TEST_INSTANCE_TYPE or
 // ml.c5.4xlarge).
 func TestAccTaskGovernanceAWS_quota(t *testing.T) {
-	acctest.PreCheck(t)
+	acctest.RequireCluster(t)
 	arn := os.Getenv("HYPERPOD_CLUSTER_ARN")
 	if arn == "" {
 		t.Skip("HYPERPOD_CLUSTER_ARN is not set: no real HyperPod cluster with the task-governance add-on to test against")
