@@ -284,11 +284,17 @@ func (p *hyperpodProvider) Configure(ctx context.Context, req provider.Configure
 		allTypesPending: conf.allTypesPending,
 	}
 	data.backend = kueuebackend.New(data.kube, data.catalog)
-	if tg := conf.taskGovernance; tg != nil && len(conf.pending) == 0 {
-		client, err := sagemakerclient.New(ctx, *tg)
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root(tagOf[providerModel]("TaskGovernance")), "Cannot configure the SageMaker client", err.Error())
-			return
+	if tg := conf.taskGovernance; tg != nil {
+		// While a value of the provider block is not known, nothing may reach the API (client
+		// refuses first), but the plan must already follow the SageMaker path's traits.
+		var client sagemakerclient.API
+		if len(conf.pending) == 0 {
+			c, err := sagemakerclient.New(ctx, *tg)
+			if err != nil {
+				resp.Diagnostics.AddAttributeError(path.Root(tagOf[providerModel]("TaskGovernance")), "Cannot configure the SageMaker client", err.Error())
+				return
+			}
+			client = c
 		}
 		var kubernetes *kube.Client
 		if kubernetesConfigured(conf.settings) {

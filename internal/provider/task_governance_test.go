@@ -645,3 +645,39 @@ resource "hyperpod_compute_quota" "dup" {
 		},
 	})
 }
+
+// A task_governance block whose values are known only after apply (the cluster's ARN from
+// another resource) still plans the SageMaker path: the plan of a new quota needs no API call,
+// and what it shows is what the API gets.
+func TestAccTaskGovernance_unknownProviderConfig(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	cfg := fmt.Sprintf(`
+resource "terraform_data" "cluster" {
+  input = %q
+}
+
+provider "hyperpod" {
+  config_path = %q
+  task_governance {
+    cluster_arn = terraform_data.cluster.output
+    endpoint    = %q
+    access_key  = "emulator"
+    secret_key  = "emulator"
+  }
+}
+`, tg.ClusterARN, tg.Kubeconfig, tg.Emulator.URL()) + acctest.Quota("tg-unknown").Resource("ml.p5.48xlarge").Accelerators(4).HCL()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(tgQuota, tfjsonpath.New("resources").AtSliceIndex(0).AtMapKey("vcpu"), knownvalue.Float64Exact(96)),
+				plancheck.ExpectKnownValue(tgQuota, tfjsonpath.New("resources").AtSliceIndex(0).AtMapKey("efa"), knownvalue.Null()),
+				plancheck.ExpectKnownValue(tgQuota, tfjsonpath.New("cohort"), knownvalue.Null()),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(tgQuota, tfjsonpath.New("quota_id"), knownvalue.StringRegexp(tgQuotaID)),
+			},
+		}},
+	})
+}
