@@ -32,6 +32,29 @@ provider "hyperpod" {
   }
 }
 
+# HyperPod cluster with AWS's task-governance add-on: quotas and the cluster policy go through
+# the SageMaker API, with credentials from the standard AWS chain and a role assumed on top.
+# The Kubernetes settings (optional here) serve team namespaces, team usage and Nodes.
+provider "hyperpod" {
+  alias                  = "task_governance"
+  host                   = "https://ABCDEF0123456789.gr7.us-west-2.eks.amazonaws.com"
+  cluster_ca_certificate = base64decode(var.cluster_ca_data)
+
+  exec {
+    api_version = "client.authentication.k8s.io/v1beta1"
+    command     = "aws"
+    args        = ["eks", "get-token", "--cluster-name", "ml-cluster"]
+  }
+
+  task_governance {
+    cluster_arn = "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcd1234efgh"
+
+    assume_role {
+      role_arn = "arn:aws:iam::111122223333:role/hyperpod-quota-admin"
+    }
+  }
+}
+
 variable "cluster_ca_data" {
   type        = string
   description = "Base64-encoded CA certificate of the EKS cluster."

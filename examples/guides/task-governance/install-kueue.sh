@@ -1,5 +1,5 @@
-# A cluster for this provider runs its own Kueue, without the task-governance add-on (the
-# add-on refuses to install next to another Kueue, and this provider must not share one with it).
+# The Kubernetes path: a cluster that runs its own Kueue, without the task-governance add-on
+# (which brings its own Kueue and refuses to install next to another one).
 # Kueue v0.15 or newer serves kueue.x-k8s.io/v1beta2; the provider is tested with v0.17.0.
 kubectl apply --server-side \
   -f https://github.com/kubernetes-sigs/kueue/releases/download/v0.17.0/manifests.yaml

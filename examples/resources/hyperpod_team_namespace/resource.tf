@@ -1,6 +1,7 @@
 # The ml-research team's namespace hyperpod-ns-ml-research, labelled like the namespaces
 # SageMaker HyperPod task governance creates, with the LocalQueue
-# hyperpod-ns-ml-research-localqueue that feeds the team's ClusterQueue.
+# hyperpod-ns-ml-research-localqueue that feeds the team's ClusterQueue (on a cluster with the
+# task-governance add-on, the add-on creates that LocalQueue with the team's compute quota).
 resource "hyperpod_team_namespace" "ml_research" {
   team = "ml-research"
 

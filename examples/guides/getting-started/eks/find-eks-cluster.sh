@@ -9,8 +9,9 @@ eks_arn=$(aws sagemaker describe-cluster --cluster-name my-hyperpod-cluster \
   --query 'Orchestrator.Eks.ClusterArn' --output text)
 eks_cluster_name=${eks_arn##*/}
 
-# Is the task-governance add-on installed? "ResourceNotFoundException" means no; if it is,
-# read the guide "Coexisting with HyperPod task governance" first.
+# Is the task-governance add-on installed? "ResourceNotFoundException" means no. If it is
+# ACTIVE, the provider needs a task_governance block (the SageMaker path): see the guide
+# "HyperPod task governance: the SageMaker API or your own Kueue".
 aws eks describe-addon --cluster-name "$eks_cluster_name" \
   --addon-name amazon-sagemaker-hyperpod-taskgovernance --query 'addon.status' --output text
 
