@@ -32,12 +32,13 @@ func (r *clusterSchedulerConfigResource) Schema(_ context.Context, _ resource.Sc
 		class priorityClassModel
 	)
 	resp.Schema = schema.Schema{
-		Description: "The priority classes of HyperPod's cluster policy (the AWS cluster scheduler config): each " +
+		Description: "HyperPod's cluster policy (the AWS cluster scheduler config). Its priority classes: each " +
 			"becomes a Kueue WorkloadPriorityClass `<name>-priority` whose value is the class's weight. Jobs take a " +
 			"class with the label `kueue.x-k8s.io/priority-class: <name>-priority`; within a team, a higher class is " +
-			"admitted first and, where the team's `preempt_team_tasks` is `LowerPriority`, preempts lower ones. " +
-			"Fair sharing of idle compute (HyperPod's `FairShare` switch) is Kueue manager configuration, which this " +
-			"resource cannot change: see the documentation.",
+			"admitted first and, where the team's `preempt_team_tasks` is `LowerPriority`, preempts lower ones. With " +
+			"the provider's `task_governance` block it is the cluster's one ClusterSchedulerConfig in the SageMaker API, " +
+			"with `fair_share` and `idle_resource_sharing` too; on a cluster that runs its own Kueue, fair sharing is " +
+			"Kueue's manager configuration, which this resource cannot change: see the documentation.",
 		Attributes: attributesOf(&m, []fieldSchema[schema.Attribute]{
 			{&m.ID, schema.StringAttribute{
 				Computed: true,

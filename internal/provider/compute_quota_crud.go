@@ -79,6 +79,9 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 func (r *computeQuotaResource) createInOneRequest(run *createRun, config computeQuotaModel, plan *computeQuotaModel) {
 	written, _, err := r.write(run.ctx, config, run.owner, nil, run.diags)
 	plan.QuotaID, plan.storeRecordModel = storeRecordOf(written)
+	if written.ID != "" {
+		run.owner = written.ID // the store records no owner: the quota's id is its identity
+	}
 	switch {
 	case err == nil:
 		run.saveState(noDrift())
@@ -281,6 +284,12 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		state.Team = types.StringValue(team)
 	}
 	state.OwnerID = prior.OwnerID
+	if r.data.backend.Traits.Versioned {
+		// The store records no owner: a quota's identity is its id, which import and create
+		// both take, so an imported quota plans empty.
+		state.OwnerID = types.StringValue(q.ID)
+		clearOwnershipMarks(ctx, resp.Private, &resp.Diagnostics)
+	}
 	state.QuotaID, state.storeRecordModel = storeRecordOf(q.Record)
 	state.withoutUnsupported(r.data.backend.Traits, &resp.Diagnostics)
 	state.Drift = driftList(drift)
@@ -327,7 +336,7 @@ func (r *computeQuotaResource) readStored(ctx context.Context, prior computeQuot
 // ok is false when a read failed.
 func (r *computeQuotaResource) refreshDrift(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse,
 	q *backend.Quota, rc quota.ResolvedConfig, owner string) (drift []string, ok bool) {
-	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
+	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics) && !r.data.backend.Traits.Versioned
 	var conflict *ownerConflict
 	switch {
 	case takeover:
@@ -445,6 +454,11 @@ func (r *computeQuotaResource) ImportState(ctx context.Context, req resource.Imp
 	switch {
 	case err != nil:
 		resp.Diagnostics.AddError("Cannot import compute quota", storeError(err).detail)
+	case (q == nil || q.Terminating) && r.data.backend.Traits.Versioned:
+		resp.Diagnostics.AddError("Cannot import compute quota", fmt.Sprintf("No SageMaker compute quota of the cluster "+
+			"targets team %q (or it is being deleted), so there is nothing to import. The import ID is the team or the "+
+			"quota's id (12 lowercase letters and digits, as aws sagemaker list-compute-quotas shows it). Check it, or "+
+			"remove the import and let terraform apply create the quota.", team.ValueString()))
 	case q == nil || q.Terminating:
 		resp.Diagnostics.AddError("Cannot import compute quota", fmt.Sprintf("ClusterQueue %q does not exist (or is being "+
 			"deleted), so there is nothing to import for team %q. Check the team name, or remove the import and let "+

@@ -219,10 +219,11 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 		}},
 	})
 	resp.Schema = schema.Schema{
-		Description: "Manages SageMaker HyperPod task-governance compute quotas as Kueue objects on a Kubernetes " +
-			"cluster that runs its own Kueue (v0.15 or newer): an EKS HyperPod cluster without the task-governance " +
-			"add-on, kind, or a local control plane. Cluster access is configured like the kubernetes and helm providers; nothing connects " +
-			"to the cluster until a resource or data source needs it, so new quotas can be planned offline.",
+		Description: "Manages SageMaker HyperPod task-governance compute quotas. With a `task_governance` block, through " +
+			"the SageMaker API on a HyperPod cluster that runs AWS's task-governance add-on; otherwise as Kueue objects on a " +
+			"cluster that runs its own Kueue (v0.15 or newer): an EKS HyperPod cluster without the add-on, kind, or a local " +
+			"control plane. The same resources serve both. Cluster access is configured like the kubernetes and helm " +
+			"providers; nothing connects until a resource or data source needs it, so new quotas can be planned offline.",
 		Attributes: withEnvDescriptions(attributes),
 		Blocks:     blocks,
 	}
