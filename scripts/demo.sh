@@ -2,14 +2,35 @@
 # make demo: apply examples/quickstart to the local control plane (or the cluster that
 # KUBE_CONFIG_PATH names) with a freshly built provider, and print what it did.
 # Never touches ~/.terraformrc: the dev_overrides CLI config lives in a temporary folder.
+#
+# make demo-task-governance (--task-governance): the same through the SageMaker API, on a local
+# control plane of its own that stands for a HyperPod cluster with the task-governance add-on
+# (localcluster up --task-governance): only the example's provider block changes.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
 terraform="${TERRAFORM:-terraform}"
 
+task_governance=0
+case "${1:-}" in
+  "") ;;
+  --task-governance) task_governance=1 ;;
+  *) echo "usage: scripts/demo.sh [--task-governance]" >&2; exit 2 ;;
+esac
+
 step() { printf '\n==> %s\n' "$*" >&2; }
 
-if [[ -z "${KUBE_CONFIG_PATH:-}" ]]; then
+if [[ "$task_governance" == 1 ]]; then
+  # The emulator runs only beside the local control plane, so KUBE_CONFIG_PATH cannot name another.
+  if [[ -n "${KUBE_CONFIG_PATH:-}" ]]; then
+    step "Ignoring KUBE_CONFIG_PATH=$KUBE_CONFIG_PATH: the task-governance demo runs on a local control plane of its own"
+  fi
+  step "Starting a local HyperPod cluster with the task-governance add-on (control plane + Kueue + fake nodes, the add-on's mark, the SageMaker API emulator with the add-on's stand-in)"
+  make --no-print-directory cluster-up-task-governance >&2
+  cluster_dir="$repo/.cache/localcluster-tg"
+  export KUBE_CONFIG_PATH="$cluster_dir/kubeconfig"
+  started_here=1
+elif [[ -z "${KUBE_CONFIG_PATH:-}" ]]; then
   step "Starting the local control plane (kube-apiserver + etcd + Kueue CRDs and manager + fake HyperPod nodes)"
   make --no-print-directory cluster-up >&2
   export KUBE_CONFIG_PATH="$repo/.cache/localcluster/kubeconfig"
@@ -66,9 +87,27 @@ export TF_IN_AUTOMATION=1
 
 # State survives between demos so a second run shows "no changes"; the cluster is the source of truth.
 work="$repo/.cache/demo/quickstart"
+if [[ "$task_governance" == 1 ]]; then work="$work-task-governance"; fi
 mkdir -p "$work"
 rm -f "$work"/*.tf # a file removed from the example must not linger here
 cp examples/quickstart/*.tf "$work/"
+
+if [[ "$task_governance" == 1 ]]; then
+  # Only the provider block changes: the one that localcluster wrote reaches the SageMaker API emulator.
+  empty_block='provider "hyperpod" {}'
+  if ! grep -qxF "$empty_block" "$work/main.tf"; then
+    echo "make demo-task-governance: examples/quickstart/main.tf has no line '$empty_block' to replace" >&2
+    exit 1
+  fi
+  if [[ ! -s "$cluster_dir/provider.hcl" ]]; then
+    echo "make demo-task-governance: $cluster_dir/provider.hcl is missing; run make cluster-down and try again" >&2
+    exit 1
+  fi
+  awk -v empty="$empty_block" -v block_file="$cluster_dir/provider.hcl" '
+    $0 == empty { while ((getline line < block_file) > 0) print line; next }
+    { print }' "$work/main.tf" >"$tmp/main.tf"
+  mv "$tmp/main.tf" "$work/main.tf"
+fi
 
 # Each build is a new package, so the lock file of the previous demo would not match it.
 rm -rf "$work/.terraform" "$work/.terraform.lock.hcl"
@@ -85,7 +124,11 @@ step "Capacity per instance type (terraform output summary)"
 "$terraform" -chdir="$work" output -raw summary
 echo
 
-step "Quotas per team, as the cluster holds them (localcluster queues)"
+if [[ "$task_governance" == 1 ]]; then
+  step "Quotas per team, as the task-governance add-on wrote them from the SageMaker API's compute quotas (localcluster queues)"
+else
+  step "Quotas per team, as the cluster holds them (localcluster queues)"
+fi
 "$tmp/localcluster" queues --kubeconfig "$KUBE_CONFIG_PATH"
 
 # The jobs really run wherever a kubelet does, so they go only to the control plane this demo
@@ -121,6 +164,9 @@ echo "          go run ./internal/cmd/localcluster queues --all" >&2
 if [[ "$submitted" == 1 ]]; then
   echo "          go run ./internal/cmd/localcluster jobs --file $jobs_file            # Kueue's decisions now" >&2
   echo "          go run ./internal/cmd/localcluster jobs --file $jobs_file --delete   # remove the jobs" >&2
+fi
+if [[ "$task_governance" == 1 ]]; then
+  echo "Provider: $cluster_dir/provider.hcl (the SageMaker API emulator lives as long as this control plane)" >&2
 fi
 if [[ "$started_here" == 1 ]]; then
   echo "Stop the local control plane with: make cluster-down" >&2

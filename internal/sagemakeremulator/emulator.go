@@ -29,7 +29,8 @@
 // On a real cluster the amazon-sagemaker-hyperpod-taskgovernance add-on turns these objects into
 // Kueue objects. A ClusterWriter plays that part here: it is called when a transition settles and
 // its error fails the transition. AWS does not publish how the add-on maps quotas onto Kueue; the
-// writer the test harness plugs in uses the project's own mapping.
+// writer of package addon, which the tests and `make demo-task-governance` plug in, uses the
+// project's own mapping.
 //
 // # Test controls
 //

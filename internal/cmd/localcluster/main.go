@@ -5,6 +5,9 @@
 //	localcluster up    [--dir .cache/localcluster] [--assets DIR]  start it detached, wait until it answers
 //	localcluster down  [--dir .cache/localcluster]                 stop it (idempotent)
 //	localcluster serve [--dir .cache/localcluster] [--assets DIR]  run it in the foreground until SIGTERM/SIGINT
+//	localcluster up|down|serve --task-governance [--dir .cache/localcluster-tg] [--assets DIR]
+//	                                                               the same, as a HyperPod cluster with the
+//	                                                               task-governance add-on (make demo-task-governance)
 //	localcluster queues [--kubeconfig PATH] [--context NAME] [--all] print the provider's Kueue queues per team
 //	localcluster jobs --file PATH [--submit | --delete] [--kubeconfig PATH] [--context NAME] [--timeout 60s]
 //	                                                               submit or delete Jobs, print Kueue's decisions
@@ -16,8 +19,15 @@
 // each, prints the decisions and returns once the ClusterQueues' status counts them; --delete
 // deletes them; without either it prints the current decisions.
 //
+// With --task-governance the control plane carries the add-on's mark, so the provider's Kubernetes
+// path refuses to write to it, and the serve process also serves the SageMaker API emulator with
+// the add-on's stand-in as writer (package addon); the emulator's objects live as long as the
+// process. Its default work directory is another, so `make demo` and `make demo-task-governance`
+// each have a control plane of their own.
+//
 // The work directory holds kubeconfig, localcluster.pid, localcluster.log and the
-// control plane logs.
+// control plane logs, and with --task-governance provider.hcl, the provider block that reaches
+// the cluster through the emulator.
 package main
 
 import (
@@ -56,7 +66,8 @@ func main() {
 	}
 	cmd := os.Args[1]
 	fs := flag.NewFlagSet("localcluster "+cmd, flag.ExitOnError)
-	dir := fs.String("dir", ".cache/localcluster", "work directory (kubeconfig, pid file, logs)")
+	dir := fs.String("dir", "", "work directory (kubeconfig, pid file, logs; default "+defaultDir+", with --"+taskGovernanceFlag+" "+defaultTaskGovernanceDir+")")
+	taskGovernance := fs.Bool(taskGovernanceFlag, false, "a HyperPod cluster with the task-governance add-on: its mark and the SageMaker API emulator (up, serve; down and the rest only pick the default --dir)")
 	assets := fs.String("assets", "", "directory holding kube-apiserver, etcd and crds/ (default: as scripts/controlplane-assets.sh, $"+localcluster.EnvAssetsDir+")")
 	var qopts queuesOptions
 	if cmd == "queues" {
@@ -83,7 +94,7 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	abs, err := filepath.Abs(*dir)
+	abs, err := filepath.Abs(workDir(*dir, *taskGovernance))
 	if err != nil {
 		log("%v", err)
 		os.Exit(1)
@@ -91,9 +102,9 @@ func main() {
 
 	switch cmd {
 	case "up":
-		err = up(abs, *assets)
+		err = up(abs, *assets, *taskGovernance)
 	case "serve":
-		err = serve(abs, *assets)
+		err = serve(abs, *assets, *taskGovernance)
 	case "down":
 		err = down(abs)
 	case "queues":
@@ -116,12 +127,15 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, `usage: localcluster up|down|serve [--dir DIR] [--assets DIR]
+	fmt.Fprintln(os.Stderr, `usage: localcluster up|down|serve [--task-governance] [--dir DIR] [--assets DIR]
        localcluster queues [--kubeconfig PATH] [--context NAME] [--all]
        localcluster jobs --file PATH [--submit | --delete] [--kubeconfig PATH] [--context NAME] [--timeout 60s]
   up      start the local control plane in the background and wait until it answers
   down    stop it (does nothing when it is not running)
   serve   run it in the foreground until SIGTERM or SIGINT
+          --task-governance: a HyperPod cluster with the task-governance add-on (the provider's
+          Kubernetes path refuses to write to it) and the SageMaker API emulator as the add-on's
+          stand-in; writes the provider block to DIR/provider.hcl (default DIR `+defaultTaskGovernanceDir+`)
   queues  print, per team, the ClusterQueues and LocalQueues this provider manages in any cluster
           (kubeconfig: --kubeconfig, else $KUBE_CONFIG_PATH, else the one in --dir)
   jobs    the batch/v1 Jobs of --file in any cluster (same kubeconfig): --submit replaces them,
@@ -163,17 +177,20 @@ func resolveAssets(flagValue string) (string, error) {
 
 // up starts `serve` as a detached child (its own session) and waits until the API server
 // answers through the kubeconfig it writes.
-func up(dir, assetsFlag string) error {
-	kubeconfig := filepath.Join(dir, localcluster.KubeconfigFile)
-	if pid, alive := runningPID(dir); alive {
+func up(dir, assetsFlag string, taskGovernance bool) error {
+	if pid, args, alive := runningServe(dir); alive {
+		if args != nil && servesTaskGovernance(args) != taskGovernance {
+			return fmt.Errorf("the localcluster (pid %d) in %s runs %s; stop it with `make cluster-down` (or `localcluster down --dir %s`) first",
+				pid, dir, modeName(!taskGovernance), dir)
+		}
 		// Running, or still starting (another `up`): wait for it either way.
-		if err := waitReady(kubeconfig, upTimeout, nil); err != nil {
+		if err := waitReady(dir, taskGovernance, upTimeout, nil); err != nil {
 			return fmt.Errorf("a localcluster (pid %d) runs in %s but its API server does not answer: %w\n"+
 				"run `make cluster-down` (or `localcluster down --dir %s`) and try again%s",
 				pid, dir, err, dir, logTail(dir))
 		}
 		fmt.Printf("local control plane already running (pid %d)\n", pid)
-		printUsage(dir)
+		printUsage(dir, taskGovernance)
 		return nil
 	}
 
@@ -184,8 +201,7 @@ func up(dir, assetsFlag string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	_ = os.Remove(filepath.Join(dir, pidFile))
-	_ = os.Remove(kubeconfig)
+	removeRunFiles(dir)
 
 	self, err := os.Executable()
 	if err != nil {
@@ -197,7 +213,7 @@ func up(dir, assetsFlag string) error {
 		return err
 	}
 	defer logf.Close()
-	child := exec.Command(self, "serve", "--dir", dir, "--assets", assets)
+	child := exec.Command(self, serveArgs(dir, assets, taskGovernance)...)
 	child.Stdout, child.Stderr = logf, logf
 	child.Dir = dir
 	// A new session: the cluster outlives this command and ignores the terminal's signals.
@@ -211,7 +227,7 @@ func up(dir, assetsFlag string) error {
 	var waitErr error
 	go func() { waitErr = child.Wait(); close(done) }()
 
-	if err := waitReady(kubeconfig, upTimeout, done); err != nil {
+	if err := waitReady(dir, taskGovernance, upTimeout, done); err != nil {
 		select {
 		case <-done:
 			err = fmt.Errorf("%w (%v)", err, waitErr)
@@ -226,17 +242,37 @@ func up(dir, assetsFlag string) error {
 		return fmt.Errorf("the local control plane did not come up: %w%s", err, logTail(dir))
 	}
 	fmt.Printf("local control plane is up after %s (pid %d)\n", time.Since(start).Round(100*time.Millisecond), child.Process.Pid)
-	printUsage(dir)
+	printUsage(dir, taskGovernance)
 	// Leave the child running: it is in its own session and is reparented when we exit.
 	return child.Process.Release()
 }
 
-func printUsage(dir string) {
+// serveArgs are the arguments of the serve process up starts.
+func serveArgs(dir, assets string, taskGovernance bool) []string {
+	args := []string{"serve", "--dir", dir, "--assets", assets}
+	if taskGovernance {
+		args = append(args, "--"+taskGovernanceFlag)
+	}
+	return args
+}
+
+// modeName says how a serve process runs the cluster.
+func modeName(taskGovernance bool) string {
+	if taskGovernance {
+		return "with --" + taskGovernanceFlag + " (the add-on's mark makes the Kubernetes path refuse it)"
+	}
+	return "without --" + taskGovernanceFlag
+}
+
+func printUsage(dir string, taskGovernance bool) {
 	kubeconfig := filepath.Join(dir, localcluster.KubeconfigFile)
 	if cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig); err == nil {
 		fmt.Printf("  API server:  %s\n", cfg.Host)
 	}
 	fmt.Printf("  kubeconfig:  %s\n  logs:        %s\n\n", kubeconfig, filepath.Join(dir, logFile))
+	if taskGovernance {
+		printTaskGovernance(dir)
+	}
 	fmt.Printf("  export KUBE_CONFIG_PATH=%s\n", kubeconfig)
 	if _, err := exec.LookPath("kubectl"); err == nil {
 		fmt.Printf("  kubectl --kubeconfig %s get nodes -L %s\n", kubeconfig, localcluster.LabelInstanceType)
@@ -244,12 +280,16 @@ func printUsage(dir string) {
 	fmt.Printf("  make cluster-down   # stop it\n")
 }
 
-// waitReady polls until kubeconfig exists and the API server answers /readyz. It gives up
-// early when exited is closed (the server process ended).
-func waitReady(kubeconfig string, timeout time.Duration, exited <-chan struct{}) error {
+// waitReady polls until the kubeconfig in dir exists and the API server answers /readyz, and
+// with taskGovernance until the provider block is written. It gives up early when exited is
+// closed (the server process ended).
+func waitReady(dir string, taskGovernance bool, timeout time.Duration, exited <-chan struct{}) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		last := ping(kubeconfig)
+		last := ping(filepath.Join(dir, localcluster.KubeconfigFile))
+		if last == nil && taskGovernance {
+			_, last = os.Stat(filepath.Join(dir, providerFile))
+		}
 		if last == nil {
 			return nil
 		}
@@ -284,13 +324,13 @@ func ping(kubeconfig string) error {
 }
 
 // serve runs the cluster until SIGTERM or SIGINT.
-func serve(dir, assetsFlag string) error {
+func serve(dir, assetsFlag string, taskGovernance bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if pid, alive := runningPID(dir); alive && pid != os.Getpid() {
+	if pid, _, alive := runningServe(dir); alive && pid != os.Getpid() {
 		return fmt.Errorf("another localcluster (pid %d) already serves %s", pid, dir)
 	}
 	pidPath := filepath.Join(dir, pidFile)
@@ -309,9 +349,16 @@ func serve(dir, assetsFlag string) error {
 	if err != nil {
 		return err
 	}
+	stopAddon := func() {}
+	if taskGovernance {
+		if stopAddon, err = startTaskGovernance(ctx, dir, cluster.KubeconfigPath); err != nil {
+			return errors.Join(err, cluster.Stop())
+		}
+	}
 	fmt.Fprintf(os.Stderr, "%s ready after %s: %s, kubeconfig %s\n", stamp(), time.Since(start).Round(100*time.Millisecond), cluster.Host, cluster.KubeconfigPath)
 	<-ctx.Done()
 	fmt.Fprintf(os.Stderr, "%s stopping\n", stamp())
+	stopAddon()
 	if err := cluster.Stop(); err != nil { // also removes the kubeconfig
 		return err
 	}
@@ -324,11 +371,10 @@ func stamp() string { return time.Now().Format(time.RFC3339) }
 // down stops the serve process: SIGTERM, then SIGKILL (with the control plane processes
 // it started) after 30 s.
 func down(dir string) error {
-	pid, alive := runningPID(dir)
+	pid, _, alive := runningServe(dir)
 	if !alive {
 		fmt.Fprintf(os.Stderr, "localcluster: not running in %s\n", dir)
-		_ = os.Remove(filepath.Join(dir, pidFile))
-		_ = os.Remove(filepath.Join(dir, localcluster.KubeconfigFile))
+		removeRunFiles(dir)
 		return nil
 	}
 	fmt.Fprintf(os.Stderr, "localcluster: stopping pid %d\n", pid)
@@ -350,33 +396,40 @@ func down(dir string) error {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	_ = os.Remove(filepath.Join(dir, pidFile))
-	_ = os.Remove(filepath.Join(dir, localcluster.KubeconfigFile))
+	removeRunFiles(dir)
 	fmt.Fprintln(os.Stderr, "localcluster: stopped")
 	return nil
 }
 
-// runningPID reads the pid file and reports whether that process is alive and is a
-// localcluster serve process (not a recycled pid).
-func runningPID(dir string) (int, bool) {
+// removeRunFiles removes what a serve process leaves in dir while it runs, so nothing points at a
+// cluster that is gone.
+func removeRunFiles(dir string) {
+	for _, name := range []string{pidFile, localcluster.KubeconfigFile, providerFile} {
+		_ = os.Remove(filepath.Join(dir, name))
+	}
+}
+
+// runningServe reads the pid file and reports whether that process is alive and is a
+// localcluster serve process (not a recycled pid), with its command line args when /proc has them.
+func runningServe(dir string) (pid int, args []string, alive bool) {
 	data, err := os.ReadFile(filepath.Join(dir, pidFile))
 	if err != nil {
-		return 0, false
+		return 0, nil, false
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	pid, err = strconv.Atoi(strings.TrimSpace(string(data)))
 	if err != nil || pid <= 0 {
-		return 0, false
+		return 0, nil, false
 	}
 	if !processAlive(pid) {
-		return pid, false
+		return pid, nil, false
 	}
 	if cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil {
-		args := strings.Split(string(cmdline), "\x00")
+		args = strings.Split(strings.TrimSuffix(string(cmdline), "\x00"), "\x00")
 		if len(args) < 2 || args[1] != "serve" {
-			return pid, false
+			return pid, nil, false
 		}
 	}
-	return pid, true
+	return pid, args, true
 }
 
 func processAlive(pid int) bool {

@@ -1,4 +1,12 @@
-package acctest
+// Package addon stands in for HyperPod's task-governance add-on on a local control plane: a
+// sagemakeremulator.ClusterWriter that turns the emulator's compute quotas and cluster scheduler
+// config into Kueue objects, the add-on's mark on the cluster (a KueueManagerConfig kind), and
+// Start, which puts both beside a running control plane. The tests (internal/acctest) and
+// `localcluster up --task-governance` (make demo-task-governance) use it.
+//
+// AWS does not publish how the add-on maps quotas onto Kueue: the mapping here is this project's
+// own, the Kubernetes path's rendering through its backend.
+package addon
 
 import (
 	"context"
@@ -17,18 +25,17 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakeremulator"
 )
 
-// addonPoll is how often the add-on's stand-in looks again while it waits for a deletion.
-const addonPoll = 200 * time.Millisecond
+// deletePoll is how often the add-on's stand-in looks again while it waits for a deletion.
+const deletePoll = 200 * time.Millisecond
 
-// AddonOwner is the owner identity the add-on's stand-in records on the Kueue objects it writes.
-const AddonOwner = "sagemaker-hyperpod-task-governance"
+// Owner is the owner identity the add-on's stand-in records on the Kueue objects it writes.
+const Owner = "sagemaker-hyperpod-task-governance"
 
-// addon does on a local control plane what HyperPod's task-governance add-on does with the
+// writer does on a local control plane what HyperPod's task-governance add-on does with the
 // SageMaker API's compute quotas and cluster scheduler config: it writes the team's
 // Namespace (when missing) and LocalQueue, the ClusterQueue with its ResourceFlavors, and a
-// WorkloadPriorityClass per priority class. The mapping onto Kueue is this project's own
-// (the Kubernetes path's rendering, through its backend): AWS does not publish the add-on's.
-type addon struct {
+// WorkloadPriorityClass per priority class.
+type writer struct {
 	kube    *kube.Client
 	catalog *catalog.Catalog
 	store   backend.Backend
@@ -37,10 +44,11 @@ type addon struct {
 	classes map[string]bool // the priority classes it wrote
 }
 
-var _ sagemakeremulator.ClusterWriter = (*addon)(nil)
-
-func newAddon(client *kube.Client, cat *catalog.Catalog) *addon {
-	return &addon{kube: client, catalog: cat, store: kueuebackend.AsAddon(client, cat), classes: map[string]bool{}}
+// New returns the add-on's stand-in for the cluster client reaches, resolving instance types with
+// cat. It writes as the add-on does: the Kubernetes path's refusal of clusters with the add-on
+// does not apply to it.
+func New(client *kube.Client, cat *catalog.Catalog) sagemakeremulator.ClusterWriter {
+	return &writer{kube: client, catalog: cat, store: kueuebackend.AsAddon(client, cat), classes: map[string]bool{}}
 }
 
 // documentOf is the emulator's quota in the provider's terms.
@@ -87,24 +95,24 @@ func documentOf(q sagemakeremulator.ComputeQuota) quota.ComputeQuota {
 	return doc
 }
 
-func (a *addon) QuotaChanged(ctx context.Context, q sagemakeremulator.ComputeQuota) error {
+func (a *writer) QuotaChanged(ctx context.Context, q sagemakeremulator.ComputeQuota) error {
 	_, rc, err := quota.ConfigFromComputeQuota(a.catalog, documentOf(q))
 	if err != nil {
 		return err
 	}
 	team := rc.Config.Team
-	if err := a.store.Namespaces.Claim(ctx, team, AddonOwner); err != nil && !errors.Is(err, backend.ErrExists) {
+	if err := a.store.Namespaces.Claim(ctx, team, Owner); err != nil && !errors.Is(err, backend.ErrExists) {
 		return err
 	}
-	lq := quota.RenderLocalQueue(team, AddonOwner)
-	if err := a.kube.Apply(ctx, kueue.LocalQueues, AddonOwner, &lq, nil); err != nil {
+	lq := quota.RenderLocalQueue(team, Owner)
+	if err := a.kube.Apply(ctx, kueue.LocalQueues, Owner, &lq, nil); err != nil {
 		return fmt.Errorf("writing LocalQueue %s/%s: %w", lq.Namespace, lq.Name, err)
 	}
-	_, _, err = a.store.Quotas.Put(ctx, rc, AddonOwner, nil)
+	_, _, err = a.store.Quotas.Put(ctx, rc, Owner, nil)
 	return err
 }
 
-func (a *addon) QuotaDeleted(ctx context.Context, q sagemakeremulator.ComputeQuota) error {
+func (a *writer) QuotaDeleted(ctx context.Context, q sagemakeremulator.ComputeQuota) error {
 	if q.Target.TeamName == nil {
 		return nil
 	}
@@ -116,29 +124,29 @@ func (a *addon) QuotaDeleted(ctx context.Context, q sagemakeremulator.ComputeQuo
 	if err := a.store.Quotas.Delete(ctx, stored); err != nil {
 		return err
 	}
-	return a.kube.DeleteAndWait(ctx, kueue.LocalQueues, quota.NamespaceName(team), quota.LocalQueueName(team), addonPoll)
+	return a.kube.DeleteAndWait(ctx, kueue.LocalQueues, quota.NamespaceName(team), quota.LocalQueueName(team), deletePoll)
 }
 
-func (a *addon) SchedulerConfigChanged(ctx context.Context, c sagemakeremulator.ClusterSchedulerConfig) error {
+func (a *writer) SchedulerConfigChanged(ctx context.Context, c sagemakeremulator.ClusterSchedulerConfig) error {
 	want := map[string]bool{}
 	for _, pc := range c.Config.PriorityClasses {
 		if pc.Name == nil || pc.Weight == nil {
 			continue
 		}
 		want[*pc.Name] = true
-		if err := a.store.PriorityClasses.Put(ctx, quota.PriorityClass{Name: *pc.Name, Weight: int64(*pc.Weight)}, AddonOwner); err != nil {
+		if err := a.store.PriorityClasses.Put(ctx, quota.PriorityClass{Name: *pc.Name, Weight: int64(*pc.Weight)}, Owner); err != nil {
 			return err
 		}
 	}
 	return a.removeClasses(ctx, want)
 }
 
-func (a *addon) SchedulerConfigDeleted(ctx context.Context, _ sagemakeremulator.ClusterSchedulerConfig) error {
+func (a *writer) SchedulerConfigDeleted(ctx context.Context, _ sagemakeremulator.ClusterSchedulerConfig) error {
 	return a.removeClasses(ctx, nil)
 }
 
 // removeClasses deletes the classes it wrote that keep is without, and remembers keep.
-func (a *addon) removeClasses(ctx context.Context, keep map[string]bool) error {
+func (a *writer) removeClasses(ctx context.Context, keep map[string]bool) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for name := range a.classes {
