@@ -96,10 +96,11 @@ func Main(m *testing.M, ready func(*Env)) int {
 	if ready != nil {
 		ready(e)
 	}
+	run := func() int { return withoutTaskGovernanceLeftovers(m.Run) }
 	if !external && os.Getenv(EnvLocalClusterDir) != "" {
-		return checkNoLeftovers(e.Dynamic, m.Run)
+		return checkNoLeftovers(e.Dynamic, run)
 	}
-	return m.Run()
+	return run()
 }
 
 // localCluster attaches to the local control plane in HYPERPOD_LOCALCLUSTER_DIR or, without

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -96,4 +97,30 @@ func (tg *TaskGovernance) ProviderHCL() string {
 // KubernetesProviderHCL is the provider block of the Kubernetes path on the same cluster.
 func (tg *TaskGovernance) KubernetesProviderHCL() string {
 	return fmt.Sprintf("\nprovider \"hyperpod\" {\n  config_path = %q\n}\n", tg.Kubeconfig)
+}
+
+// withoutTaskGovernanceLeftovers runs the tests and fails a passing run that left compute quotas
+// or a cluster scheduler config in the SageMaker API emulator: the next test on the shared
+// cluster would find them (one scheduler config per cluster).
+func withoutTaskGovernanceLeftovers(run func() int) int {
+	code := run()
+	if code != 0 || taskGovernance == nil {
+		return code
+	}
+	var left []string
+	for _, q := range taskGovernance.Emulator.Quotas() {
+		if q.Status != sagemakeremulator.StatusDeleting {
+			left = append(left, fmt.Sprintf("compute quota %s (%s)", q.Name, q.ID))
+		}
+	}
+	for _, c := range taskGovernance.Emulator.SchedulerConfigs() {
+		if c.Status != sagemakeremulator.StatusDeleting {
+			left = append(left, fmt.Sprintf("cluster scheduler config %s (%s)", c.Name, c.ID))
+		}
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(os.Stderr, "the task-governance tests passed but left in the SageMaker API: %s\n", strings.Join(left, ", "))
+		return 1
+	}
+	return code
 }

@@ -409,7 +409,9 @@ func TestAccTaskGovernance_examplesComplete(t *testing.T) {
 				},
 			},
 			{ConfigDirectory: complete, PlanOnly: true},
-			{Config: noResources},
+			// Destroyed through the same provider block: without it the destroy would go to the
+			// suite's own cluster and leave the API's objects behind.
+			{Config: noResources + tg.ProviderHCL()},
 		}),
 	})
 }
