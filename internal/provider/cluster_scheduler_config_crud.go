@@ -136,6 +136,9 @@ func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.
 		warnNotRefreshed(r.data, &resp.Diagnostics)
 		return
 	}
+	if storePathChanged(state.ConfigID, r.data.backend.Traits.Versioned, &resp.Diagnostics) {
+		return
+	}
 	if r.data.backend.SchedulerConfig != nil {
 		r.readConfig(ctx, state, resp)
 		return
@@ -273,7 +276,8 @@ func (r *clusterSchedulerConfigResource) deleteClass(ctx context.Context, class,
 // Delete deletes the classes this resource owns. Workloads that took a class's value keep it.
 func (r *clusterSchedulerConfigResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	state, ok := stateOf[clusterSchedulerConfigModel](ctx, req.State, &resp.Diagnostics)
-	if !ok || !r.data.ready("delete priority classes", &resp.Diagnostics) {
+	if !ok || !r.data.ready("delete priority classes", &resp.Diagnostics) ||
+		storePathChanged(state.ConfigID, r.data.backend.Traits.Versioned, &resp.Diagnostics) {
 		return
 	}
 	if r.data.backend.SchedulerConfig != nil {

@@ -245,6 +245,9 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		warnNotRefreshed(r.data, &resp.Diagnostics)
 		return
 	}
+	if storePathChanged(prior.QuotaID, r.data.backend.Traits.Versioned, &resp.Diagnostics) {
+		return
+	}
 	q, keep := r.readStored(ctx, prior, team, resp)
 	if q == nil || keep {
 		return
@@ -367,7 +370,8 @@ func (r *computeQuotaResource) refreshDrift(ctx context.Context, req resource.Re
 
 func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	state, ok := stateOf[computeQuotaModel](ctx, req.State, &resp.Diagnostics)
-	if !ok || r.data.client("delete a ClusterQueue", &resp.Diagnostics) == nil {
+	if !ok || r.data.client("delete a ClusterQueue", &resp.Diagnostics) == nil ||
+		storePathChanged(state.QuotaID, r.data.backend.Traits.Versioned, &resp.Diagnostics) {
 		return
 	}
 	timeout, diags := state.Timeouts.Delete(ctx, defaultQuotaTimeout)

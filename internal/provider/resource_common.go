@@ -346,3 +346,17 @@ func storeStatusAttribute(kind string) schema.StringAttribute {
 		"(`Created`, `Updated`, or a failed status such as `CreateFailed`, whose reason `drift` shows). Null on a cluster " +
 		"that runs its own Kueue."}
 }
+
+// storePathChanged refuses a refresh without the task_governance block of a resource that the
+// SageMaker API holds (its store id is in state: quota_id, config_id): read from Kubernetes it
+// would be dropped from state, and a destroy would leave it behind in the API.
+func storePathChanged(storeID types.String, versioned bool, diags *diag.Diagnostics) bool {
+	if storeID.IsNull() || storeID.IsUnknown() || versioned {
+		return false
+	}
+	diags.AddError("Object held by the SageMaker API", fmt.Sprintf("This resource was created through the SageMaker "+
+		"API (its id there is %s), but the provider block has no task_governance block, so it would look for it in "+
+		"Kubernetes instead and lose track of it. Add the task_governance block back, or, to stop managing it here "+
+		"without deleting it, use a removed block with lifecycle { destroy = false }.", storeID.ValueString()))
+	return true
+}

@@ -683,3 +683,25 @@ provider "hyperpod" {
 		}},
 	})
 }
+
+// A quota the SageMaker API holds is not refreshed or destroyed without the task_governance
+// block: from Kubernetes the provider would lose track of it and leave it in the API.
+func TestAccTaskGovernance_refusesThePathWithoutTheBlock(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	quotaHCL := acctest.Quota("tg-path").Resource("ml.c5.4xlarge").VCPU(1).HCL()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: tg.ProviderHCL() + quotaHCL},
+			{
+				// Planned without the refresh, the other path's traits differ (efa, cohort); the
+				// refresh is refused.
+				Config:             `provider "hyperpod" {}` + "\n" + quotaHCL,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ExpectError:        regexp.MustCompile(`(?s)Object held by the SageMaker API.*Add the\s+task_governance block back`),
+			},
+			{Config: tg.ProviderHCL() + quotaHCL, PlanOnly: true},
+		},
+	})
+}
