@@ -70,9 +70,7 @@ func TestNoSecretInLogs(t *testing.T) {
 	for _, r := range srv.received() {
 		secrets = append(secrets, r.authorization)
 	}
-	for _, a := range sts.auths {
-		secrets = append(secrets, a)
-	}
+	secrets = append(secrets, sts.auths...)
 	for _, secret := range secrets {
 		if secret != "" && strings.Contains(out, secret) {
 			t.Errorf("logs contain %q", secret)
