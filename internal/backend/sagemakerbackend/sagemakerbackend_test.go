@@ -1,0 +1,117 @@
+package sagemakerbackend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakerclient"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakeremulator"
+)
+
+// newBackend is a run of the backend against e's cluster, with fast polls.
+func newBackend(t *testing.T, e *sagemakeremulator.Emulator) backend.Backend {
+	t.Helper()
+	c, err := sagemakerclient.New(context.Background(), sagemakerclient.Settings{
+		ClusterARN: e.ClusterARN("ml"), Endpoint: e.URL(), AccessKey: "test", SecretKey: "test",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(c, e.ClusterARN("ml"), catalog.Builtin(), sagemakerclient.Poll{Min: time.Millisecond, Max: 5 * time.Millisecond}, nil)
+}
+
+func startEmulator(t *testing.T) *sagemakeremulator.Emulator {
+	t.Helper()
+	e, err := sagemakeremulator.Start(sagemakeremulator.Options{Clusters: []sagemakeremulator.Cluster{{Name: "ml",
+		InstanceGroups: []sagemakeremulator.InstanceGroup{{Name: "gpu", InstanceType: "ml.g5.12xlarge", Count: 4}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	return e
+}
+
+func planned(t *testing.T, team string, accelerators int64) quota.ResolvedConfig {
+	t.Helper()
+	rc, ps := quota.Plan(catalog.Builtin(), quota.Config{Name: team + "-quota", Description: "for " + team, Team: team,
+		Resources: []quota.Entry{{InstanceType: "ml.g5.12xlarge", Accelerators: &accelerators}}})
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	return rc
+}
+
+// A refresh of N quotas costs one ListComputeQuotas and describes only the quotas whose version
+// moved since the state saw them; what it reads back is what was written.
+func TestRefreshReadsTheList(t *testing.T) {
+	e := startEmulator(t)
+	ctx := context.Background()
+	write := newBackend(t, e)
+	seen := map[string]*backend.Quota{}
+	for i := range 5 {
+		team := fmt.Sprintf("team-%d", i)
+		rec, _, err := write.Quotas.Put(ctx, planned(t, team, 1), "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := &backend.Quota{Record: rec}
+		q.Config.Config.Description = "for " + team
+		seen[team] = q
+	}
+	changed, _ := e.Quota(seen["team-3"].ID)
+	if err := e.UpdateQuota(changed.ID, func(q *sagemakeremulator.ComputeQuota) { q.Description = "edited" }); err != nil {
+		t.Fatal(err)
+	}
+	e.ResetCalls()
+
+	refresh := newBackend(t, e) // a new provider run
+	for team, last := range seen {
+		q, err := refresh.Quotas.Get(ctx, team, last)
+		if err != nil || q == nil {
+			t.Fatalf("Get(%s) = %v, %v", team, q, err)
+		}
+		want := "for " + team
+		if team == "team-3" {
+			want = "edited"
+		}
+		if q.Config.Config.Description != want || q.Config.Resources[0].Accelerators != 1 || q.ConfigErr != nil {
+			t.Errorf("%s read back as %q with %d accelerators (%v), want %q with 1", team, q.Config.Config.Description,
+				q.Config.Resources[0].Accelerators, q.ConfigErr, want)
+		}
+	}
+	calls := e.CallCounts()
+	if calls["ListComputeQuotas"] != 1 || calls["DescribeComputeQuota"] != 1 || len(calls) != 2 {
+		t.Errorf("a refresh of 5 quotas, one changed outside, made %v; want 1 ListComputeQuotas and 1 DescribeComputeQuota", calls)
+	}
+}
+
+// An update names the version the state saw: one changed since is refused with ErrChanged.
+func TestUpdateOverAStaleVersion(t *testing.T) {
+	e := startEmulator(t)
+	ctx := context.Background()
+	b := newBackend(t, e)
+	rec, _, err := b.Quotas.Put(ctx, planned(t, "ml", 1), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.UpdateQuota(rec.ID, func(q *sagemakeremulator.ComputeQuota) { q.Description = "edited" }); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = b.Quotas.Put(ctx, planned(t, "ml", 2), "", &rec)
+	if !errors.Is(err, backend.ErrChanged) {
+		t.Fatalf("update over version %s after an outside change: %v, want ErrChanged", rec.Version, err)
+	}
+	current, err := b.Quotas.Get(ctx, "ml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.Quotas.Put(ctx, planned(t, "ml", 2), "", &current.Record); err != nil {
+		t.Fatalf("update over the current version %s: %v", current.Version, err)
+	}
+}
