@@ -308,6 +308,28 @@ func objectFrom[T any](m T) (types.Object, diag.Diagnostics) {
 	return c.object(context.Background(), reflect.ValueOf(m), c.attrTypes)
 }
 
+// listFrom is the list of models ms, each element an object of model T, as
+// types.ListValueFrom makes it: a nil slice is a null list.
+func listFrom[T any](ms []T) (types.List, diag.Diagnostics) {
+	c := codecOf(reflect.TypeFor[T]())
+	elemType := types.ObjectType{AttrTypes: c.attrTypes}
+	if ms == nil {
+		return types.ListNull(elemType), nil
+	}
+	var diags diag.Diagnostics
+	elems := make([]attr.Value, 0, len(ms))
+	for _, m := range ms {
+		obj, d := c.object(context.Background(), reflect.ValueOf(m), c.attrTypes)
+		if diags.Append(d...); diags.HasError() {
+			return types.ListUnknown(elemType), diags
+		}
+		elems = append(elems, obj)
+	}
+	list, d := types.ListValue(elemType, elems)
+	diags.Append(d...)
+	return list, diags
+}
+
 // unknownPaths calls mark with the path of every unknown value in v, at any depth: an unknown
 // object, list or map is one path, and a known one is searched element by element, in order.
 // Null values are not unknown.

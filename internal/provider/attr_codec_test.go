@@ -110,6 +110,13 @@ func TestModelCodecMatchesFramework(t *testing.T) {
 		}
 		entryValues = append(entryValues, want)
 	}
+	for _, ms := range [][]resourceEntryModel{entries, {}, nil} {
+		want, d := types.ListValueFrom(ctx, entryType, ms)
+		got, gd := listFrom(ms)
+		if d.HasError() || gd.HasError() || !got.Equal(want) {
+			t.Errorf("listFrom(%v) = %v (%v), the framework's %v (%v)", ms, got, gd, want, d)
+		}
+	}
 	if m, ok := modelOf[resourceEntryModel](types.ObjectUnknown(entryType.AttrTypes)); ok || !reflect.DeepEqual(m, resourceEntryModel{}) {
 		t.Errorf("modelOf(unknown) = %+v, %v", m, ok)
 	}
