@@ -8,10 +8,12 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
@@ -42,7 +44,141 @@ func modelTypes(models ...any) map[string]reflect.Type {
 
 // attrTypesOf is the attribute types of model T.
 func attrTypesOf[T any]() map[string]attr.Type {
-	return structAttrTypes(reflect.TypeFor[T]())
+	return maps.Clone(codecOf(reflect.TypeFor[T]()).attrTypes)
+}
+
+// A model's attributes are read and written through a codec worked out once per model type.
+// The framework's own conversions (tfsdk Get and Set, types.ObjectValueFrom, Object.As) re-read
+// the struct tags on every call and compile a regular expression per field to check each name:
+// in a plan of new compute quotas that was a fifth of the provider's CPU. Each attribute of a
+// model is an attribute value already, so the codec only moves values between fields and
+// attribute maps, and leaves type checks to the framework's values.
+
+// modelCodec is how one model type maps to its attributes.
+type modelCodec struct {
+	model     reflect.Type
+	attrTypes map[string]attr.Type // shared: never modified
+	fields    []codecField
+}
+
+// codecField is one tagged field, embedded models' fields included.
+type codecField struct {
+	name  string
+	index []int // for reflect.Value.FieldByIndex
+}
+
+var modelCodecs sync.Map // reflect.Type -> *modelCodec
+
+func codecOf(t reflect.Type) *modelCodec {
+	if c, ok := modelCodecs.Load(t); ok {
+		return c.(*modelCodec)
+	}
+	c := &modelCodec{model: t, attrTypes: structAttrTypes(t)}
+	c.addFields(t, nil)
+	stored, _ := modelCodecs.LoadOrStore(t, c)
+	return stored.(*modelCodec)
+}
+
+func (c *modelCodec) addFields(t reflect.Type, at []int) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		index := append(slices.Clone(at), i)
+		if f.Anonymous {
+			c.addFields(f.Type, index)
+		} else if name := f.Tag.Get("tfsdk"); name != "" && name != "-" {
+			c.fields = append(c.fields, codecField{name: name, index: index})
+		}
+	}
+}
+
+// read sets the fields of model value rv from attrs, which has exactly the model's attributes,
+// each of its field's Go type (as the framework's Get requires of the values its types make).
+func (c *modelCodec) read(attrs map[string]attr.Value, rv reflect.Value) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if len(attrs) != len(c.fields) {
+		diags.AddError("Value Conversion Error", fmt.Sprintf("%s has %d attributes, the object %d: %v", c.model, len(c.fields), len(attrs), slices.Sorted(maps.Keys(attrs))))
+		return diags
+	}
+	for _, f := range c.fields {
+		v, ok := attrs[f.name]
+		if !ok {
+			diags.AddError("Value Conversion Error", fmt.Sprintf("%s: the object has no attribute %q", c.model, f.name))
+			return diags
+		}
+		fv := rv.FieldByIndex(f.index)
+		if reflect.TypeOf(v) != fv.Type() {
+			diags.AddAttributeError(path.Root(f.name), "Value Conversion Error", fmt.Sprintf("%s.%s is a %s, the value a %T", c.model, f.name, fv.Type(), v))
+			return diags
+		}
+		fv.Set(reflect.ValueOf(v))
+	}
+	return diags
+}
+
+// object is the object value of model value rv with attribute types attrTypes: the model's
+// own, or a schema's, whose custom types (the timeouts block's) the model's fields may not
+// share; types.ObjectValue checks every attribute against them.
+func (c *modelCodec) object(ctx context.Context, rv reflect.Value, attrTypes map[string]attr.Type) (types.Object, diag.Diagnostics) {
+	vals := make(map[string]attr.Value, len(c.fields))
+	for _, f := range c.fields {
+		v := rv.FieldByIndex(f.index).Interface().(attr.Value)
+		if want, ok := attrTypes[f.name]; ok && !want.Equal(v.Type(ctx)) {
+			converted, err := convertValue(ctx, v, want)
+			if err != nil {
+				var diags diag.Diagnostics
+				diags.AddAttributeError(path.Root(f.name), "Value Conversion Error", fmt.Sprintf("%s: %v", c.model, err))
+				return types.ObjectUnknown(attrTypes), diags
+			}
+			v = converted
+		}
+		vals[f.name] = v
+	}
+	return types.ObjectValue(attrTypes, vals)
+}
+
+// convertValue is v as a value of type t, through its Terraform value; the two types must be
+// the same Terraform type.
+func convertValue(ctx context.Context, v attr.Value, t attr.Type) (attr.Value, error) {
+	if !t.TerraformType(ctx).Equal(v.Type(ctx).TerraformType(ctx)) {
+		return nil, fmt.Errorf("a value of type %s cannot be read as %s", v.Type(ctx), t)
+	}
+	tv, err := v.ToTerraformValue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return t.ValueFromTerraform(ctx, tv)
+}
+
+// getModel reads a configuration, plan or state (tfsdk.Config, Plan or State) into model m, as
+// their Get does.
+func getModel[T any](ctx context.Context, data interface {
+	Get(context.Context, any) diag.Diagnostics
+}, m *T) diag.Diagnostics {
+	var obj types.Object
+	if diags := data.Get(ctx, &obj); diags.HasError() {
+		return diags
+	}
+	if obj.IsNull() || obj.IsUnknown() {
+		return data.Get(ctx, m) // the framework's own error
+	}
+	return codecOf(reflect.TypeFor[T]()).read(obj.Attributes(), reflect.ValueOf(m).Elem())
+}
+
+// setModel writes model m to a plan or state, as their Set does.
+func setModel[T any, D *tfsdk.Plan | *tfsdk.State](ctx context.Context, data D, m *T) diag.Diagnostics {
+	var schemaType attr.Type
+	var set func(context.Context, any) diag.Diagnostics
+	switch d := any(data).(type) {
+	case *tfsdk.Plan:
+		schemaType, set = d.Schema.Type(), d.Set
+	case *tfsdk.State:
+		schemaType, set = d.Schema.Type(), d.Set
+	}
+	obj, diags := codecOf(reflect.TypeFor[T]()).object(ctx, reflect.ValueOf(m).Elem(), schemaType.(attr.TypeWithAttributeTypes).AttributeTypes())
+	if diags.HasError() {
+		return diags
+	}
+	return set(ctx, obj)
 }
 
 // tagsOf are the attribute names of model T, in field order.
@@ -142,7 +278,7 @@ func modelOf[T any](v types.Object) (m T, ok bool) {
 	if v.IsNull() || v.IsUnknown() {
 		return m, false
 	}
-	if d := v.As(context.Background(), &m, basetypes.ObjectAsOptions{}); d.HasError() {
+	if d := codecOf(reflect.TypeFor[T]()).read(v.Attributes(), reflect.ValueOf(&m).Elem()); d.HasError() {
 		// The object's type is the model's by construction (schema and model tags agree).
 		panic(fmt.Sprintf("reading %T: %v", m, d))
 	}
@@ -168,7 +304,30 @@ func elementsOf[T any](v types.List) []T {
 
 // objectFrom is the object value of model T.
 func objectFrom[T any](m T) (types.Object, diag.Diagnostics) {
-	return types.ObjectValueFrom(context.Background(), attrTypesOf[T](), m)
+	c := codecOf(reflect.TypeFor[T]())
+	return c.object(context.Background(), reflect.ValueOf(m), c.attrTypes)
+}
+
+// listFrom is the list of models ms, each element an object of model T, as
+// types.ListValueFrom makes it: a nil slice is a null list.
+func listFrom[T any](ms []T) (types.List, diag.Diagnostics) {
+	c := codecOf(reflect.TypeFor[T]())
+	elemType := types.ObjectType{AttrTypes: c.attrTypes}
+	if ms == nil {
+		return types.ListNull(elemType), nil
+	}
+	var diags diag.Diagnostics
+	elems := make([]attr.Value, 0, len(ms))
+	for _, m := range ms {
+		obj, d := c.object(context.Background(), reflect.ValueOf(m), c.attrTypes)
+		if diags.Append(d...); diags.HasError() {
+			return types.ListUnknown(elemType), diags
+		}
+		elems = append(elems, obj)
+	}
+	list, d := types.ListValue(elemType, elems)
+	diags.Append(d...)
+	return list, diags
 }
 
 // unknownPaths calls mark with the path of every unknown value in v, at any depth: an unknown

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"math/big"
 	"strconv"
 
@@ -191,7 +190,7 @@ func quotaModelFromResolved(rc quota.ResolvedConfig) (computeQuotaModel, diag.Di
 			models = append(models, limitModel{InstanceType: types.StringValue(l.InstanceType),
 				Accelerators: types.Int64PointerValue(l.Accelerators), VCPU: floatOrNull(l.VCPU), MemoryInGiB: floatOrNull(l.MemoryGiB)})
 		}
-		l, d := types.ListValueFrom(context.Background(), types.ObjectType{AttrTypes: absoluteLimitAttrTypes}, models)
+		l, d := listFrom(models)
 		diags.Append(d...)
 		limits = l
 	}
@@ -215,7 +214,7 @@ func quotaModelFromResolved(rc quota.ResolvedConfig) (computeQuotaModel, diag.Di
 			EFA: types.Int64Value(r.EFA), Partition: partition,
 		})
 	}
-	list, d := types.ListValueFrom(context.Background(), types.ObjectType{AttrTypes: resourceEntryAttrTypes}, entries)
+	list, d := listFrom(entries)
 	diags.Append(d...)
 	m.Resources = list
 	return m, diags
@@ -315,7 +314,7 @@ func (m *computeQuotaModel) withoutUnsupported(t backend.Traits, diags *diag.Dia
 	for i := range entries {
 		entries[i].EFA = types.Int64Null()
 	}
-	list, d := types.ListValueFrom(context.Background(), types.ObjectType{AttrTypes: resourceEntryAttrTypes}, entries)
+	list, d := listFrom(entries)
 	diags.Append(d...)
 	m.Resources = list
 }

@@ -26,8 +26,8 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return // destroy, or the provider is not configured yet (validation)
 	}
 	var config, plan computeQuotaModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(getModel(ctx, req.Config, &config)...)
+	resp.Diagnostics.Append(getModel(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -62,7 +62,7 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 	planned.withoutUnsupported(traits, &resp.Diagnostics)
 	var prior computeQuotaModel
 	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+		resp.Diagnostics.Append(getModel(ctx, req.State, &prior)...)
 	}
 	planned.QuotaID, planned.storeRecordModel = plannedStoreRecord(traits.Versioned, req.State.Raw.IsNull(), prior.QuotaID, prior.storeRecordModel)
 	if resp.Diagnostics.HasError() {
@@ -77,7 +77,7 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 	// After apply the cluster matches the configuration: whatever drift the last refresh found
 	// is what this plan repairs.
 	planned.Drift = types.ListValueMust(types.StringType, nil)
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &planned)...)
+	resp.Diagnostics.Append(setModel(ctx, &resp.Plan, &planned)...)
 	planNewVersion(ctx, traits.Versioned, req, resp)
 	if !req.State.Raw.IsNull() {
 		// A queue being deleted cannot be updated back: delete it (waiting for what holds it)

@@ -7,11 +7,12 @@ import (
 
 // droppedEnv says whether a variable of the caller's environment must not reach Terraform,
 // the provider or the bench's own clients: anything that could point them at another
-// cluster (every KUBE* variable, KUBECONFIG included), another provider binary, another CLI
-// config or working state, or change how Terraform runs (extra CLI arguments, logging).
+// cluster (every KUBE* variable, KUBECONFIG included) or at an AWS account (every AWS_*
+// variable: the SageMaker path talks to the emulator only), another provider binary, another
+// CLI config or working state, or change how Terraform runs (extra CLI arguments, logging).
 func droppedEnv(name string) bool {
 	switch {
-	case strings.HasPrefix(name, "KUBE"):
+	case strings.HasPrefix(name, "KUBE"), strings.HasPrefix(name, "AWS_"):
 		return true
 	case strings.HasPrefix(name, "TF_CLI_ARGS"), strings.HasPrefix(name, "TF_LOG"):
 		return true

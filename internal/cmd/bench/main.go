@@ -1,11 +1,12 @@
-// Command bench measures the provider at scale against its own local control plane:
-// for each team count, Terraform apply, no-op plan, plan with one quota changed,
-// refresh-only and destroy (and a plan of new resources), each timed, with the provider's
-// peak RSS and the API requests it made counted by a proxy, next to floors for the same
-// work (Terraform core on terraform_data, and the same requests sent one after another).
+// Command bench measures the provider at scale on both of its paths: Kueue objects on its own
+// local control plane, and task_governance against the SageMaker API emulator. For each team
+// count, Terraform apply, no-op plan, plan with one quota changed, refresh-only and destroy
+// (and a plan of new resources), each timed, with the provider's peak RSS and the API requests
+// it made (counted by a proxy, or by the emulator), next to floors for the same work (Terraform
+// core on terraform_data, and the requests the work needs sent one after another).
 // It writes bench/results/<date>.md and .json and exits non-zero when a target is missed.
 //
-//	go run ./internal/cmd/bench [-teams 10,100,500,1000] [-runs 3]   (make bench BENCH_FLAGS=...)
+//	go run ./internal/cmd/bench [-paths kubernetes,sagemaker] [-teams 10,100,500,1000] [-runs 3]   (make bench BENCH_FLAGS=...)
 //
 // Started by Terraform as terraform-provider-hyperpod (a copy of this binary in the
 // dev_overrides directory, with HYPERPOD_BENCH_REAL_PROVIDER set), it is the wrapper that
@@ -22,6 +23,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -62,7 +64,7 @@ func run() int {
 		Date:      started.Format("2006-01-02"),
 		StartedAt: started.Format(time.RFC3339),
 		Settings: settings{
-			Teams: opts.Teams, Runs: opts.Runs, MaxListsPerKind: opts.MaxListsPerKind,
+			Paths: opts.Paths, Teams: opts.Teams, Runs: opts.Runs, MaxListsPerKind: opts.MaxListsPerKind,
 			Parallelism: "Terraform default (10)", Spread: spreadNote, Floor: floorFormula,
 		},
 	}
@@ -73,9 +75,7 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "bench: error:", runErr)
 	}
 	for _, tr := range res.TeamCounts {
-		for _, o := range tr.Ops {
-			o.finish()
-		}
+		tr.finish()
 	}
 	res.Targets = checkTargets(res, opts.MaxListsPerKind)
 	if repo == "" {
@@ -136,10 +136,6 @@ func execute(ctx context.Context, opts options, res *results, logf func(string, 
 		_ = os.RemoveAll(tmp)
 	}()
 
-	assets, err := resolveAssets(ctx, repo, opts.Assets)
-	if err != nil {
-		return repo, err
-	}
 	logf("building the provider")
 	realProvider, pluginDir, err := buildProvider(ctx, repo, tmp)
 	if err != nil {
@@ -149,8 +145,32 @@ func execute(ctx context.Context, opts options, res *results, logf func(string, 
 	if err := os.WriteFile(rcPath, []byte(cliConfig(pluginDir)), 0o644); err != nil {
 		return repo, err
 	}
-	h := preparedHost{tmp: tmp, assets: assets, terraform: terraform, realProvider: realProvider, rcPath: rcPath}
-	return repo, benchOnLocalCluster(ctx, opts, res, logf, h)
+	h := preparedHost{tmp: tmp, terraform: terraform, realProvider: realProvider, rcPath: rcPath}
+	r := runner{
+		opts:    opts,
+		rssDir:  filepath.Join(tmp, "rss"),
+		workDir: filepath.Join(tmp, "work"),
+		notes:   &res.Notes,
+		logf:    logf,
+		tf:      h.tfRunner(opts.CommandTimeout),
+	}
+	if err := os.MkdirAll(r.tf.logDir, 0o755); err != nil {
+		return repo, err
+	}
+	if slices.Contains(opts.Paths, pathKubernetes) {
+		if h.assets, err = resolveAssets(ctx, repo, opts.Assets); err != nil {
+			return repo, err
+		}
+		if err := benchOnLocalCluster(ctx, r, res, h); err != nil {
+			return repo, err
+		}
+	}
+	if slices.Contains(opts.Paths, pathSageMaker) {
+		if err := benchOnEmulator(ctx, r, res); err != nil {
+			return repo, err
+		}
+	}
+	return repo, nil
 }
 
 // preparedHost is what execute prepares on this machine before a cluster starts.
@@ -179,16 +199,16 @@ func (h preparedHost) tfRunner(timeout time.Duration) *tfRunner {
 }
 
 // benchOnLocalCluster starts a local control plane behind a counting proxy, runs every
-// team count against it and stops it again; h.tmp holds the cluster's work directory and
-// the runs' files.
-func benchOnLocalCluster(ctx context.Context, opts options, res *results, logf func(string, ...any), h preparedHost) (err error) {
-	logf("starting the local control plane (%s)", h.assets)
+// team count of the Kubernetes path against it and stops it again; h.tmp holds the cluster's
+// work directory.
+func benchOnLocalCluster(ctx context.Context, r runner, res *results, h preparedHost) (err error) {
+	r.logf("starting the local control plane (%s)", h.assets)
 	cluster, err := localcluster.Start(ctx, localcluster.Options{AssetsDir: h.assets, WorkDir: filepath.Join(h.tmp, "cluster")})
 	if err != nil {
 		return err
 	}
 	defer func() {
-		logf("stopping the local control plane")
+		r.logf("stopping the local control plane")
 		if serr := cluster.Stop(); serr != nil && err == nil {
 			err = serr
 		}
@@ -206,30 +226,12 @@ func benchOnLocalCluster(ctx context.Context, opts options, res *results, logf f
 	if err != nil {
 		return err
 	}
-
-	b := &bench{
-		opts:     opts,
-		proxy:    proxy,
-		replayer: rep,
-		cleaner:  cl,
-		rssDir:   filepath.Join(h.tmp, "rss"),
-		workDir:  filepath.Join(h.tmp, "work"),
-		logf:     logf,
-		tf:       h.tfRunner(opts.CommandTimeout),
-	}
-	if err := os.MkdirAll(b.tf.logDir, 0o755); err != nil {
-		return err
-	}
-	defer func() { res.Notes = b.notes }()
-	logf("API server %s, counting proxy %s", cluster.Host, proxy.URL)
-	for _, n := range opts.Teams {
-		tr := newTeamResult(n)
-		res.TeamCounts = append(res.TeamCounts, tr)
-		if err := b.runTeamCount(ctx, n, tr); err != nil {
-			return err
-		}
-	}
-	return nil
+	r.window = proxy
+	b := &bench{runner: r, proxy: proxy, replayer: rep, cleaner: cl}
+	r.logf("API server %s, counting proxy %s", cluster.Host, proxy.URL)
+	p := pathRuns{name: pathKubernetes, provider: providerConfig, floor: terraformDataConfig,
+		providerBlock: kubernetesProvider(proxy.URL), runOnce: b.runOnce}
+	return b.runPath(ctx, p, res)
 }
 
 // buildProvider builds the provider from the work tree, and puts a copy of this binary named

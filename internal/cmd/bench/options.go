@@ -12,6 +12,7 @@ import (
 
 // options are the command-line flags.
 type options struct {
+	Paths           []string
 	Teams           []int
 	Runs            int
 	Terraform       string
@@ -28,6 +29,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	paths := fs.String("paths", pathKubernetes+","+pathSageMaker, "comma-separated paths to measure: "+pathKubernetes+
+		" (Kueue objects on a local control plane), "+pathSageMaker+" (task_governance against the SageMaker API emulator)")
 	teams := fs.String("teams", "10,100,500,1000", "comma-separated team counts to measure")
 	fs.IntVar(&o.Runs, "runs", 3, "runs per team count (the report shows the median and min-max)")
 	fs.StringVar(&o.Terraform, "terraform", "terraform", "Terraform binary")
@@ -49,6 +52,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
 	var err error
+	if o.Paths, err = parsePaths(*paths); err != nil {
+		return o, err
+	}
 	if o.Teams, err = parseTeams(*teams); err != nil {
 		return o, err
 	}
@@ -87,5 +93,31 @@ func parseTeams(s string) ([]int, error) {
 		return nil, fmt.Errorf("-teams %q: no team counts", s)
 	}
 	slices.Sort(out)
+	return out, nil
+}
+
+// The two ways the provider stores quotas.
+const (
+	pathKubernetes = "kubernetes"
+	pathSageMaker  = "sagemaker"
+)
+
+// parsePaths parses "sagemaker,kubernetes" into the distinct paths, Kubernetes first.
+func parsePaths(s string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		switch {
+		case f == "" || slices.Contains(out, f):
+		case f == pathKubernetes || f == pathSageMaker:
+			out = append(out, f)
+		default:
+			return nil, fmt.Errorf("-paths: %q is not %s or %s", f, pathKubernetes, pathSageMaker)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("-paths %q: no paths", s)
+	}
+	slices.Sort(out) // kubernetes before sagemaker
 	return out, nil
 }

@@ -27,19 +27,37 @@ func TestParseTeams(t *testing.T) {
 	}
 }
 
+func TestParsePaths(t *testing.T) {
+	good := map[string][]string{
+		"kubernetes,sagemaker":  {pathKubernetes, pathSageMaker},
+		"sagemaker, kubernetes": {pathKubernetes, pathSageMaker},
+		"sagemaker,sagemaker,":  {pathSageMaker},
+	}
+	for in, want := range good {
+		if got, err := parsePaths(in); err != nil || !slices.Equal(got, want) {
+			t.Errorf("parsePaths(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", ",", "kueue", "sagemaker;kubernetes"} {
+		if got, err := parsePaths(in); err == nil {
+			t.Errorf("parsePaths(%q) = %v, want an error", in, got)
+		}
+	}
+}
+
 func TestParseOptions(t *testing.T) {
 	o, err := parseOptions(nil, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(o.Teams, []int{10, 100, 500, 1000}) || o.Runs != 3 || o.MaxListsPerKind != 1 || o.CommandTimeout != time.Hour {
+	if !slices.Equal(o.Paths, []string{pathKubernetes, pathSageMaker}) || !slices.Equal(o.Teams, []int{10, 100, 500, 1000}) || o.Runs != 3 || o.MaxListsPerKind != 1 || o.CommandTimeout != time.Hour {
 		t.Errorf("defaults: %+v", o)
 	}
 	o, err = parseOptions([]string{"-teams", "10", "-runs", "1"}, io.Discard)
 	if err != nil || !slices.Equal(o.Teams, []int{10}) || o.Runs != 1 {
 		t.Errorf("quick mode: %+v, %v", o, err)
 	}
-	for _, args := range [][]string{{"-runs", "0"}, {"-teams", "x"}, {"extra"}, {"-max-lists-per-kind", "-1"}} {
+	for _, args := range [][]string{{"-runs", "0"}, {"-teams", "x"}, {"extra"}, {"-max-lists-per-kind", "-1"}, {"-paths", "kueue"}} {
 		if _, err := parseOptions(args, io.Discard); err == nil {
 			t.Errorf("parseOptions(%q): want an error", args)
 		}

@@ -46,15 +46,19 @@ func (p *countingProxy) reset() { p.p.ResetRecorded() }
 // snapshot returns the requests of the current window, in the order they arrived.
 func (p *countingProxy) snapshot() []recordedRequest { return p.p.Recorded() }
 
+// counts counts the requests of the current window.
+func (p *countingProxy) counts() requestCounts { return countRequests(p.snapshot()) }
+
 func (p *countingProxy) close() error { return p.p.Close() }
 
 // requestCounts are the requests of one measured command, counted.
 type requestCounts struct {
 	Total          int            `json:"total"`
-	ByVerb         map[string]int `json:"by_verb"`
-	ByResource     map[string]int `json:"by_resource"`
-	ByVerbResource map[string]int `json:"by_verb_resource"` // "list clusterqueues"
-	Failed         int            `json:"failed"`           // status >= 400 other than 404 and 409
+	ByVerb         map[string]int `json:"by_verb,omitempty"`
+	ByResource     map[string]int `json:"by_resource,omitempty"`
+	ByVerbResource map[string]int `json:"by_verb_resource,omitempty"` // "list clusterqueues"
+	ByOperation    map[string]int `json:"by_operation,omitempty"`     // SageMaker: "ListComputeQuotas"
+	Failed         int            `json:"failed"`                     // see countRequests and countCalls
 }
 
 func countRequests(reqs []recordedRequest) requestCounts {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -26,6 +27,22 @@ const floorWhy = "The read floor is a property of the workload, one GET per obje
 	"not raise the floor. The floor leaves out waiting itself: destroy waits until each Namespace is gone, and " +
 	"that waiting counts against the provider. Requests are sent one after another, so the provider, which " +
 	"Terraform runs ten resources at a time, can beat the request part of the floor."
+
+// sagemakerFloorFormula is the SageMaker path's floor, stated in every results file that
+// measures it.
+const sagemakerFloorFormula = "SageMaker path: floor(op) = median wall time of op on a terraform_data configuration of one resource " +
+	"per team with the quota's input (Terraform core, no provider) + the time the SDK's SageMaker client (static credentials, " +
+	"no retries) takes to send, one after another to the same emulator, the fewest requests the workload needs: nothing for " +
+	"the plan of new resources; ceil(N/100) ListComputeQuotas pages (100 is the API's largest page) for the no-op plan, the " +
+	"plan after one change and refresh-only, since the list carries each quota's version and a quota whose version did not " +
+	"move needs no Describe; for apply one CreateComputeQuota per quota and the two DescribeComputeQuota of its wait; for " +
+	"destroy the list's pages, then one DeleteComputeQuota per quota and the two Describes of its wait. Two Describes: the " +
+	"emulator completes a transition once Describe has reported it once, so the first sees Creating or Deleting and the " +
+	"second the outcome. The floor leaves out waiting. The provider's waiters sleep at least 2 s between Describes " +
+	"(sagemakerclient.DefaultPoll.Min, chosen for the real API, where a quota takes seconds to settle), so apply and " +
+	"destroy of N quotas sleep at least ceil(N/10) x 2 s with Terraform running ten at a time: the poll bound, reported " +
+	"beside the floor with the ratio to floor + poll bound. Apply and destroy floors are timed after destroy, on an empty " +
+	"emulator; the reads' right after the command. request ratio = most requests over the runs / the floor's."
 
 const spreadNote = "min-max over the runs (MAD in the JSON)"
 
@@ -60,41 +77,43 @@ func renderMarkdown(r *results) string {
 	if m.MemoryTotal != "" {
 		fmt.Fprintf(&b, ", memory %s", m.MemoryTotal)
 	}
-	fmt.Fprintf(&b, ". Local control plane: kube-apiserver %s and etcd %s on 127.0.0.1, Kueue %s CRDs, reached through the bench's counting proxy.\n\n",
-		m.KubernetesVersion, m.EtcdVersion, m.KueueVersion)
-	fmt.Fprintf(&b, "Started %s, finished %s. `make bench BENCH_FLAGS='-teams %s -runs %d'`. Per team: one `hyperpod_team_namespace` and one `hyperpod_compute_quota` with three instance types. Terraform default parallelism (10).\n\n",
-		r.StartedAt, r.FinishedAt, joinInts(r.Settings.Teams), r.Settings.Runs)
+	b.WriteString(".")
+	kube, sm := slices.Contains(r.Settings.Paths, pathKubernetes), slices.Contains(r.Settings.Paths, pathSageMaker)
+	if kube {
+		fmt.Fprintf(&b, " Kubernetes path: local control plane, kube-apiserver %s and etcd %s on 127.0.0.1, Kueue %s CRDs, reached through the bench's counting proxy.",
+			m.KubernetesVersion, m.EtcdVersion, m.KueueVersion)
+	}
+	if sm {
+		b.WriteString(" SageMaker path: `task_governance` against the SageMaker API emulator (internal/sagemakeremulator) in the bench process, no Kubernetes connection; the emulator counts the calls.")
+	}
+	fmt.Fprintf(&b, "\n\nStarted %s, finished %s. `make bench BENCH_FLAGS='-paths %s -teams %s -runs %d'`. Terraform default parallelism (10).",
+		r.StartedAt, r.FinishedAt, strings.Join(r.Settings.Paths, ","), joinInts(r.Settings.Teams), r.Settings.Runs)
+	if kube {
+		b.WriteString(" Per team on the Kubernetes path: one `hyperpod_team_namespace` and one `hyperpod_compute_quota` with three instance types.")
+	}
+	if sm {
+		b.WriteString(" Per team on the SageMaker path: one `hyperpod_compute_quota` with three instance types (no namespace: the provider writes none without a Kubernetes connection).")
+	}
+	b.WriteString("\n\n")
 	if r.Error != "" {
 		fmt.Fprintf(&b, "**The run failed:** %s\n\n", codeBlockless(r.Error))
 	}
 
 	b.WriteString("Wall times are medians of the runs in seconds; spread is " + spreadNote + ". ")
 	b.WriteString("Peak RSS is the largest resident set of the provider processes of a command (median over runs, MB = 10^6 bytes).\n\n")
-	b.WriteString(floorFormula + "\n\n" + floorWhy + "\n\n")
+	if kube {
+		b.WriteString(floorFormula + "\n\n" + floorWhy + "\n\n")
+	}
+	if sm {
+		b.WriteString(sagemakerFloorFormula + "\n\n")
+	}
 
 	for _, tr := range r.TeamCounts {
-		fmt.Fprintf(&b, "## %d teams\n\n", tr.Teams)
-		b.WriteString("| operation | wall (s) | spread (s) | floor (s) | ratio | terraform_data (s) | sequential requests (s) | peak RSS (MB) |\n")
-		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
-		for _, o := range tr.Ops {
-			if o.Wall.N == 0 {
-				fmt.Fprintf(&b, "| %s | not measured | | | | | | |\n", o.Op)
-				continue
-			}
-			fmt.Fprintf(&b, "| %s | %.2f | %.2f-%.2f | %s | %s | %.2f | %s | %.1f |\n",
-				o.Op, o.Wall.Median, o.Wall.Min, o.Wall.Max, seconds(o.Floor), ratioText(o.Ratio),
-				o.TFDataWall.Median, seconds(o.Sequential.Median), o.PeakRSSMB.Median)
+		if tr.Path == pathSageMaker {
+			renderSageMakerTeams(&b, tr)
+		} else {
+			renderKubernetesTeams(&b, tr)
 		}
-		b.WriteString("\nRequests per command (a range when the runs differ; list-continue is a further page of a LIST the provider pages 500 objects at a time):\n\n")
-		b.WriteString("| operation | total | by verb | by resource |\n|---|---:|---|---|\n")
-		for _, o := range tr.Ops {
-			if o.Wall.N == 0 {
-				continue
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", o.Op, rangeText(o.Requests.Total),
-				rangeMap(o.Requests.ByVerb), rangeMap(o.Requests.ByResource))
-		}
-		b.WriteString("\n")
 	}
 
 	b.WriteString("## Targets\n\n| target | result | detail |\n|---|---|---|\n")
@@ -114,6 +133,85 @@ func renderMarkdown(r *results) string {
 	return b.String()
 }
 
+// column is one column of a per-operation table; numeric columns are right-aligned.
+type column struct {
+	head    string
+	numeric bool
+	value   func(*opResult) string
+}
+
+// The timing columns both paths share, around the SageMaker path's own.
+var (
+	timingColumns = []column{
+		{"wall (s)", true, func(o *opResult) string { return fmt.Sprintf("%.2f", o.Wall.Median) }},
+		{"spread (s)", true, func(o *opResult) string { return fmt.Sprintf("%.2f-%.2f", o.Wall.Min, o.Wall.Max) }},
+		{"floor (s)", true, func(o *opResult) string { return seconds(o.Floor) }},
+		{"ratio", true, func(o *opResult) string { return ratioText(o.Ratio) }},
+		{"terraform_data (s)", true, func(o *opResult) string { return fmt.Sprintf("%.2f", o.TFDataWall.Median) }},
+	}
+	peakRSSColumn = column{"peak RSS (MB)", true, func(o *opResult) string { return fmt.Sprintf("%.1f", o.PeakRSSMB.Median) }}
+)
+
+// writeOpTable writes one row per operation; an operation that was not measured gets a row
+// saying so in tables that list every operation, and none in the others.
+func writeOpTable(b *strings.Builder, ops []*opResult, cols []column, listUnmeasured bool) {
+	b.WriteString("| operation |")
+	align := "|---|"
+	for _, c := range cols {
+		b.WriteString(" " + c.head + " |")
+		if c.numeric {
+			align += "---:|"
+		} else {
+			align += "---|"
+		}
+	}
+	b.WriteString("\n" + align + "\n")
+	for _, o := range ops {
+		if o.Wall.N == 0 {
+			if listUnmeasured {
+				fmt.Fprintf(b, "| %s | not measured |%s\n", o.Op, strings.Repeat(" |", len(cols)-1))
+			}
+			continue
+		}
+		b.WriteString("| " + o.Op + " |")
+		for _, c := range cols {
+			b.WriteString(" " + c.value(o) + " |")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+func renderKubernetesTeams(b *strings.Builder, tr *teamResult) {
+	fmt.Fprintf(b, "## Kubernetes path: %d teams\n\n", tr.Teams)
+	writeOpTable(b, tr.Ops, append(slices.Clone(timingColumns),
+		column{"sequential requests (s)", true, func(o *opResult) string { return seconds(o.Sequential.Median) }},
+		peakRSSColumn), true)
+	b.WriteString("Requests per command (a range when the runs differ; list-continue is a further page of a LIST the provider pages 500 objects at a time):\n\n")
+	writeOpTable(b, tr.Ops, []column{
+		{"total", true, func(o *opResult) string { return rangeText(o.Requests.Total) }},
+		{"by verb", false, func(o *opResult) string { return rangeMap(o.Requests.ByVerb) }},
+		{"by resource", false, func(o *opResult) string { return rangeMap(o.Requests.ByResource) }},
+	}, false)
+}
+
+func renderSageMakerTeams(b *strings.Builder, tr *teamResult) {
+	fmt.Fprintf(b, "## SageMaker path: %d teams\n\n", tr.Teams)
+	writeOpTable(b, tr.Ops, append(slices.Clone(timingColumns),
+		column{"floor requests (s)", true, func(o *opResult) string { return seconds(o.Sequential.Median) }},
+		column{"poll bound (s)", true, func(o *opResult) string { return seconds(o.PollBound) }},
+		column{"ratio to floor + poll bound", true, func(o *opResult) string { return ratioText(o.RatioWithPoll) }},
+		peakRSSColumn), true)
+	b.WriteString("Requests per command (a range when the runs differ) against the request floor:\n\n")
+	writeOpTable(b, tr.Ops, []column{
+		{"requests", true, func(o *opResult) string { return rangeText(o.Requests.Total) }},
+		{"floor", true, func(o *opResult) string { return fmt.Sprint(o.RequestFloorTotal) }},
+		{"request ratio", true, func(o *opResult) string { return ratioText(o.RequestRatio) }},
+		{"by operation", false, func(o *opResult) string { return rangeMap(o.Requests.ByOperation) }},
+		{"floor by operation", false, func(o *opResult) string { return intMap(o.RequestFloor) }},
+	}, false)
+}
+
 func rangeText(c countRange) string {
 	if c.Min == c.Max {
 		return fmt.Sprint(c.Min)
@@ -128,6 +226,17 @@ func rangeMap(m map[string]countRange) string {
 	var parts []string
 	for _, k := range sortedRangeKeys(m) {
 		parts = append(parts, k+" "+rangeText(m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func intMap(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
 }

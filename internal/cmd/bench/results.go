@@ -34,10 +34,12 @@ type requestSummary struct {
 	ByVerb         map[string]countRange `json:"by_verb"`
 	ByResource     map[string]countRange `json:"by_resource"`
 	ByVerbResource map[string]countRange `json:"by_verb_resource"`
+	ByOperation    map[string]countRange `json:"by_operation,omitempty"`
 }
 
 func summarizeRequests(runs []requestCounts) requestSummary {
-	s := requestSummary{ByVerb: map[string]countRange{}, ByResource: map[string]countRange{}, ByVerbResource: map[string]countRange{}}
+	s := requestSummary{ByVerb: map[string]countRange{}, ByResource: map[string]countRange{}, ByVerbResource: map[string]countRange{},
+		ByOperation: map[string]countRange{}}
 	if len(runs) == 0 {
 		return s
 	}
@@ -59,6 +61,7 @@ func summarizeRequests(runs []requestCounts) requestSummary {
 	merge(s.ByVerb, func(c requestCounts) map[string]int { return c.ByVerb })
 	merge(s.ByResource, func(c requestCounts) map[string]int { return c.ByResource })
 	merge(s.ByVerbResource, func(c requestCounts) map[string]int { return c.ByVerbResource })
+	merge(s.ByOperation, func(c requestCounts) map[string]int { return c.ByOperation })
 	var totals, failed []int
 	for _, r := range runs {
 		totals, failed = append(totals, r.Total), append(failed, r.Failed)
@@ -88,6 +91,14 @@ type opResult struct {
 	Ratio      float64        `json:"ratio"`         // Wall.Median / Floor
 	PeakRSSMB  summary        `json:"peak_rss_mb"`   // 10^6 bytes
 	Requests   requestSummary `json:"requests"`
+
+	// The SageMaker path's request floor (sagemakerRequestFloor) and the least time its waiters
+	// sleep (pollBound).
+	RequestFloor      map[string]int `json:"request_floor,omitempty"`
+	RequestFloorTotal int            `json:"request_floor_total,omitempty"`
+	RequestRatio      float64        `json:"request_ratio,omitempty"` // Requests.Total.Max / RequestFloorTotal
+	PollBound         float64        `json:"poll_bound_seconds,omitempty"`
+	RatioWithPoll     float64        `json:"ratio_with_poll_bound,omitempty"` // Wall.Median / (Floor + PollBound)
 }
 
 // finish computes the summaries from the runs.
@@ -116,14 +127,37 @@ func (o *opResult) finish() {
 	}
 }
 
-// teamResult holds every operation at one team count.
+// teamResult holds every operation at one team count on one path.
 type teamResult struct {
+	Path  string      `json:"path"`
 	Teams int         `json:"teams"`
 	Ops   []*opResult `json:"operations"`
 }
 
-func newTeamResult(n int) *teamResult {
-	t := &teamResult{Teams: n}
+// finish computes the summaries of every operation, and on the SageMaker path their request
+// floors.
+func (t *teamResult) finish() {
+	for _, o := range t.Ops {
+		o.finish()
+		if t.Path != pathSageMaker {
+			continue
+		}
+		o.RequestFloor = sagemakerRequestFloor(o.Op, t.Teams)
+		o.RequestFloorTotal = 0
+		for _, v := range o.RequestFloor {
+			o.RequestFloorTotal += v
+		}
+		o.RequestRatio = ratio(float64(o.Requests.Total.Max), float64(o.RequestFloorTotal))
+		o.PollBound = pollBound(o.Op, t.Teams)
+		o.RatioWithPoll = 0
+		if o.PollBound > 0 && o.Floor > 0 {
+			o.RatioWithPoll = ratio(o.Wall.Median, o.Floor+o.PollBound)
+		}
+	}
+}
+
+func newTeamResult(path string, n int) *teamResult {
+	t := &teamResult{Path: path, Teams: n}
 	for _, op := range operations {
 		t.Ops = append(t.Ops, &opResult{Op: op})
 	}
@@ -154,17 +188,18 @@ type results struct {
 }
 
 type settings struct {
-	Teams           []int  `json:"teams"`
-	Runs            int    `json:"runs"`
-	MaxListsPerKind int    `json:"max_lists_per_kind"`
-	Parallelism     string `json:"parallelism"`
-	Spread          string `json:"spread"`
-	Floor           string `json:"floor"`
+	Paths           []string `json:"paths"`
+	Teams           []int    `json:"teams"`
+	Runs            int      `json:"runs"`
+	MaxListsPerKind int      `json:"max_lists_per_kind"`
+	Parallelism     string   `json:"parallelism"`
+	Spread          string   `json:"spread"`
+	Floor           string   `json:"floor"`
 }
 
-func (r *results) team(n int) *teamResult {
+func (r *results) team(path string, n int) *teamResult {
 	for _, t := range r.TeamCounts {
-		if t.Teams == n {
+		if t.Path == path && t.Teams == n {
 			return t
 		}
 	}

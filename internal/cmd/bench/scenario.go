@@ -8,46 +8,58 @@ import (
 	"strings"
 )
 
-// bench holds what every measurement needs.
+// runner holds what measuring on either path needs.
+type runner struct {
+	opts    options
+	tf      *tfRunner
+	window  requestWindow
+	rssDir  string
+	workDir string
+	notes   *[]string
+	logf    func(format string, args ...any)
+}
+
+// requestWindow counts the requests of one measured command: the counting proxy's on the
+// Kubernetes path, the emulator's record of calls on the SageMaker path.
+type requestWindow interface {
+	reset()
+	counts() requestCounts
+}
+
+// bench measures the Kubernetes path.
 type bench struct {
-	opts     options
-	tf       *tfRunner
+	runner
 	proxy    *countingProxy
 	replayer *replayer
 	cleaner  *cleaner
-	rssDir   string
-	workDir  string
-	notes    []string
-	logf     func(format string, args ...any)
 }
 
-// measureProvider runs one Terraform command on the provider configuration with the proxy
-// window and the RSS directory reset, and returns the sample and the requests it made.
-func (b *bench) measureProvider(ctx context.Context, dir, label string, wantExit int, args ...string) (runSample, []recordedRequest, error) {
+// measureProvider runs one Terraform command on the provider configuration with the request
+// window and the RSS directory reset, and returns the sample.
+func (b *runner) measureProvider(ctx context.Context, dir, label string, wantExit int, args ...string) (runSample, error) {
 	if err := resetDir(b.rssDir); err != nil {
-		return runSample{}, nil, err
+		return runSample{}, err
 	}
-	b.proxy.reset()
+	b.window.reset()
 	wall, err := b.tf.run(ctx, dir, label, wantExit, args...)
-	reqs := b.proxy.snapshot()
 	if err != nil {
-		return runSample{}, reqs, err
+		return runSample{}, err
 	}
 	peak, procs, err := peakRSS(b.rssDir)
 	if err != nil {
-		return runSample{}, reqs, err
+		return runSample{}, err
 	}
-	counts := countRequests(reqs)
+	counts := b.window.counts()
 	s := runSample{WallSeconds: wall.Seconds(), PeakRSSBytes: peak, ProviderProcesses: procs, Requests: &counts}
 	b.logf("  %-34s %8.2f s  %6d requests  peak RSS %6.1f MB (%d provider processes)", label, s.WallSeconds, counts.Total, float64(peak)/1e6, procs)
 	if counts.Failed > 0 {
-		b.note(fmt.Sprintf("%s: %d requests failed (status >= 400, not 404/409)", label, counts.Failed))
+		b.note(fmt.Sprintf("%s: %d requests failed (answers that an object is missing or in conflict are not counted)", label, counts.Failed))
 	}
-	return s, reqs, nil
+	return s, nil
 }
 
 // measureTerraformData runs the same command on the terraform_data configuration.
-func (b *bench) measureTerraformData(ctx context.Context, dir, label string, wantExit int, args ...string) (runSample, error) {
+func (b *runner) measureTerraformData(ctx context.Context, dir, label string, wantExit int, args ...string) (runSample, error) {
 	wall, err := b.tf.run(ctx, dir, label, wantExit, args...)
 	if err != nil {
 		return runSample{}, err
@@ -71,25 +83,47 @@ func (b *bench) replayInto(ctx context.Context, s *runSample, label string, reqs
 	return nil
 }
 
-func (b *bench) note(s string) {
-	b.notes = append(b.notes, s)
+func (b *runner) note(s string) {
+	*b.notes = append(*b.notes, s)
 	b.logf("  note: %s", s)
 }
 
-// runTeamCount measures every operation at n teams, b.opts.Runs times, into tr.
-func (b *bench) runTeamCount(ctx context.Context, n int, tr *teamResult) error {
-	pdir := filepath.Join(b.workDir, fmt.Sprintf("provider-%d", n))
-	ddir := filepath.Join(b.workDir, fmt.Sprintf("terraform_data-%d", n))
-	if err := writeWorkDir(pdir, providerConfig, n, b.proxy.URL); err != nil {
+// pathRuns is how one path measures: the kinds of its two configurations (the provider's,
+// then its terraform_data floor's), the provider block, and one run.
+type pathRuns struct {
+	name          string
+	provider      configKind
+	floor         configKind
+	providerBlock string
+	runOnce       func(ctx context.Context, n, run int, pdir, ddir string, tr *teamResult) error
+}
+
+// runPath measures path p at every team count into res.
+func (b *runner) runPath(ctx context.Context, p pathRuns, res *results) error {
+	for _, n := range b.opts.Teams {
+		tr := newTeamResult(p.name, n)
+		res.TeamCounts = append(res.TeamCounts, tr)
+		if err := b.runTeamCount(ctx, p, n, tr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runTeamCount measures every operation at n teams on path p, b.opts.Runs times, into tr.
+func (b *runner) runTeamCount(ctx context.Context, p pathRuns, n int, tr *teamResult) error {
+	pdir := filepath.Join(b.workDir, fmt.Sprintf("%s-%s-%d", p.name, p.provider, n))
+	ddir := filepath.Join(b.workDir, fmt.Sprintf("%s-%s-%d", p.name, p.floor, n))
+	if err := writeWorkDir(pdir, p.provider, n, p.providerBlock); err != nil {
 		return err
 	}
-	if err := writeWorkDir(ddir, terraformDataConfig, n, ""); err != nil {
+	if err := writeWorkDir(ddir, p.floor, n, ""); err != nil {
 		return err
 	}
 	for run := 1; run <= b.opts.Runs; run++ {
-		b.logf("%d teams, run %d of %d", n, run, b.opts.Runs)
-		if err := b.runOnce(ctx, n, run, pdir, ddir, tr); err != nil {
-			return fmt.Errorf("%d teams, run %d: %w", n, run, err)
+		b.logf("%s path, %d teams, run %d of %d", p.name, n, run, b.opts.Runs)
+		if err := p.runOnce(ctx, n, run, pdir, ddir, tr); err != nil {
+			return fmt.Errorf("%s path, %d teams, run %d: %w", p.name, n, run, err)
 		}
 	}
 	return nil
@@ -163,10 +197,11 @@ func (r *teamRun) add(op string, p, d runSample) {
 // step measures op on both configurations; replay says whether the provider's reads are
 // replayed right away (plans and refresh: they change nothing).
 func (r *teamRun) step(ctx context.Context, op string, wantExit int, replay bool, args []string) error {
-	p, reqs, err := r.b.measureProvider(ctx, r.pdir, r.label(providerConfig, op), wantExit, args...)
+	p, err := r.b.measureProvider(ctx, r.pdir, r.label(providerConfig, op), wantExit, args...)
 	if err != nil {
 		return err
 	}
+	reqs := r.b.proxy.snapshot()
 	if replay {
 		reads := readsOnly(reqs) // a plan of new resources reads nothing that exists
 		if op != opPlanNew {
@@ -220,7 +255,7 @@ func (b *bench) changedPlan(ctx context.Context, n, run int, pdir, ddir string, 
 	if err := writeTeams(pdir, providerConfig, n, changed); err != nil {
 		return err
 	}
-	p, _, err := b.measureProvider(ctx, pdir, label(providerConfig), exitChanges, argsPlan...)
+	p, err := b.measureProvider(ctx, pdir, label(providerConfig), exitChanges, argsPlan...)
 	if rerr := writeTeams(pdir, providerConfig, n, 0); err == nil {
 		err = rerr
 	}

@@ -16,6 +16,7 @@ const (
 // Thresholds of the targets.
 const (
 	maxNoopPlanRatio    = 2.0   // no-op plan at 100 teams vs its floor
+	maxPlanNewRatio     = 2.0   // plan of new resources at 100 teams vs its floor, on both paths
 	maxApplyRatio       = 3.0   // apply and destroy at 100 teams vs their floors
 	maxLinearGrowth     = 1.3   // provider time per team, 1000 vs 100 teams
 	maxPeakRSSMB        = 150.0 // at 1000 teams, 10^6 bytes
@@ -31,13 +32,33 @@ type targetResult struct {
 // checkTargets evaluates every target on finished results.
 func checkTargets(r *results, maxListsPerKind int) []targetResult {
 	var out []targetResult
-	out = append(out, ratioTarget(r, 100, opPlanNoop, maxNoopPlanRatio))
-	out = append(out, ratioTarget(r, 100, opApply, maxApplyRatio))
-	out = append(out, ratioTarget(r, 100, opDestroy, maxApplyRatio))
+	out = append(out, ratioTarget(r, pathKubernetes, 100, opPlanNoop, maxNoopPlanRatio))
+	out = append(out, ratioTarget(r, pathKubernetes, 100, opApply, maxApplyRatio))
+	out = append(out, ratioTarget(r, pathKubernetes, 100, opDestroy, maxApplyRatio))
+	out = append(out, ratioTarget(r, pathKubernetes, 100, opPlanNew, maxPlanNewRatio))
+	out = append(out, ratioTarget(r, pathSageMaker, 100, opPlanNew, maxPlanNewRatio))
 	out = append(out, linearTarget(r))
 	out = append(out, rssTarget(r))
 	out = append(out, requestTargets(r, maxListsPerKind)...)
+	out = append(out, requestFloorTargets(r)...)
 	return out
+}
+
+// teamsOn is "100 teams", with the path when it is the SageMaker path.
+func teamsOn(tr *teamResult) string {
+	if tr.Path == pathSageMaker {
+		return fmt.Sprintf("%d teams on the SageMaker path", tr.Teams)
+	}
+	return fmt.Sprintf("%d teams", tr.Teams)
+}
+
+// pathPrefix names the SageMaker path in target names and details; the Kubernetes path's keep
+// the names they always had.
+func pathPrefix(path string) string {
+	if path == pathSageMaker {
+		return "SageMaker path: "
+	}
+	return ""
 }
 
 // measured reports whether op has provider and terraform_data runs.
@@ -45,11 +66,11 @@ func measured(o *opResult) bool {
 	return o != nil && o.Wall.N > 0 && o.TFDataWall.N > 0
 }
 
-func ratioTarget(r *results, teams int, op string, limit float64) targetResult {
-	t := targetResult{Name: fmt.Sprintf("%s at %d teams within %gx of its floor", op, teams, limit)}
-	tr := r.team(teams)
+func ratioTarget(r *results, path string, teams int, op string, limit float64) targetResult {
+	t := targetResult{Name: fmt.Sprintf("%s%s at %d teams within %gx of its floor", pathPrefix(path), op, teams, limit)}
+	tr := r.team(path, teams)
 	if tr == nil || !measured(tr.op(op)) {
-		t.Status, t.Detail = statusNotChecked, fmt.Sprintf("%s at %d teams was not measured", op, teams)
+		t.Status, t.Detail = statusNotChecked, fmt.Sprintf("%s%s at %d teams was not measured", pathPrefix(path), op, teams)
 		return t
 	}
 	o := tr.op(op)
@@ -71,7 +92,7 @@ func providerSecondsPerTeam(tr *teamResult) (float64, bool) {
 
 func linearTarget(r *results) targetResult {
 	t := targetResult{Name: fmt.Sprintf("provider time per team at 1000 teams within %gx of that at 100 (no-op plan minus terraform_data plan)", maxLinearGrowth)}
-	small, large := r.team(100), r.team(1000)
+	small, large := r.team(pathKubernetes, 100), r.team(pathKubernetes, 1000)
 	if small == nil || large == nil {
 		t.Status, t.Detail = statusNotChecked, "needs both 100 and 1000 teams"
 		return t
@@ -94,15 +115,15 @@ func linearTarget(r *results) targetResult {
 
 func rssTarget(r *results) targetResult {
 	t := targetResult{Name: fmt.Sprintf("provider peak RSS under %g MB at 1000 teams", maxPeakRSSMB)}
-	tr := r.team(1000)
-	if tr == nil {
-		t.Status, t.Detail = statusNotChecked, "1000 teams was not measured"
-		return t
-	}
 	peak, where := 0.0, ""
-	for _, o := range tr.Ops {
-		if o.PeakRSSMB.N > 0 && o.PeakRSSMB.Max > peak {
-			peak, where = o.PeakRSSMB.Max, o.Op
+	for _, tr := range r.TeamCounts {
+		if tr.Teams != 1000 {
+			continue
+		}
+		for _, o := range tr.Ops {
+			if o.PeakRSSMB.N > 0 && o.PeakRSSMB.Max > peak {
+				peak, where = o.PeakRSSMB.Max, pathPrefix(tr.Path)+o.Op
+			}
 		}
 	}
 	if peak == 0 {
@@ -123,12 +144,12 @@ func requestTargets(r *results, maxLists int) []targetResult {
 	none := targetResult{Name: "no requests when planning new resources (plan against an empty state)"}
 	var discBad, listBad, noneBad, discOK, listOK, noneOK []string
 	for _, tr := range r.TeamCounts {
-		if o := tr.op(opPlanNoop); o != nil && o.Wall.N > 0 {
+		if o := tr.op(opPlanNoop); o != nil && o.Wall.N > 0 && tr.Path == pathKubernetes {
 			d, a := o.Requests.ByVerb[verbDiscovery].Max, o.Requests.ByVerb[verbOpenAPI].Max
 			if d+a > 0 {
-				discBad = append(discBad, fmt.Sprintf("%d teams: %d discovery, %d openapi", tr.Teams, d, a))
+				discBad = append(discBad, fmt.Sprintf("%s: %d discovery, %d openapi", teamsOn(tr), d, a))
 			} else {
-				discOK = append(discOK, fmt.Sprint(tr.Teams))
+				discOK = append(discOK, teamsOn(tr))
 			}
 			var over []string
 			for _, k := range sortedRangeKeys(o.Requests.ByVerbResource) {
@@ -137,33 +158,72 @@ func requestTargets(r *results, maxLists int) []targetResult {
 				}
 			}
 			if len(over) > 0 {
-				listBad = append(listBad, fmt.Sprintf("%d teams: %s", tr.Teams, strings.Join(over, ", ")))
+				listBad = append(listBad, fmt.Sprintf("%s: %s", teamsOn(tr), strings.Join(over, ", ")))
 			} else {
-				listOK = append(listOK, fmt.Sprint(tr.Teams))
+				listOK = append(listOK, teamsOn(tr))
 			}
 		}
 		if o := tr.op(opPlanNew); o != nil && o.Wall.N > 0 {
 			if n := o.Requests.Total.Max; n > 0 {
-				noneBad = append(noneBad, fmt.Sprintf("%d teams: %d requests", tr.Teams, n))
+				noneBad = append(noneBad, fmt.Sprintf("%s: %d requests", teamsOn(tr), n))
 			} else {
-				noneOK = append(noneOK, fmt.Sprint(tr.Teams))
+				noneOK = append(noneOK, teamsOn(tr))
 			}
 		}
 	}
-	set := func(t *targetResult, bad, ok []string) {
-		switch {
-		case len(bad) > 0:
-			t.Status, t.Detail = statusFail, strings.Join(bad, "; ")
-		case len(ok) > 0:
-			t.Status, t.Detail = statusPass, "at "+strings.Join(ok, ", ")+" teams"
-		default:
-			t.Status, t.Detail = statusNotChecked, "not measured"
-		}
-	}
-	set(&disc, discBad, discOK)
-	set(&lists, listBad, listOK)
-	set(&none, noneBad, noneOK)
+	disc.settle(discBad, discOK)
+	lists.settle(listBad, listOK)
+	none.settle(noneBad, noneOK)
 	return []targetResult{disc, lists, none}
+}
+
+// settle sets a target checked at several team counts: failed with what went wrong where, else
+// passed where it was measured, else not checked.
+func (t *targetResult) settle(bad, ok []string) {
+	switch {
+	case len(bad) > 0:
+		t.Status, t.Detail = statusFail, strings.Join(bad, "; ")
+	case len(ok) > 0:
+		t.Status, t.Detail = statusPass, "at "+strings.Join(ok, ", ")
+	default:
+		t.Status, t.Detail = statusNotChecked, "not measured"
+	}
+}
+
+// requestFloorTargets check the SageMaker path's requests against their floor at every
+// measured team count: the reads of a refresh are the list's pages and nothing else (no
+// Describe of a quota whose version did not move), and apply and destroy send no more than one
+// Create or Delete per quota and the Describes of its wait.
+func requestFloorTargets(r *results) []targetResult {
+	reads := targetResult{Name: "SageMaker path: a no-op plan, a changed plan and refresh-only of N quotas make ceil(N/100) ListComputeQuotas and nothing else"}
+	writes := targetResult{Name: "SageMaker path: apply and destroy make no more requests than their floor"}
+	check := func(t *targetResult, ops ...string) {
+		var bad, ok []string
+		for _, tr := range r.TeamCounts {
+			if tr.Path != pathSageMaker {
+				continue
+			}
+			measuredAll := true
+			for _, op := range ops {
+				o := tr.op(op)
+				if o == nil || o.Wall.N == 0 {
+					measuredAll = false
+					continue
+				}
+				if o.Requests.Total.Max > o.RequestFloorTotal {
+					bad = append(bad, fmt.Sprintf("%s, %s: %s against a floor of %s", teamsOn(tr), op,
+						rangeMap(o.Requests.ByOperation), intMap(o.RequestFloor)))
+				}
+			}
+			if measuredAll {
+				ok = append(ok, teamsOn(tr))
+			}
+		}
+		t.settle(bad, ok)
+	}
+	check(&reads, opPlanNoop, opPlanChanged, opRefreshOnly)
+	check(&writes, opApply, opDestroy)
+	return []targetResult{reads, writes}
 }
 
 func passIf(ok bool) string {

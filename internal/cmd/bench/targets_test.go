@@ -26,7 +26,7 @@ func fakeOp(name string, wall, tfd []float64, seq float64, rssMB float64, reqs m
 }
 
 func fakeTeam(n int, noopWall, noopTFD, seq float64, rss float64, noopReqs map[string]int) *teamResult {
-	tr := newTeamResult(n) // plan-changed and refresh-only stay unmeasured
+	tr := newTeamResult(pathKubernetes, n) // plan-changed and refresh-only stay unmeasured
 	gets := map[string]int{"get namespaces": n}
 	tr.Ops[0] = fakeOp(opPlanNew, []float64{1}, []float64{1}, 0, rss, nil)
 	tr.Ops[1] = fakeOp(opApply, []float64{10, 12, 11}, []float64{2, 2, 2}, 2, rss, gets)
@@ -76,6 +76,8 @@ func TestTargetsPassAndFail(t *testing.T) {
 		"no discovery":                            statusPass,
 		"at most 1 LIST per kind":                 statusPass,
 		"no requests when planning new resources": statusPass,
+		"plan-new at 100 teams":                   statusPass,
+		"SageMaker path: plan-new at 100 teams":   statusNotChecked,
 	} {
 		if got := statusOf(t, ts, prefix); got.Status != want {
 			t.Errorf("%s: %s (%s), want %s", prefix, got.Status, got.Detail, want)
@@ -120,7 +122,7 @@ func TestTargetsNotChecked(t *testing.T) {
 		}
 	}
 	// 100 teams whose run failed before the no-op plan.
-	failed := newTeamResult(100)
+	failed := newTeamResult(pathKubernetes, 100)
 	failed.op(opPlanNew).Provider = []runSample{{WallSeconds: 1, Requests: &requestCounts{}}}
 	failed.op(opPlanNew).TerraformData = []runSample{{WallSeconds: 1}}
 	for _, o := range failed.Ops {
@@ -142,13 +144,14 @@ func TestRenderMarkdown(t *testing.T) {
 	r := &results{
 		Date:       "2026-12-02",
 		Machine:    machineInfo{ProviderCommit: "abc123", TerraformVersion: "1.11.4", CPUs: 2},
-		Settings:   settings{Teams: []int{100}, Runs: 1},
+		Settings:   settings{Paths: []string{pathKubernetes}, Teams: []int{100}, Runs: 1},
 		TeamCounts: []*teamResult{fakeTeam(100, 5, 2, 1.5, 40, map[string]int{"get namespaces": 100})},
 	}
 	r.Targets = checkTargets(r, 1)
 	md := renderMarkdown(r)
 	for _, want := range []string{
 		"# Benchmark results, 2026-12-02",
+		"## Kubernetes path: 100 teams",
 		"| plan-noop | 5.00 | 5.00-5.00 | 3.50 | 1.43x | 2.00 | 1.50 | 40.0 |",
 		"| plan-noop | 100 | get 100 | namespaces 100 |",
 		"| plan-changed | not measured |",

@@ -66,23 +66,32 @@ resource "terraform_data" "quota_0001" {
 	}
 }
 
-// Both kinds have 2 resources and 1 edge per team, and every team has three distinct types.
+// The Kubernetes path's kinds have 2 resources and 1 edge per team, the SageMaker path's 1
+// resource and no edge, and every team has three distinct types.
 func TestTeamsConfigShape(t *testing.T) {
 	const n = 100
-	for _, kind := range []configKind{providerConfig, terraformDataConfig} {
-		cfg := teamsConfig(kind, n, 0)
-		if got := strings.Count(cfg, "\nresource "); got != 2*n {
-			t.Errorf("%s: %d resources, want %d", kind, got, 2*n)
+	for _, tc := range []struct {
+		kind           configKind
+		resource, edge string
+		perTeam        int
+	}{
+		{providerConfig, `resource "hyperpod_`, "hyperpod_team_namespace.t", 2},
+		{terraformDataConfig, `resource "terraform_data"`, "terraform_data.ns_", 2},
+		{sagemakerConfig, `resource "hyperpod_compute_quota"`, "", 1},
+		{terraformDataQuotas, `resource "terraform_data"`, "", 1},
+	} {
+		cfg := teamsConfig(tc.kind, n, 0)
+		if got, want := strings.Count(cfg, "\nresource "), tc.perTeam*n; got != want || strings.Count(cfg, tc.resource) != want {
+			t.Errorf("%s: %d resources, want %d of %s", tc.kind, got, want, tc.resource)
 		}
-		ref := "hyperpod_team_namespace.t"
-		if kind == terraformDataConfig {
-			ref = "terraform_data.ns_"
-		}
-		if got := strings.Count(cfg, ref); got != n {
-			t.Errorf("%s: %d references, want %d", kind, got, n)
+		switch {
+		case tc.edge != "" && strings.Count(cfg, tc.edge) != n:
+			t.Errorf("%s: want %d references to %q", tc.kind, n, tc.edge)
+		case tc.edge == "" && (strings.Contains(cfg, ".output") || strings.Contains(cfg, "_namespace.") || strings.Count(cfg, `team = "bench-`) != n):
+			t.Errorf("%s: want no references, each team named as a literal", tc.kind)
 		}
 		if got := strings.Count(cfg, "instance_type ="); got != 3*n {
-			t.Errorf("%s: %d quota entries, want %d", kind, got, 3*n)
+			t.Errorf("%s: %d quota entries, want %d", tc.kind, got, 3*n)
 		}
 	}
 	for i := 1; i <= 8; i++ {
@@ -96,9 +105,9 @@ func TestTeamsConfigShape(t *testing.T) {
 	}
 }
 
-// Changing one quota edits exactly one line, in both kinds.
+// Changing one quota edits exactly one line, in every kind.
 func TestTeamsConfigChanged(t *testing.T) {
-	for _, kind := range []configKind{providerConfig, terraformDataConfig} {
+	for _, kind := range []configKind{providerConfig, terraformDataConfig, sagemakerConfig, terraformDataQuotas} {
 		a := strings.Split(teamsConfig(kind, 10, 0), "\n")
 		b := strings.Split(teamsConfig(kind, 10, 3), "\n")
 		if len(a) != len(b) {
@@ -118,14 +127,26 @@ func TestTeamsConfigChanged(t *testing.T) {
 }
 
 func TestMainConfig(t *testing.T) {
-	got := mainConfig(providerConfig, "http://127.0.0.1:4242")
+	got := mainConfig(providerConfig, kubernetesProvider("http://127.0.0.1:4242"))
 	for _, want := range []string{`source = "quotaworks/hyperpod"`, `host = "http://127.0.0.1:4242"`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("mainConfig lacks %s:\n%s", want, got)
 		}
 	}
-	if strings.Contains(mainConfig(terraformDataConfig, "http://x"), "provider \"hyperpod\"") {
-		t.Error("the terraform_data config must not configure the provider")
+	got = mainConfig(sagemakerConfig, sagemakerProvider("http://127.0.0.1:4343", "arn:aws:sagemaker:us-west-2:123456789012:cluster/abcdefghijkl"))
+	for _, want := range []string{`source = "quotaworks/hyperpod"`, `endpoint    = "http://127.0.0.1:4343"`,
+		`cluster_arn = "arn:aws:sagemaker:us-west-2:123456789012:cluster/abcdefghijkl"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("mainConfig lacks %s:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "host") || strings.Contains(got, "config_path") {
+		t.Errorf("the SageMaker path must have no Kubernetes connection:\n%s", got)
+	}
+	for _, kind := range []configKind{terraformDataConfig, terraformDataQuotas} {
+		if strings.Contains(mainConfig(kind, kubernetesProvider("http://x")), "provider \"hyperpod\"") {
+			t.Errorf("the %s config must not configure the provider", kind)
+		}
 	}
 	if rc := cliConfig("/tmp/p"); !strings.Contains(rc, `"quotaworks/hyperpod" = "/tmp/p"`) || strings.Contains(rc, "direct") {
 		t.Errorf("cliConfig:\n%s", rc)
