@@ -69,7 +69,7 @@ func TestFloorRequestsMatchTheFloor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer emu.Close()
+	defer func() { _ = emu.Close() }()
 	b := &sagemakerBench{emu: emu, clusterARN: emu.ClusterARN(benchClusterName), floor: floorClient(emu)}
 	ctx := context.Background()
 	const n = 101
