@@ -14,7 +14,7 @@ type Recorded struct {
 	ContentType string
 	Accept      string
 	Body        []byte
-	Status      int // the answer's status; 0 while it is still streaming (a watch)
+	Status      int // the answer's status, recorded as its header is written; 0 before that
 	Class       Request
 }
 
@@ -58,35 +58,42 @@ func (p *Proxy) record(r *http.Request, w *http.ResponseWriter) (done func(), er
 	p.recorded = append(p.recorded, rec)
 	p.mu.Unlock()
 
-	sw := &statusWriter{ResponseWriter: *w}
-	*w = sw
-	return func() {
+	store := func(code int) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if p.window == window && idx < len(p.recorded) {
-			p.recorded[idx].Status = sw.status()
+			p.recorded[idx].Status = code
 		}
-	}, nil
+	}
+	// Stored as the header goes out, before the client can have the answer: a client that
+	// reads Recorded right after its response must find the status.
+	sw := &statusWriter{ResponseWriter: *w, onStatus: store}
+	*w = sw
+	return func() { store(sw.status()) }, nil
 }
 
 // statusWriter remembers the status code; Unwrap lets the reverse proxy flush watch
 // responses and reset hijack the connection through it.
 type statusWriter struct {
 	http.ResponseWriter
-	code int
+	code     int
+	onStatus func(code int)
+}
+
+func (s *statusWriter) setCode(code int) {
+	if s.code == 0 {
+		s.code = code
+		s.onStatus(code)
+	}
 }
 
 func (s *statusWriter) WriteHeader(code int) {
-	if s.code == 0 {
-		s.code = code
-	}
+	s.setCode(code)
 	s.ResponseWriter.WriteHeader(code)
 }
 
 func (s *statusWriter) Write(b []byte) (int, error) {
-	if s.code == 0 {
-		s.code = http.StatusOK
-	}
+	s.setCode(http.StatusOK)
 	return s.ResponseWriter.Write(b)
 }
 
