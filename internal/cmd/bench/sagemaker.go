@@ -133,13 +133,16 @@ func benchOnEmulator(ctx context.Context, r runner, res *results) error {
 }
 
 // floorClient is the floor's client: the SDK's SageMaker client with static credentials, its
-// own retries off (the emulator injects no faults), one request at a time.
+// own retries off (the emulator injects no faults), one request at a time, on the provider's
+// HTTP client (sagemakerclient.HTTPClient: without it net/http now and then drops the
+// connection while an answer is read).
 func floorClient(emu *sagemakeremulator.Emulator) *sagemaker.Client {
 	return sagemaker.New(sagemaker.Options{
 		Region:       emu.Region(),
 		BaseEndpoint: aws.String(emu.URL()),
 		Credentials:  credentials.NewStaticCredentialsProvider("bench", "bench", ""),
 		Retryer:      aws.NopRetryer{},
+		HTTPClient:   sagemakerclient.HTTPClient(),
 	})
 }
 
