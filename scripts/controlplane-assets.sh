@@ -12,6 +12,9 @@
 #
 # It is $HYPERPOD_CONTROLPLANE_DIR when set, otherwise a directory named after the versions
 # below in the user's cache directory, so a fresh clone (as CI makes) reuses earlier builds.
+# $HYPERPOD_KUEUE_VERSION picks the Kueue release (default: the one AWS's task-governance
+# add-on ships). Directories of different Kueue versions share one kube-apiserver and etcd
+# build, linked from a directory named after the Kubernetes and etcd versions alone.
 # Idempotent: only what is missing is built or copied. Builds write to a temporary name and
 # are renamed into place, so an interrupted build never leaves a half-written binary.
 # Only the directory goes to stdout; everything else goes to stderr.
@@ -20,7 +23,9 @@ set -euo pipefail
 # The versions pinned by tools/controlplane/go.mod and the Kueue CRDs we install.
 K8S_VERSION=v1.37.2
 ETCD_VERSION=v3.7.0
-KUEUE_VERSION=v0.17.0
+# Kueue releases the suite runs; the module proxy serves these (not v0.16, v0.18 or v0.20).
+SUPPORTED_KUEUE_VERSIONS="v0.15.0 v0.17.0 v0.19.2"
+KUEUE_VERSION=${HYPERPOD_KUEUE_VERSION:-v0.19.2}
 
 log() { printf 'controlplane-assets: %s\n' "$*" >&2; }
 die() {
@@ -46,14 +51,27 @@ pinned() { # module -> version required by tools/controlplane/go.mod
 [[ "$(pinned go.etcd.io/etcd/server/v3)" == "${ETCD_VERSION}" ]] ||
 	die "tools/controlplane/go.mod pins go.etcd.io/etcd/server/v3 $(pinned go.etcd.io/etcd/server/v3), this script says ${ETCD_VERSION}: update ETCD_VERSION"
 
+[[ " ${SUPPORTED_KUEUE_VERSIONS} " == *" ${KUEUE_VERSION} "* ]] ||
+	die "HYPERPOD_KUEUE_VERSION=${KUEUE_VERSION} is not one of: ${SUPPORTED_KUEUE_VERSIONS}"
+
 k8s_minor=${K8S_VERSION#v}
 k8s_major=${k8s_minor%%.*}
 k8s_minor=${k8s_minor#*.}
 k8s_minor=${k8s_minor%%.*}
 
-dir=${HYPERPOD_CONTROLPLANE_DIR:-${XDG_CACHE_HOME:-${HOME}/.cache}/terraform-provider-hyperpod/controlplane/k8s-${K8S_VERSION}_etcd-${ETCD_VERSION}_kueue-${KUEUE_VERSION}}
+cache_root=${XDG_CACHE_HOME:-${HOME}/.cache}/terraform-provider-hyperpod/controlplane
+dir=${HYPERPOD_CONTROLPLANE_DIR:-${cache_root}/k8s-${K8S_VERSION}_etcd-${ETCD_VERSION}_kueue-${KUEUE_VERSION}}
 mkdir -p -- "${dir}"
 dir=$(cd -- "${dir}" && pwd -P)
+prepared_for=$(cat -- "${dir}/kueue-version" 2>/dev/null || true)
+[[ -z "${prepared_for}" || "${prepared_for}" == "${KUEUE_VERSION}" ]] ||
+	die "${dir} holds Kueue ${prepared_for}: set HYPERPOD_KUEUE_VERSION=${prepared_for}, or HYPERPOD_CONTROLPLANE_DIR to another directory"
+# kube-apiserver and etcd do not depend on the Kueue version: built once per cache.
+bin_dir=${dir}
+if [[ -z "${HYPERPOD_CONTROLPLANE_DIR:-}" ]]; then
+	bin_dir=${cache_root}/k8s-${K8S_VERSION}_etcd-${ETCD_VERSION}
+	mkdir -p -- "${bin_dir}"
+fi
 
 # Serialise concurrent runs (make -j, two terminals) when flock is available.
 if command -v flock >/dev/null 2>&1; then
@@ -70,16 +88,22 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# build NAME PACKAGE [go build flags...]: go build into a temporary file, then rename.
+# build NAME PACKAGE [go build flags...]: go build into a temporary file, then rename; then
+# link it into the Kueue version's directory.
 build() {
 	local name=$1 pkg=$2
 	shift 2
-	local out="${dir}/${name}"
-	if [[ -x "${out}" ]]; then
+	local out="${bin_dir}/${name}"
+	if [[ -x "${dir}/${name}" ]]; then
 		log "${name}: present"
 		return
 	fi
-	local tmp="${dir}/.${name}.tmp.$$"
+	if [[ -x "${out}" ]]; then
+		log "${name}: present in ${bin_dir}"
+		link_into_dir "${name}"
+		return
+	fi
+	local tmp="${bin_dir}/.${name}.tmp.$$"
 	tmp_files+=("${tmp}")
 	log "${name}: building ${pkg} in tools/controlplane (a cold build of kube-apiserver and etcd takes ~5-10 minutes on 2 cores; later runs reuse ${dir})"
 	local start=${SECONDS}
@@ -87,11 +111,27 @@ build() {
 	"${tmp}" --version >/dev/null 2>&1 || die "${name}: the built binary does not run"
 	mv -f -- "${tmp}" "${out}"
 	log "${name}: built in $((SECONDS - start)) s"
+	link_into_dir "${name}"
 }
 
+# link_into_dir NAME: make bin_dir/NAME appear in dir (a hard link, or a copy across devices).
+link_into_dir() {
+	[[ "${bin_dir}" == "${dir}" ]] && return
+	local tmp="${dir}/.$1.link.$$"
+	tmp_files+=("${tmp}")
+	ln -f -- "${bin_dir}/$1" "${tmp}" 2>/dev/null || cp -- "${bin_dir}/$1" "${tmp}"
+	mv -f -- "${tmp}" "${dir}/$1"
+}
+
+# Directories of two Kueue versions prepared at once must not both build the shared binaries.
+if [[ "${bin_dir}" != "${dir}" ]] && command -v flock >/dev/null 2>&1; then
+	exec 8>"${bin_dir}/.lock"
+	flock 8
+fi
 build etcd go.etcd.io/etcd/server/v3
 build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver \
 	-ldflags "-X k8s.io/component-base/version.gitVersion=${K8S_VERSION} -X k8s.io/component-base/version.gitMajor=${k8s_major} -X k8s.io/component-base/version.gitMinor=${k8s_minor} -X k8s.io/component-base/version.gitTreeState=clean"
+exec 8>&-
 
 crds="${dir}/crds"
 if compgen -G "${crds}/*.yaml" >/dev/null; then
@@ -162,6 +202,12 @@ else
 	rm -rf -- "${kueue_cfg}"
 	mv -- "${tmp}" "${kueue_cfg}"
 	log "kueue webhook manifests: copied"
+fi
+
+# The harness and the bench read the Kueue release from here (the directory may have any name).
+if [[ "$(cat -- "${dir}/kueue-version" 2>/dev/null)" != "${KUEUE_VERSION}" ]]; then
+	printf '%s\n' "${KUEUE_VERSION}" >"${dir}/.kueue-version.tmp.$$"
+	mv -f -- "${dir}/.kueue-version.tmp.$$" "${dir}/kueue-version"
 fi
 
 printf '%s\n' "${dir}"

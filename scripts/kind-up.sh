@@ -21,7 +21,7 @@
 #   KIND_INSTANCE_TYPE  [ml.g5.12xlarge]
 #   KIND_GPUS           [4]   nvidia.com/gpu per node (0: none)
 #   KIND_EFA            [1]   vpc.amazonaws.com/efa per node (0: none)
-#   KUEUE_VERSION       [v0.17.0]
+#   KUEUE_VERSION       [v0.19.2]
 set -euo pipefail
 
 KIND_CLUSTER_NAME=${KIND_CLUSTER_NAME:-hyperpod-dev}
@@ -30,7 +30,7 @@ KIND_WORKERS=${KIND_WORKERS:-2}
 KIND_INSTANCE_TYPE=${KIND_INSTANCE_TYPE:-ml.g5.12xlarge}
 KIND_GPUS=${KIND_GPUS:-4}
 KIND_EFA=${KIND_EFA:-1}
-KUEUE_VERSION=${KUEUE_VERSION:-v0.17.0}
+KUEUE_VERSION=${KUEUE_VERSION:-v0.19.2}
 REGION=us-west-2
 ZONE=us-west-2a
 

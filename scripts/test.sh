@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # test.sh: what `make test` and `make test-all` run, phase by phase, with a timing summary.
 #
-#   scripts/test.sh          builds, unit tests, the acceptance suite under Terraform, and under
-#                            OpenTofu the tests whose outcome depends on the CLI
-#   scripts/test.sh --all    the full cross product: every acceptance test under every CLI
+#   scripts/test.sh          builds, unit tests, the acceptance suite under Terraform, under
+#                            OpenTofu the tests whose outcome depends on the CLI (both on the
+#                            default Kueue, the task-governance add-on's), and on the oldest
+#                            supported Kueue the tests whose outcome depends on Kueue's version
+#   scripts/test.sh --all    the full cross product: every acceptance test under every CLI and
+#                            on every supported Kueue release
 #
 # Phases run in order and stop at the first failure. Each phase's whole output is kept in
 # .cache/test/<phase>.log; at the end (also after a failure) the script prints the time of each
 # phase and the ten slowest acceptance tests, so a slow test is seen before it becomes a slow CI.
 #
-# The acceptance phases share one local control plane, started before the first (in
-# .cache/test/cluster) and stopped at the end, also after a failure or an interrupt: the tests
-# attach to it through HYPERPOD_LOCALCLUSTER_DIR, and fail when they leave objects behind that
-# the next phase would find. Tests that need a different cluster still start their own:
-# TestAccKueueVersions_v1beta1Only (it changes the CRDs) and the TestAccTaskGovernance tests.
+# The acceptance phases of one Kueue release share one local control plane, started before the
+# first (in .cache/test/cluster) and stopped after the last, also after a failure or an
+# interrupt: the tests attach to it through HYPERPOD_LOCALCLUSTER_DIR, and fail when they leave
+# objects behind that the next phase would find. Tests that need a different cluster still start
+# their own: the TestAccKueueVersions tests (they change the CRDs or upgrade Kueue) and the
+# TestAccTaskGovernance tests.
 #
 # Environment: TERRAFORM (terraform binary, default: the one on PATH), TOFU (an OpenTofu binary
 # instead of building one), KUBE_CONFIG_PATH (an existing, disposable cluster instead of the local
@@ -56,6 +60,18 @@ opentofu_tests=(
 	'TestAccTaskGovernance_quotaLifecycle'
 	'TestAccTaskGovernance_oneOwnerAndAdoption'
 	'TestFunction_.*'
+)
+
+# The acceptance tests the oldest supported Kueue runs in `make test`: those whose outcome
+# depends on what Kueue's version changes (webhook defaults, admission and borrowing, status
+# fields, the stored API version): admission, drift, import and version detection.
+oldest_kueue_tests=(
+	'TestAccAdmission_.*'
+	'TestAccComputeQuota_(drift|driftOutsideAttributes|noDrift|import|importTakesOver)'
+	'TestAccTeamNamespace_drift'
+	'TestAccClusterSchedulerConfig_labelDrift'
+	'TestAccTeamUsage_borrowing'
+	'TestAccKueueVersions_v1beta1Only'
 )
 
 terraform=${TERRAFORM:-$(command -v terraform || true)}
@@ -149,11 +165,12 @@ run() {
 	fi
 }
 
-begin "builds (control plane, OpenTofu, test binaries)"
+begin "builds (control plane, Kueue releases, OpenTofu, test binaries)"
 assets=$(scripts/controlplane-assets.sh)
+# The oldest supported Kueue always comes from the cache, whatever HYPERPOD_CONTROLPLANE_DIR names.
+oldest_assets=$(env -u HYPERPOD_CONTROLPLANE_DIR HYPERPOD_KUEUE_VERSION=v0.15.0 scripts/controlplane-assets.sh)
 tofu=${TOFU:-$(scripts/tofu-assets.sh)}
-kueue_version=$(basename "${assets}" | sed -nE 's/.*_kueue-(v[0-9.]+).*/\1/p')
-kueue_version=${kueue_version:-unknown}
+kueue_version=$(cat "${assets}/kueue-version")
 go build ./...
 go build -o "${localcluster}" ./internal/cmd/localcluster
 go test -count=1 -run '^$' ./... >"${logs}/build.log"
@@ -165,13 +182,15 @@ finish ok
 
 export HYPERPOD_CONTROLPLANE_DIR="${assets}" TF_ACC=1
 
-# One control plane for both acceptance phases, unless KUBE_CONFIG_PATH names a cluster to use.
-if [[ -z "${KUBE_CONFIG_PATH:-}" ]]; then
-	begin "local control plane (shared by the acceptance phases)"
+# start_cluster <assets> <kueue version>: one control plane for the acceptance phases of a Kueue
+# release, unless KUBE_CONFIG_PATH names a cluster to use.
+start_cluster() {
+	[[ -z "${KUBE_CONFIG_PATH:-}" ]] || return 0
+	begin "local control plane, Kueue $2 (shared by its acceptance phases)"
 	# A run that was killed outright (no EXIT trap) may have left its control plane running.
 	"${localcluster}" down --dir "${cluster_dir}" >"${logs}/cluster.log" 2>&1
 	cluster_started=true
-	"${localcluster}" up --dir "${cluster_dir}" --assets "${assets}" >>"${logs}/cluster.log" 2>&1 || {
+	"${localcluster}" up --dir "${cluster_dir}" --assets "$1" >>"${logs}/cluster.log" 2>&1 || {
 		cat "${logs}/cluster.log" >&2
 		exit 1
 	}
@@ -180,7 +199,21 @@ if [[ -z "${KUBE_CONFIG_PATH:-}" ]]; then
 		"started in $(sed -nE 's/^local control plane is up after ([^ ]+) .*/\1/p' "${logs}/cluster.log") (${cluster_dir})"
 	export HYPERPOD_LOCALCLUSTER_DIR="${cluster_dir}"
 	finish ok
-fi
+}
+
+# check_selection <log> <patterns...>: a renamed test must not drop out of a selection unnoticed.
+check_selection() {
+	local log=$1 pattern
+	shift
+	for pattern in "$@"; do
+		if ! grep -qE "^--- (PASS|SKIP): ${pattern} \(" "${log}"; then
+			echo "no test matches '${pattern}' of a selection in scripts/test.sh: was it renamed?" >&2
+			exit 1
+		fi
+	done
+}
+
+start_cluster "${assets}" "${kueue_version}"
 
 begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p'), Kueue ${kueue_version}"
 run "${logs}/acc-terraform.log" go test -count=1 -timeout "${timeout}" ./internal/... -run '^TestAcc' -v
@@ -199,13 +232,36 @@ fi
 begin "acceptance, OpenTofu $(TF_CLI_CONFIG_FILE=/dev/null "${tofu}" version | sed -nE '1s/^OpenTofu v//p') (${label}), Kueue ${kueue_version}"
 TF_ACC_TERRAFORM_PATH="${tofu}" TF_ACC_PROVIDER_HOST=registry.opentofu.org TF_CLI_CONFIG_FILE=/dev/null \
 	run "${logs}/acc-opentofu.log" go test -count=1 -timeout "${timeout}" ./internal/provider -run "${selection}" -v
-# A renamed test must not drop out of the OpenTofu run unnoticed.
 if ! ${all}; then
-	for pattern in "${opentofu_tests[@]}"; do
-		if ! grep -qE "^--- (PASS|SKIP): ${pattern} \(" "${logs}/acc-opentofu.log"; then
-			echo "no test matches '${pattern}' of the OpenTofu selection in scripts/test.sh: was it renamed?" >&2
-			exit 1
-		fi
-	done
+	check_selection "${logs}/acc-opentofu.log" "${opentofu_tests[@]}"
 fi
 finish ok
+stop_cluster
+
+# The other Kueue releases, each on a control plane of its own: the oldest supported runs the
+# Kueue-dependent selection; --all runs everything on every release.
+other_kueue=("${oldest_assets}")
+if ${all}; then
+	other_kueue+=("$(env -u HYPERPOD_CONTROLPLANE_DIR HYPERPOD_KUEUE_VERSION=v0.17.0 scripts/controlplane-assets.sh)")
+fi
+unset HYPERPOD_LOCALCLUSTER_DIR
+for other in "${other_kueue[@]}"; do
+	version=$(cat "${other}/kueue-version")
+	export HYPERPOD_CONTROLPLANE_DIR="${other}"
+	start_cluster "${other}" "${version}"
+	selection="^($(IFS='|'; printf '%s' "${oldest_kueue_tests[*]}"))\$"
+	label="Kueue-dependent tests"
+	if ${all}; then
+		selection='^TestAcc'
+		label="all tests"
+	fi
+	log="${logs}/acc-terraform-kueue-${version}.log"
+	begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p') (${label}), Kueue ${version}"
+	run "${log}" go test -count=1 -timeout "${timeout}" ./internal/... -run "${selection}" -v
+	if ! ${all}; then
+		check_selection "${log}" "${oldest_kueue_tests[@]}"
+	fi
+	finish ok
+	stop_cluster
+	unset HYPERPOD_LOCALCLUSTER_DIR
+done

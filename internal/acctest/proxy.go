@@ -41,18 +41,30 @@ func CountingProxy(t testing.TB) (*faultproxy.Proxy, string) {
 	if env == nil {
 		return nil, "http://127.0.0.1:1"
 	}
-	rt, err := rest.TransportFor(env.Config)
+	return CountingProxyTo(t, env.Config)
+}
+
+// CountingProxyTo is CountingProxy in front of the cluster cluster reaches, for tests that
+// start a control plane of their own.
+func CountingProxyTo(t testing.TB, cluster *rest.Config) (*faultproxy.Proxy, string) {
+	t.Helper()
+	rt, err := rest.TransportFor(cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := startProxy(t, nil, faultproxy.Config{Upstream: rt, Record: true})
+	p := startProxyTo(t, cluster, nil, faultproxy.Config{Upstream: rt, Record: true})
 	return p, p.URL()
 }
 
 // startProxy starts a faultproxy in front of the test cluster, closed when the test ends.
 func startProxy(t testing.TB, upstream *tls.Config, cfg faultproxy.Config) *faultproxy.Proxy {
 	t.Helper()
-	target, err := url.Parse(env.Config.Host)
+	return startProxyTo(t, env.Config, upstream, cfg)
+}
+
+func startProxyTo(t testing.TB, cluster *rest.Config, upstream *tls.Config, cfg faultproxy.Config) *faultproxy.Proxy {
+	t.Helper()
+	target, err := url.Parse(cluster.Host)
 	if err != nil {
 		t.Fatal(err)
 	}

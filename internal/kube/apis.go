@@ -30,7 +30,7 @@ type APINotServedError struct {
 }
 
 // MinKueue is the first Kueue release that serves kueue.x-k8s.io/v1beta2 (the provider is
-// tested with v0.17.0).
+// tested with v0.15.0, v0.17.0 and v0.19.2).
 const MinKueue = "v0.15"
 
 func (e *APINotServedError) Error() string {

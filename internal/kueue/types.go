@@ -1,9 +1,11 @@
 // Package kueue holds the subset of the Kueue v1beta2 API that the provider reads and writes.
 //
-// The provider talks to one API version only: Kueue's CRDs carry no conversion webhook, so a
-// field renamed between v1beta1 and v1beta2 would be silently dropped by a mixed reader. The
-// types are declared here rather than imported from sigs.k8s.io/kueue so the provider does not
-// inherit Kueue's controller dependencies; field names and JSON tags follow Kueue v0.17.0.
+// The provider talks to one API version only: where Kueue's conversion webhook is not
+// registered (ResourceFlavors never have one), the API server converts by rewriting apiVersion,
+// so a field renamed between v1beta1 and v1beta2 would be silently dropped by a mixed reader.
+// The types are declared here rather than imported from sigs.k8s.io/kueue so the provider does
+// not inherit Kueue's controller dependencies; field names and JSON tags follow Kueue v0.19.2
+// and are the same in v0.15.0 and v0.17.0.
 package kueue
 
 import (

@@ -13,8 +13,42 @@ import (
 const (
 	KubernetesVersion = "v1.37.2"
 	EtcdVersion       = "v3.7.0"
-	KueueVersion      = "v0.17.0"
+	// DefaultKueueVersion is the Kueue that AWS's task-governance add-on ships.
+	DefaultKueueVersion = "v0.19.2"
+	// OldestKueueVersion is the oldest Kueue the provider supports: the first to serve v1beta2,
+	// and the last to store v1beta1.
+	OldestKueueVersion = "v0.15.0"
 )
+
+// SupportedKueueVersions are the Kueue releases the suite runs, oldest first.
+var SupportedKueueVersions = []string{OldestKueueVersion, "v0.17.0", DefaultKueueVersion}
+
+// EnvKueueVersion picks the Kueue release of the default assets directory, for this package
+// and for scripts/controlplane-assets.sh alike.
+const EnvKueueVersion = "HYPERPOD_KUEUE_VERSION"
+
+// KueueVersionFile names the file in an assets directory that holds its Kueue release.
+const KueueVersionFile = "kueue-version"
+
+// KueueVersionFromEnv is $HYPERPOD_KUEUE_VERSION, or DefaultKueueVersion when it is unset.
+func KueueVersionFromEnv() string {
+	if v := os.Getenv(EnvKueueVersion); v != "" {
+		return v
+	}
+	return DefaultKueueVersion
+}
+
+// KueueVersionOf is the Kueue release an assets directory was prepared for: from its
+// kueue-version file, else from a cache directory's name; "" when neither says.
+func KueueVersionOf(dir string) string {
+	if b, err := os.ReadFile(filepath.Join(dir, KueueVersionFile)); err == nil {
+		return strings.TrimSpace(string(b))
+	}
+	if _, v, ok := strings.Cut(filepath.Base(dir), "_kueue-"); ok {
+		return v
+	}
+	return ""
+}
 
 // EnvAssetsDir overrides the assets directory, for this package and for
 // scripts/controlplane-assets.sh alike.
@@ -32,13 +66,19 @@ const (
 var ErrAssetsMissing = errors.New("local control plane assets missing")
 
 // DefaultAssetsDir is the directory scripts/controlplane-assets.sh uses:
-// $HYPERPOD_CONTROLPLANE_DIR when set, otherwise
-// ${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-hyperpod/controlplane/k8s-<v>_etcd-<v>_kueue-<v>.
+// $HYPERPOD_CONTROLPLANE_DIR when set, otherwise CachedAssetsDir(KueueVersionFromEnv()).
 // The directory may not exist.
 func DefaultAssetsDir() (string, error) {
 	if d := os.Getenv(EnvAssetsDir); d != "" {
 		return filepath.Abs(d)
 	}
+	return CachedAssetsDir(KueueVersionFromEnv())
+}
+
+// CachedAssetsDir is where scripts/controlplane-assets.sh keeps the assets of a Kueue release:
+// ${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-hyperpod/controlplane/k8s-<v>_etcd-<v>_kueue-<v>.
+// The directory may not exist.
+func CachedAssetsDir(kueueVersion string) (string, error) {
 	cache := os.Getenv("XDG_CACHE_HOME")
 	if cache == "" {
 		home, err := os.UserHomeDir()
@@ -48,7 +88,7 @@ func DefaultAssetsDir() (string, error) {
 		cache = filepath.Join(home, ".cache")
 	}
 	return filepath.Join(cache, "terraform-provider-hyperpod", "controlplane",
-		"k8s-"+KubernetesVersion+"_etcd-"+EtcdVersion+"_kueue-"+KueueVersion), nil
+		"k8s-"+KubernetesVersion+"_etcd-"+EtcdVersion+"_kueue-"+kueueVersion), nil
 }
 
 // AssetsDirFromEnv resolves the assets directory like DefaultAssetsDir and checks it with

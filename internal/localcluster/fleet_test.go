@@ -229,14 +229,20 @@ func TestExpectedTotalsMatchNodes(t *testing.T) {
 
 func TestAssetsDirResolution(t *testing.T) {
 	t.Setenv(EnvAssetsDir, "")
+	t.Setenv(EnvKueueVersion, "")
 	t.Setenv("XDG_CACHE_HOME", "/x/cache")
 	got, err := DefaultAssetsDir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "/x/cache/terraform-provider-hyperpod/controlplane/k8s-v1.37.2_etcd-v3.7.0_kueue-v0.17.0"; got != want {
+	if want := "/x/cache/terraform-provider-hyperpod/controlplane/k8s-v1.37.2_etcd-v3.7.0_kueue-v0.19.2"; got != want {
 		t.Errorf("DefaultAssetsDir() = %q, want %q", got, want)
 	}
+	t.Setenv(EnvKueueVersion, "v0.15.0")
+	if got, _ := DefaultAssetsDir(); !strings.HasSuffix(got, "_kueue-v0.15.0") {
+		t.Errorf("DefaultAssetsDir() with %s=v0.15.0 = %q", EnvKueueVersion, got)
+	}
+	t.Setenv(EnvKueueVersion, "")
 
 	t.Setenv("XDG_CACHE_HOME", "")
 	t.Setenv("HOME", "/home/u")

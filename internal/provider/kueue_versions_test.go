@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"regexp"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -158,4 +160,105 @@ import {
 			},
 		},
 	})
+}
+
+// A cluster upgraded in place from the oldest supported Kueue, which stores v1beta1, to the
+// add-on's: what the provider wrote while v1beta1 was the storage version reads back without a
+// false diff and takes updates, and the provider never sends a request for v1beta1. It runs on
+// a control plane of its own, whose Kueue it upgrades.
+func TestAccKueueVersions_upgradedFromV1beta1Storage(t *testing.T) {
+	acctest.RequireKueue(t)
+	from := acctest.KueueAssets(t, localcluster.OldestKueueVersion)
+	to := acctest.KueueAssets(t, localcluster.DefaultKueueVersion)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cluster, err := localcluster.Start(ctx, localcluster.Options{AssetsDir: from, Kueue: true})
+	if err != nil {
+		t.Fatalf("starting a control plane on Kueue %s: %v", localcluster.OldestKueueVersion, err)
+	}
+	t.Cleanup(func() {
+		if err := cluster.Stop(); err != nil {
+			t.Errorf("stopping the control plane: %v", err)
+		}
+	})
+	dyn := dynamic.NewForConfigOrDie(cluster.RESTConfig)
+	proxy, url := acctest.CountingProxyTo(t, cluster.RESTConfig)
+	config := func(borrowLimit int) string {
+		return acctest.ProviderHost(url) + acctest.TeamNamespace("upgraded").HCL() +
+			acctest.Quota("upgraded").Resource("ml.g5.12xlarge").Count(2).Body(fmt.Sprintf(`
+  resource_sharing = { strategy = "LendAndBorrow", borrow_limit = %d }
+  depends_on       = [hyperpod_team_namespace.test]`, borrowLimit)).HCL() +
+			acctest.SchedulerConfig().Class("training", 80).Class("inference", 20).HCL()
+	}
+	storedVersions := func(resource string) []any {
+		crd, err := dyn.Resource(crds).Get(context.Background(), resource+"."+kueue.Group, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("reading the %s CRD: %v", resource, err)
+		}
+		v, _, _ := unstructured.NestedSlice(crd.Object, "status", "storedVersions")
+		return v
+	}
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config(50),
+				Check: func(*terraform.State) error {
+					// Stored as v1beta1, through Kueue's conversion webhook, which keeps the cohort.
+					for _, r := range []string{"clusterqueues", "localqueues", "resourceflavors", "workloadpriorityclasses"} {
+						if got := storedVersions(r); len(got) != 1 || got[0] != "v1beta1" {
+							return fmt.Errorf("%s stored as %v on Kueue %s, want [v1beta1]", r, got, localcluster.OldestKueueVersion)
+						}
+					}
+					v1beta1Queues := kueue.ClusterQueues
+					v1beta1Queues.Version = "v1beta1"
+					cq, err := dyn.Resource(v1beta1Queues).Get(context.Background(), quota.ClusterQueueName("upgraded"), metav1.GetOptions{})
+					if err != nil {
+						return err
+					}
+					if cohort, _, _ := unstructured.NestedString(cq.Object, "spec", "cohort"); cohort == "" {
+						return fmt.Errorf("the v1beta1 ClusterQueue has no spec.cohort: %v", cq.Object["spec"])
+					}
+					return nil
+				},
+			},
+			{
+				PreConfig: func() {
+					if err := cluster.UpgradeKueue(ctx, to, 0); err != nil {
+						t.Fatalf("upgrading Kueue to %s: %v", localcluster.DefaultKueueVersion, err)
+					}
+					if got := storedVersions("workloadpriorityclasses"); len(got) != 2 {
+						t.Errorf("workloadpriorityclasses stored as %v after the upgrade, want v1beta1 and v1beta2", got)
+					}
+				},
+				Config: config(50),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+			{
+				Config: config(30),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("hyperpod_compute_quota.test", plancheck.ResourceActionUpdate),
+				}},
+			},
+		},
+	})
+
+	writes := 0
+	for _, r := range proxy.Recorded() {
+		if r.Class.Group != kueue.Group {
+			continue
+		}
+		if r.Class.Version != kueue.Version {
+			t.Errorf("the provider sent %s %s: it must read and write %s/%s only", r.Method, r.URI, kueue.Group, kueue.Version)
+		}
+		if r.Method != http.MethodGet {
+			writes++
+		}
+	}
+	if writes == 0 {
+		t.Error("the proxy saw no write of a Kueue object: the version check above checked nothing")
+	}
 }

@@ -38,7 +38,9 @@ func collectMachineInfo(ctx context.Context, repo, terraform string) machineInfo
 		ProviderCommit:    gitCommit(ctx, repo),
 		KubernetesVersion: localcluster.KubernetesVersion,
 		EtcdVersion:       localcluster.EtcdVersion,
-		KueueVersion:      localcluster.KueueVersion,
+	}
+	if dir, err := localcluster.DefaultAssetsDir(); err == nil {
+		m.KueueVersion = localcluster.KueueVersionOf(dir)
 	}
 	var v struct {
 		Version string `json:"terraform_version"`
