@@ -23,6 +23,7 @@ import (
 // Run "go generate" to format example terraform files and generate the docs for the registry/website.
 
 //go:generate terraform fmt -recursive ./examples/
+//go:generate go run ./internal/cmd/catalogdoc -out templates/guides/instance-catalog.md.tmpl
 //go:generate go run -C tools github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs generate --provider-dir .. --provider-name hyperpod
 
 // version is stamped by goreleaser (-X main.version=...); "dev" for local builds.

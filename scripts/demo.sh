@@ -62,7 +62,7 @@ go build -o "$tmp/localcluster" ./internal/cmd/localcluster
 # dev_overrides makes plan and apply use the fresh build. `terraform init` ignores it and still
 # resolves quotaworks/hyperpod (unpublished) for the lock file, so the same build is also offered
 # as a local filesystem mirror: init then succeeds offline instead of asking the registry.
-version="0.0.1" # a release version: init never picks pre-releases from a mirror
+version="0.1.0" # a release version (init never picks pre-releases from a mirror) within the example's "~> 0.1"
 platform="$(go env GOOS)_$(go env GOARCH)"
 mirror="$tmp/mirror/registry.terraform.io/quotaworks/hyperpod/$version/$platform"
 mkdir -p "$mirror"

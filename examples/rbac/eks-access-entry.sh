@@ -20,3 +20,10 @@ aws eks create-access-entry \
 	--principal-arn "$ROLE_ARN" \
 	--type STANDARD \
 	--kubernetes-groups hyperpod-provider
+# For an existing entry: aws eks update-access-entry ... --kubernetes-groups hyperpod-provider
+# (and aws eks disassociate-access-policy for a quick-start AmazonEKSClusterAdminPolicy).
+
+# What the group may do, checked by impersonating a member:
+kubectl auth can-i patch clusterqueues.kueue.x-k8s.io --as=terraform --as-group=hyperpod-provider # yes
+kubectl auth can-i delete namespaces --as=terraform --as-group=hyperpod-provider                  # yes
+kubectl auth can-i create deployments --all-namespaces --as=terraform --as-group=hyperpod-provider || true # no

@@ -11,29 +11,46 @@ import (
 // NamesByFamily renders the catalog's names compactly, grouped by family in name order, e.g.
 // "ml.c5.{large, xlarge, 2xlarge}; ml.g5.{xlarge}", sizes smallest first.
 func (c *Catalog) NamesByFamily() string {
-	names := c.Names()
 	var groups []string
 	var family string
 	var sizes []string
 	flush := func() {
 		if len(sizes) > 0 {
-			slices.SortStableFunc(sizes, func(a, b string) int { return cmp.Compare(sizeRank(a), sizeRank(b)) })
 			groups = append(groups, family+".{"+strings.Join(sizes, ", ")+"}")
 		}
 	}
-	for _, n := range names {
-		i := strings.LastIndexByte(n, '.')
-		if i < 0 {
-			continue // every catalog name is ml.<family>.<size>
-		}
-		if n[:i] != family {
+	for _, n := range c.NamesBySize() {
+		f, size := splitName(n)
+		if f != family {
 			flush()
-			family, sizes = n[:i], nil
+			family, sizes = f, nil
 		}
-		sizes = append(sizes, n[i+1:])
+		sizes = append(sizes, size)
 	}
 	flush()
 	return strings.Join(groups, "; ")
+}
+
+// NamesBySize returns every known name grouped by family in name order, each family's sizes
+// smallest first: ml.c5.large, ml.c5.xlarge, ml.c5.2xlarge, ..., ml.g5.xlarge. The slice is the
+// caller's to keep.
+func (c *Catalog) NamesBySize() []string {
+	names := c.Names()
+	slices.SortStableFunc(names, func(a, b string) int {
+		familyA, sizeA := splitName(a)
+		familyB, sizeB := splitName(b)
+		return cmp.Or(cmp.Compare(familyA, familyB), cmp.Compare(sizeRank(sizeA), sizeRank(sizeB)))
+	})
+	return names
+}
+
+// splitName splits ml.<family>.<size> at its last dot; every catalog name has one.
+func splitName(name string) (family, size string) {
+	i := strings.LastIndexByte(name, '.')
+	if i < 0 {
+		return name, ""
+	}
+	return name[:i], name[i+1:]
 }
 
 // sizeRank orders instance sizes as EC2 does: medium, large, xlarge, 2xlarge, ... Unknown

@@ -38,7 +38,9 @@ func (r *clusterSchedulerConfigResource) Schema(_ context.Context, _ resource.Sc
 			"admitted first and, where the team's `preempt_team_tasks` is `LowerPriority`, preempts lower ones. With " +
 			"the provider's `task_governance` block it is the cluster's one ClusterSchedulerConfig in the SageMaker API, " +
 			"with `fair_share` and `idle_resource_sharing` too; on a cluster that runs its own Kueue, fair sharing is " +
-			"Kueue's manager configuration, which this resource cannot change: see the documentation.",
+			"Kueue's manager configuration, which this resource cannot change: see the documentation. It has no " +
+			"`timeouts` block: each create, update and delete gives up after `" + durationText(schedulerConfigTimeout) +
+			"`, on the SageMaker path including the wait until the config is applied.",
 		Attributes: attributesOf(&m, []fieldSchema[schema.Attribute]{
 			{&m.ID, schema.StringAttribute{
 				Computed: true,

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -98,7 +99,9 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 		{&m.Version, storeVersionAttribute("compute quota")},
 		{&m.Status, storeStatusAttribute("compute quota")},
 		{&m.OwnerID, ownerIDAttribute("ClusterQueue")},
-		{&m.Drift, driftAttribute("ClusterQueue")},
+		{&m.Drift, driftAttribute("for the ClusterQueue a field outside the attributes (an extra resource group, the " +
+			"namespace selector, preemption), an edited label or annotation this provider owns, a deleted " +
+			"ResourceFlavor, or another owner")},
 		{&m.ResourceSharing, schema.SingleNestedAttribute{
 			Optional: true, Computed: true,
 			Description: "How the team lends idle quota and borrows from the cohort.",
@@ -151,7 +154,20 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			})},
 		}},
 	}, []fieldSchema[schema.Block]{
-		{&m.Timeouts, timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true})},
+		{&m.Timeouts, describedTimeoutsBlock(ctx, timeouts.Opts{
+			Create: true,
+			Update: true,
+			Delete: true,
+			CreateDescription: fmt.Sprintf("How long creating may take, a Go duration such as `\"20m\"` (default `%s`): "+
+				"claiming and writing the ClusterQueue and any missing ResourceFlavor or, with `task_governance`, creating "+
+				"the compute quota and waiting until SageMaker has applied it.", durationText(defaultQuotaTimeout)),
+			UpdateDescription: fmt.Sprintf("How long an in-place update may take (default `%s`), including, with "+
+				"`task_governance`, the wait until SageMaker has applied it.", durationText(defaultQuotaTimeout)),
+			DeleteDescription: fmt.Sprintf("How long deleting may take (default `%s`), including the wait until the "+
+				"ClusterQueue is gone: Kueue's finalizer holds it while workloads are still admitted to it, and past the "+
+				"timeout the error names them. With `task_governance`, the wait until SageMaker has deleted the compute quota.",
+				durationText(defaultQuotaTimeout)),
+		})},
 	})
 	resp.Schema = schema.Schema{
 		Description: "A HyperPod task-governance compute quota for one team, written to the cluster as the Kueue " +

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -296,13 +298,11 @@ func ownerIDAttribute(object string) schema.StringAttribute {
 
 // driftAttribute lists, after a refresh, what differs in the cluster that the other attributes
 // cannot show. It is planned empty, so a non-empty value plans an update that repairs it.
-func driftAttribute(object string) schema.ListAttribute {
+func driftAttribute(findings string) schema.ListAttribute {
 	return schema.ListAttribute{
 		ElementType: types.StringType, Computed: true,
 		Description: "What the last refresh found changed in the cluster that the other attributes cannot show, one " +
-			"readable line each: for the " + object + " a field outside the attributes (an extra resource group, the " +
-			"namespace selector, preemption), an edited label or annotation this provider owns, a deleted " +
-			"ResourceFlavor, or another owner. Empty when the cluster matches; the plan shows the lines it repairs.",
+			"readable line each: " + findings + ". Empty when the cluster matches; the plan shows the lines it repairs.",
 	}
 }
 
@@ -359,4 +359,20 @@ func storePathChanged(storeID types.String, versioned bool, diags *diag.Diagnost
 		"Kubernetes instead and lose track of it. Add the task_governance block back, or, to stop managing it here "+
 		"without deleting it, use a removed block with lifecycle { destroy = false }.", storeID.ValueString()))
 	return true
+}
+
+// describedTimeoutsBlock is a resource's timeouts block, described as a whole; opts describe
+// each operation with its default.
+func describedTimeoutsBlock(ctx context.Context, opts timeouts.Opts) schema.Block {
+	block := timeouts.Block(ctx, opts)
+	if b, ok := block.(schema.SingleNestedBlock); ok {
+		b.Description = "Timeouts of create, update and delete."
+		block = b
+	}
+	return block
+}
+
+// durationText writes a timeout default as users write it: "10m", not "10m0s".
+func durationText(d time.Duration) string {
+	return strings.TrimSuffix(d.String(), "0s")
 }

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -28,22 +27,18 @@ const (
 type teamNamespaceResource struct{ resourceBase }
 
 func (r *teamNamespaceResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	timeoutsBlock := timeouts.Block(ctx, timeouts.Opts{
+	timeoutsBlock := describedTimeoutsBlock(ctx, timeouts.Opts{
 		Create: true,
 		Update: true,
 		Delete: true,
 		CreateDescription: fmt.Sprintf("How long creating the Namespace and LocalQueue may take, a Go duration such as "+
-			"`\"2m\"` (default `%s`).", teamNamespaceDuration(teamNamespaceCreateTimeout)),
+			"`\"2m\"` (default `%s`).", durationText(teamNamespaceCreateTimeout)),
 		UpdateDescription: fmt.Sprintf("How long an in-place update may take, including recreating a LocalQueue that "+
-			"points at another ClusterQueue (default `%s`).", teamNamespaceDuration(teamNamespaceCreateTimeout)),
+			"points at another ClusterQueue (default `%s`).", durationText(teamNamespaceCreateTimeout)),
 		DeleteDescription: fmt.Sprintf("How long deleting may take, including the wait until the LocalQueue and the "+
 			"Namespace (with everything in it) are gone, a Go duration such as `\"20m\"` (default `%s`).",
-			teamNamespaceDuration(teamNamespaceDeleteTimeout)),
+			durationText(teamNamespaceDeleteTimeout)),
 	})
-	if b, ok := timeoutsBlock.(schema.SingleNestedBlock); ok {
-		b.Description = "Timeouts of create, update and delete."
-		timeoutsBlock = b
-	}
 
 	computedName := func(text string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, Description: text}
@@ -93,7 +88,12 @@ func (r *teamNamespaceResource) Schema(ctx context.Context, _ resource.SchemaReq
 			"is the LocalQueue's `spec.clusterQueue` as read from the cluster (null without a LocalQueue), so a " +
 			"LocalQueue that points elsewhere shows in the next plan and is recreated.")},
 		{&m.OwnerID, ownerIDAttribute("Namespace and LocalQueue")},
-		{&m.Drift, driftAttribute("Namespace and LocalQueue")},
+		{&m.Drift, driftAttribute("a label this provider sets (`app.kubernetes.io/managed-by`, " +
+			"`sagemaker.amazonaws.com/quota-allocation-id`, `sagemaker.amazonaws.com/sagemaker-managed-queue`) or its " +
+			"owner annotation missing or edited on the Namespace or the LocalQueue; the LocalQueue missing, being " +
+			"deleted, or feeding another ClusterQueue than the team's; the Namespace managed by another owner; an " +
+			"import whose owner the next apply records; or a create that stopped before it finished. Labels and " +
+			"annotations of your own show in `labels` and `annotations`, not here")},
 	}, []fieldSchema[schema.Block]{
 		{&m.Timeouts, timeoutsBlock},
 	})
@@ -106,10 +106,6 @@ func (r *teamNamespaceResource) Schema(ctx context.Context, _ resource.SchemaReq
 		Attributes: attributes,
 		Blocks:     blocks,
 	}
-}
-
-func teamNamespaceDuration(d time.Duration) string {
-	return strings.TrimSuffix(d.String(), "0s")
 }
 
 // ValidateConfig rejects label and annotation keys the provider owns and keys or values

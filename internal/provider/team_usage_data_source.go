@@ -28,7 +28,12 @@ func (d *teamUsageDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 		Description: "One team's quota and usage, from the live status Kueue reports on the team's ClusterQueue " +
 			"`hyperpod-ns-<team>-clusterqueue` (one GET): per instance type and resource the nominal quota, what " +
 			"workloads reserve and use, and what they borrow from the cohort; the workload counts; and whether the " +
-			"queue is active. It works for any team's queue, including ones this provider does not manage.",
+			"queue is active. It works for any team's queue, including ones this provider does not manage. A team " +
+			"without a ClusterQueue (no quota yet, a misspelt name, a deleted queue) is an error, `Team has no " +
+			"ClusterQueue` at `team`, never empty figures; read the quota's team from its `hyperpod_compute_quota` " +
+			"(`team = hyperpod_compute_quota.x.team`) so the read waits for the create. Only the ClusterQueue is read: " +
+			"a team whose namespace or LocalQueue is missing still reports its quota. With " +
+			"`task_governance` it needs the provider's Kubernetes connection too.",
 		Attributes: attributesOf(&m, []fieldSchema[schema.Attribute]{
 			{&m.Team, schema.StringAttribute{Required: true, Validators: teamValidators, Description: "The team."}},
 			{&m.ClusterQueueName, schema.StringAttribute{Computed: true, Description: "The ClusterQueue read."}},

@@ -5,7 +5,8 @@ terraform {
 
   required_providers {
     hyperpod = {
-      source = "quotaworks/hyperpod"
+      source  = "quotaworks/hyperpod"
+      version = "~> 0.1"
     }
   }
 }

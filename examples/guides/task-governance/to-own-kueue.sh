@@ -17,4 +17,5 @@ kubectl get deployments --all-namespaces -l app.kubernetes.io/name=kueue
 kubectl get clusterqueues,resourceflavors,workloadpriorityclasses
 kubectl get localqueues --all-namespaces
 
-# Then install Kueue as for any cluster of the Kubernetes path (install-kueue.sh).
+# Then install Kueue as for any cluster of the Kubernetes path: helm install with fair sharing,
+# as in the guide "Getting started", step 2 (install-kueue.sh).

@@ -4,7 +4,8 @@ terraform {
   required_version = ">= 1.11"
   required_providers {
     hyperpod = {
-      source = "quotaworks/hyperpod"
+      source  = "quotaworks/hyperpod"
+      version = "~> 0.1"
     }
   }
 }

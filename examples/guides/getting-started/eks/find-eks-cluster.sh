@@ -18,4 +18,6 @@ aws eks describe-addon --cluster-name "$eks_cluster_name" \
 # Can you reach the cluster with the credentials Terraform will use?
 aws eks update-kubeconfig --name "$eks_cluster_name" --region us-west-2
 kubectl get nodes -L node.kubernetes.io/instance-type
+
+# Does it run a Kueue already? Which versions does it serve (the provider needs v1beta2)?
 kubectl get crd clusterqueues.kueue.x-k8s.io -o jsonpath='{.spec.versions[*].name}'

@@ -6,7 +6,8 @@ terraform {
       version = ">= 5.0"
     }
     hyperpod = {
-      source = "quotaworks/hyperpod"
+      source  = "quotaworks/hyperpod"
+      version = "~> 0.1"
     }
   }
 }

@@ -7,9 +7,10 @@ make install # = go install .
 
 # Or: an implied local mirror directory, which terraform init uses without any CLI
 # configuration (as long as yours has no provider_installation block). The version in the
-# path is the one Terraform sees; pick a release-style version, init never picks
-# pre-releases from a mirror. OpenTofu looks under registry.opentofu.org/ instead.
-version=0.0.1
+# path is the one Terraform sees; pick a release-style version that meets your configuration's
+# constraint (~> 0.1 in the examples): init never picks pre-releases from a mirror. OpenTofu
+# looks under registry.opentofu.org/ instead.
+version=0.1.0
 platform="$(go env GOOS)_$(go env GOARCH)"
 mirror="$HOME/.terraform.d/plugins/registry.terraform.io/quotaworks/hyperpod/$version/$platform"
 mkdir -p "$mirror"
