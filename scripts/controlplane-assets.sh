@@ -154,6 +154,31 @@ else
 	log "crds: $(find "${crds}" -name '*.yaml' | wc -l | tr -d ' ') files"
 fi
 
+# The Kubeflow Training Operator's PyTorchJob CRD, at the version Kueue's go.mod requires, and
+# no training operator: Kueue's kubeflow.org/pytorchjob integration admits PyTorchJobs, as it
+# does for the HyperPod CLI's jobs; no pods ever run here anyway.
+job_crds="${dir}/crds-jobs"
+if [[ -f "${job_crds}/kubeflow.org_pytorchjobs.yaml" ]]; then
+	log "crds-jobs: present"
+else
+	kueue_src=$(cd -- "${tools_dir}" && go mod download -json "sigs.k8s.io/kueue@${KUEUE_VERSION}" |
+		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
+	training_operator_version=$(awk '$1 == "github.com/kubeflow/training-operator" { print $2; exit }' "${kueue_src}/go.mod")
+	[[ -n "${training_operator_version}" ]] || die "Kueue ${KUEUE_VERSION}'s go.mod requires no github.com/kubeflow/training-operator"
+	log "crds-jobs: copying the PyTorchJob CRD of github.com/kubeflow/training-operator@${training_operator_version} from the module proxy"
+	training_operator_dir=$(cd -- "${tools_dir}" && go mod download -json "github.com/kubeflow/training-operator@${training_operator_version}" |
+		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
+	src="${training_operator_dir}/manifests/base/crds/kubeflow.org_pytorchjobs.yaml"
+	[[ -f "${src}" ]] || die "no PyTorchJob CRD at ${src}"
+	tmp="${dir}/.crds-jobs.tmp.$$"
+	tmp_files+=("${tmp}")
+	mkdir -p -- "${tmp}"
+	install -m 0644 -- "${src}" "${tmp}/"
+	rm -rf -- "${job_crds}"
+	mv -- "${tmp}" "${job_crds}"
+	log "crds-jobs: copied"
+fi
+
 kueue_module_dir() {
 	(cd -- "${tools_dir}" && go mod download -json "sigs.k8s.io/kueue@${KUEUE_VERSION}") |
 		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p'

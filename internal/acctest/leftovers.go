@@ -22,6 +22,7 @@ var trackedKinds = []schema.GroupVersionResource{
 	{Version: "v1", Resource: "namespaces"},
 	{Version: "v1", Resource: "pods"},
 	{Group: "batch", Version: "v1", Resource: "jobs"},
+	PyTorchJobs,
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"},
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"},
 	kueue.ClusterQueues, kueue.LocalQueues, kueue.ResourceFlavors, kueue.WorkloadPriorityClasses, kueue.Workloads,

@@ -59,6 +59,10 @@ const (
 	APIServerBinary = "kube-apiserver"
 	EtcdBinary      = "etcd"
 	CRDsDir         = "crds"
+	// JobCRDsDir holds the CRDs of the job kinds Kueue admits besides batch/v1 Jobs: the Kubeflow
+	// Training Operator's PyTorchJob, which the HyperPod CLI submits.
+	JobCRDsDir    = "crds-jobs"
+	PyTorchJobCRD = "kubeflow.org_pytorchjobs.yaml"
 )
 
 // ErrAssetsMissing is wrapped by the errors of CheckAssets and AssetsDirFromEnv when the
@@ -121,12 +125,16 @@ func missingBinaries(dir string) []string {
 }
 
 // CheckAssets returns an error wrapping ErrAssetsMissing unless dir holds executable
-// kube-apiserver and etcd binaries and at least one CRD manifest in crds/.
+// kube-apiserver and etcd binaries, at least one CRD manifest in crds/ and the PyTorchJob CRD
+// in crds-jobs/ (which directories made before it was added lack).
 func CheckAssets(dir string) error {
 	missing := missingBinaries(dir)
 	crds, _ := filepath.Glob(filepath.Join(dir, CRDsDir, "*.yaml"))
 	if len(crds) == 0 {
 		missing = append(missing, CRDsDir+"/*.yaml")
+	}
+	if _, err := os.Stat(filepath.Join(dir, JobCRDsDir, PyTorchJobCRD)); err != nil {
+		missing = append(missing, JobCRDsDir+"/"+PyTorchJobCRD)
 	}
 	if len(missing) == 0 {
 		return nil

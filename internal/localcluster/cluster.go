@@ -1,7 +1,8 @@
 // Package localcluster runs a real kube-apiserver and etcd (built from source by
 // scripts/controlplane-assets.sh) with controller-runtime's envtest, installs the Kueue
-// CRDs and creates Nodes that mimic a SageMaker HyperPod cluster. The acceptance tests'
-// TestMain and `make cluster-up` (internal/cmd/localcluster) use it.
+// CRDs and the Kubeflow PyTorchJob CRD (without a training operator) and creates Nodes that
+// mimic a SageMaker HyperPod cluster. The acceptance tests' TestMain and `make cluster-up`
+// (internal/cmd/localcluster) use it.
 //
 // What runs is an API server and, with Options.Kueue (the default for the tests, the demo and
 // cluster-up; see KueueFromEnv), Kueue's controller manager outside the cluster with its
@@ -63,7 +64,7 @@ const AdminUser = "hyperpod-admin"
 
 // Options configures Start.
 type Options struct {
-	// AssetsDir holds kube-apiserver, etcd and crds/*.yaml (see AssetsDirFromEnv).
+	// AssetsDir holds kube-apiserver, etcd, crds/*.yaml and crds-jobs/ (see AssetsDirFromEnv).
 	AssetsDir string
 	// WorkDir receives the admin kubeconfig, the control plane logs and state/ (etcd data,
 	// certificates). Created if missing; a temporary directory (removed by Stop) when empty.
@@ -116,9 +117,9 @@ type Cluster struct {
 }
 
 // Start starts etcd and kube-apiserver on 127.0.0.1, installs every CRD in
-// AssetsDir/crds and waits until they are established, creates the fleet and writes an
-// admin kubeconfig to WorkDir/kubeconfig. Nothing is downloaded. On error, everything
-// started is stopped again.
+// AssetsDir/crds and AssetsDir/crds-jobs and waits until they are established, creates the
+// fleet and writes an admin kubeconfig to WorkDir/kubeconfig. Nothing is downloaded. On error,
+// everything started is stopped again.
 func Start(ctx context.Context, o Options) (_ *Cluster, retErr error) {
 	assets, err := checkedAssetsDir(o)
 	if err != nil {
@@ -269,6 +270,8 @@ func (c *Cluster) configureControlPlane(assets string, startTimeout time.Duratio
 		startTimeout = 90 * time.Second
 	}
 
+	// The job CRDs are installed with Kueue's, so that Kueue's manager, started later, sets up
+	// their integrations at once instead of polling for the kinds to appear.
 	c.env = &envtest.Environment{
 		ControlPlane: envtest.ControlPlane{
 			APIServer: newAPIServer(assets, c.certDir(), apiPort, apiLog, c.authn),
@@ -285,7 +288,7 @@ func (c *Cluster) configureControlPlane(assets string, startTimeout time.Duratio
 		BinaryAssetsDirectory:    assets,
 		DownloadBinaryAssets:     false,
 		UseExistingCluster:       ptr.To(false), // ignore USE_EXISTING_CLUSTER
-		CRDDirectoryPaths:        []string{filepath.Join(assets, CRDsDir)},
+		CRDDirectoryPaths:        []string{filepath.Join(assets, CRDsDir), filepath.Join(assets, JobCRDsDir)},
 		ErrorIfCRDPathMissing:    true,
 		ControlPlaneStartTimeout: startTimeout,
 		ControlPlaneStopTimeout:  30 * time.Second,

@@ -275,6 +275,7 @@ func TestAssetsDirResolution(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, CRDsDir, "a.yaml"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	writeJobCRDs(t, dir)
 	if got, err := AssetsDirFromEnv(); err != nil || got != dir {
 		t.Errorf("AssetsDirFromEnv() = %q, %v; want %q", got, err, dir)
 	}

@@ -37,9 +37,10 @@ import (
 
 // Kueue's controller manager in the local control plane: built from the sigs.k8s.io/kueue
 // module by scripts/controlplane-assets.sh, run as a process outside the cluster against the
-// local API server (leader election off, batch/job integration on, fair sharing on), with its
-// validating, mutating and CRD conversion webhooks registered by URL on loopback. Then Kueue
-// validates and defaults what the provider writes, and admits workloads, as it does on EKS.
+// local API server (leader election off, the batch/job and kubeflow.org/pytorchjob integrations
+// on, fair sharing on), with its validating, mutating and CRD conversion webhooks registered by
+// URL on loopback. Then Kueue validates and defaults what the provider writes, and admits
+// workloads, as it does on EKS.
 const (
 	KueueManagerBinary = "kueue-manager"
 	// KueueDir holds the module's webhook manifests and CRD conversion patches.
@@ -158,6 +159,7 @@ internalCertManagement:
 integrations:
   frameworks:
   - batch/job
+  - kubeflow.org/pytorchjob
 fairSharing:
   preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]
 `, KueueNamespace, healthPort, webhookPort, certDir)
