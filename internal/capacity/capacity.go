@@ -22,10 +22,19 @@ type Amounts struct {
 
 // Summary is the observed capacity of one instance type.
 type Summary struct {
-	NodeCount            int64
+	NodeCount int64
+	// SchedulableNodeCount counts the Nodes that are Ready, not cordoned and healthy.
 	SchedulableNodeCount int64
-	Total                Amounts
-	Allocated            Amounts
+	// HealthKnown is false when some nodes were only counted (see Node.CountedOnly): then
+	// NotReadyNodeCount and UnhealthyNodeCounts say nothing.
+	HealthKnown bool
+	// NotReadyNodeCount counts the Nodes whose Ready condition is not True, whatever their health.
+	NotReadyNodeCount int64
+	// UnhealthyNodeCounts counts the Nodes by health status, for every status but Schedulable;
+	// empty, not nil, when HealthKnown and no Node is unhealthy.
+	UnhealthyNodeCounts map[string]int64
+	Total               Amounts
+	Allocated           Amounts
 	// Unallocated is Total - Allocated; negative when the quotas promise more than the nodes have.
 	Unallocated Amounts
 }
@@ -74,13 +83,39 @@ func ratFloat(q resource.Quantity, unit ...*big.Rat) float64 {
 	return f
 }
 
-// Node is one Node of an instance type as the sums see it, whichever backend read it.
+// HealthLabel is the label HyperPod keeps on its Nodes with their health status.
+const HealthLabel = "sagemaker.amazonaws.com/node-health-status"
+
+// HealthStatusDoc is AWS's page on HealthLabel and its values.
+const HealthStatusDoc = "https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-resiliency-node-labels.html"
+
+// HealthSchedulable is the health status of a Node that passed HyperPod's health checks. The
+// others AWS documents are Unschedulable (deep health checks running),
+// UnschedulablePendingReplacement and UnschedulablePendingReboot; any value but this one keeps
+// the Node out of the schedulable count.
+const HealthSchedulable = "Schedulable"
+
+// Node is one Node of an instance type as the sums see it, whichever backend read it. The zero
+// Node is an instance that has not joined the cluster: not Ready, with nothing allocatable.
 type Node struct {
-	// Schedulable: not cordoned and Ready.
-	Schedulable bool
+	Cordoned bool
+	// Ready: the NodeReady condition is True. For a CountedOnly node: its instance group is in service.
+	Ready bool
+	// Health is the value of HealthLabel, "" when the Node has none. A Node without it counts as
+	// healthy: the label is HyperPod's, and a cluster without HyperPod's health agent has
+	// nothing that would set it.
+	Health string
+	// CountedOnly marks a node known from an instance count, not read from Kubernetes: its
+	// Ready condition and health status are unknown.
+	CountedOnly bool
 	// Allocatable is what the Node offers pods, by resource name.
 	Allocatable map[string]resource.Quantity
 }
+
+func (n Node) healthy() bool { return n.Health == "" || n.Health == HealthSchedulable }
+
+// schedulable: new pods may land on the Node.
+func (n Node) schedulable() bool { return n.Ready && !n.Cordoned && n.healthy() }
 
 // Allocation is the nominal quota one team's quota gives an instance type, by resource name.
 type Allocation map[string]resource.Quantity
@@ -103,8 +138,8 @@ func AllocationOf(acceleratorResource string, accelerators int64, vcpu, memoryGi
 
 // NodeFromFigures is a Node known only from the catalog's figures for its instance type: what a
 // store that counts instances, not Nodes, reports.
-func NodeFromFigures(it catalog.InstanceType, schedulable bool) Node {
-	return Node{Schedulable: schedulable, Allocatable: AllocationOf(it.AcceleratorResource, it.Accelerators,
+func NodeFromFigures(it catalog.InstanceType, inService bool) Node {
+	return Node{CountedOnly: true, Ready: inService, Allocatable: AllocationOf(it.AcceleratorResource, it.Accelerators,
 		new(big.Rat).SetFloat64(it.VCPU), new(big.Rat).SetFloat64(it.MemoryGiB))}
 }
 
@@ -124,7 +159,7 @@ func NodeOf(n corev1.Node) Node {
 	for name, q := range n.Status.Allocatable {
 		alloc[string(name)] = q
 	}
-	return Node{Schedulable: !n.Spec.Unschedulable && ready(n), Allocatable: alloc}
+	return Node{Cordoned: n.Spec.Unschedulable, Ready: ready(n), Health: n.Labels[HealthLabel], Allocatable: alloc}
 }
 
 // AllocationsOf lists the nominal quotas that ClusterQueues give the flavor named after the
@@ -151,14 +186,26 @@ func AllocationsOf(queues []kueue.ClusterQueue, instanceType string) []Allocatio
 // Summarize counts the instance type's Nodes and sums their allocatable resources and the
 // quotas' allocations. Callers pass the Nodes and allocations of that one type.
 func Summarize(it catalog.InstanceType, nodes []Node, allocations []Allocation) Summary {
-	var s Summary
+	s := Summary{HealthKnown: true, UnhealthyNodeCounts: map[string]int64{}}
 	var total, allocated exact
 	for _, n := range nodes {
 		s.NodeCount++
-		if n.Schedulable {
+		if n.schedulable() {
 			s.SchedulableNodeCount++
 		}
+		if n.CountedOnly {
+			s.HealthKnown = false
+		}
+		if !n.Ready {
+			s.NotReadyNodeCount++
+		}
+		if !n.healthy() {
+			s.UnhealthyNodeCounts[n.Health]++
+		}
 		total.add(n.Allocatable, it.AcceleratorResource)
+	}
+	if !s.HealthKnown {
+		s.NotReadyNodeCount, s.UnhealthyNodeCounts = 0, nil
 	}
 	for _, a := range allocations {
 		allocated.add(a, it.AcceleratorResource)

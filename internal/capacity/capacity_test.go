@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"math/big"
+	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -80,21 +81,25 @@ func TestSummarize(t *testing.T) {
 	}{
 		{"gpu type", g5, Summary{
 			NodeCount: 5, SchedulableNodeCount: 2,
+			HealthKnown: true, NotReadyNodeCount: 2, UnhealthyNodeCounts: map[string]int64{},
 			Total:       Amounts{Accelerators: 20, VCPU: 240, MemoryGiB: 960},
 			Allocated:   Amounts{Accelerators: 3, VCPU: 25.5, MemoryGiB: 96.5},
 			Unallocated: Amounts{Accelerators: 17, VCPU: 214.5, MemoryGiB: 863.5},
 		}},
 		{"cpu type ignores accelerators", c5, Summary{
 			NodeCount: 1, SchedulableNodeCount: 1,
+			HealthKnown: true, UnhealthyNodeCounts: map[string]int64{},
 			Total:       Amounts{VCPU: 16, MemoryGiB: 32},
 			Allocated:   Amounts{VCPU: 3.5, MemoryGiB: 7},
 			Unallocated: Amounts{VCPU: 12.5, MemoryGiB: 25},
 		}},
-		{"type absent from the cluster", catalog.InstanceType{Name: "ml.p5.48xlarge", Accelerators: 8, AcceleratorResource: "nvidia.com/gpu"}, Summary{}},
+		{"type absent from the cluster", catalog.InstanceType{Name: "ml.p5.48xlarge", Accelerators: 8, AcceleratorResource: "nvidia.com/gpu"}, Summary{
+			HealthKnown: true, UnhealthyNodeCounts: map[string]int64{},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := summarizeKube(tt.it, nodes, queues); got != tt.want {
+			if got := summarizeKube(tt.it, nodes, queues); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Summarize() =\n %+v\nwant\n %+v", got, tt.want)
 			}
 		})
@@ -132,12 +137,94 @@ func TestSummarizeFromFigures(t *testing.T) {
 	}
 	got := Summarize(g5, nodes, allocations)
 	want := Summary{
-		NodeCount: 2, SchedulableNodeCount: 1,
+		NodeCount: 2, SchedulableNodeCount: 1, HealthKnown: false,
 		Total:       Amounts{Accelerators: 8, VCPU: 96, MemoryGiB: 384},
 		Allocated:   Amounts{Accelerators: 3, VCPU: 25.45, MemoryGiB: 98.9},
 		Unallocated: Amounts{Accelerators: 5, VCPU: 70.55, MemoryGiB: 285.1},
 	}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Summarize() =\n %+v\nwant\n %+v", got, want)
+	}
+}
+
+// Only Ready, uncordoned Nodes that HyperPod marks Schedulable (or that carry no health label)
+// are schedulable; the others are counted apart, NotReady and by health status independently.
+func TestSummarizeHealth(t *testing.T) {
+	it := catalog.InstanceType{Name: "ml.g5.12xlarge", Accelerators: 4, AcceleratorResource: "nvidia.com/gpu"}
+	healthy := Node{Ready: true, Health: HealthSchedulable}
+	with := func(n Node, edit func(*Node)) Node { edit(&n); return n }
+	tests := []struct {
+		name            string
+		nodes           []Node
+		schedulable     int64
+		notReady        int64
+		unhealthyCounts map[string]int64
+	}{
+		{"all healthy", []Node{healthy, healthy}, 2, 0, map[string]int64{}},
+		{"no nodes", nil, 0, 0, map[string]int64{}},
+		{"without the label counts as healthy", []Node{with(healthy, func(n *Node) { n.Health = "" })}, 1, 0, map[string]int64{}},
+		{"pending reboot", []Node{healthy, with(healthy, func(n *Node) { n.Health = "UnschedulablePendingReboot" })},
+			1, 0, map[string]int64{"UnschedulablePendingReboot": 1}},
+		{"each status apart", []Node{
+			with(healthy, func(n *Node) { n.Health = "UnschedulablePendingReplacement" }),
+			with(healthy, func(n *Node) { n.Health = "UnschedulablePendingReplacement" }),
+			with(healthy, func(n *Node) { n.Health = "Unschedulable" }),
+			healthy,
+		}, 1, 0, map[string]int64{"UnschedulablePendingReplacement": 2, "Unschedulable": 1}},
+		{"a value AWS does not document is kept as it is", []Node{with(healthy, func(n *Node) { n.Health = "SomethingNew" })},
+			0, 0, map[string]int64{"SomethingNew": 1}},
+		{"not ready", []Node{healthy, with(healthy, func(n *Node) { n.Ready = false })}, 1, 1, map[string]int64{}},
+		{"not ready and unhealthy counts in both", []Node{with(healthy, func(n *Node) {
+			n.Ready, n.Health = false, "UnschedulablePendingReboot"
+		})}, 0, 1, map[string]int64{"UnschedulablePendingReboot": 1}},
+		{"cordoned is neither", []Node{with(healthy, func(n *Node) { n.Cordoned = true })}, 0, 0, map[string]int64{}},
+		{"an instance that has not joined is not ready", []Node{healthy, {}}, 1, 1, map[string]int64{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Summarize(it, tt.nodes, nil)
+			if got.NodeCount != int64(len(tt.nodes)) || got.SchedulableNodeCount != tt.schedulable || !got.HealthKnown ||
+				got.NotReadyNodeCount != tt.notReady || !reflect.DeepEqual(got.UnhealthyNodeCounts, tt.unhealthyCounts) {
+				t.Errorf("Summarize() = nodes %d, schedulable %d, health known %v, not ready %d, unhealthy %v; want %d, %d, true, %d, %v",
+					got.NodeCount, got.SchedulableNodeCount, got.HealthKnown, got.NotReadyNodeCount, got.UnhealthyNodeCounts,
+					len(tt.nodes), tt.schedulable, tt.notReady, tt.unhealthyCounts)
+			}
+		})
+	}
+}
+
+// Nodes known only from an instance count leave readiness and health unknown, not zero.
+func TestSummarizeHealthUnknownForCountedNodes(t *testing.T) {
+	c5 := catalog.InstanceType{Name: "ml.c5.4xlarge", VCPU: 16, MemoryGiB: 32}
+	got := Summarize(c5, []Node{NodeFromFigures(c5, true), NodeFromFigures(c5, false)}, nil)
+	if got.HealthKnown || got.NotReadyNodeCount != 0 || got.UnhealthyNodeCounts != nil || got.SchedulableNodeCount != 1 {
+		t.Errorf("Summarize() = health known %v, not ready %d, unhealthy %v, schedulable %d; want false, 0, nil, 1",
+			got.HealthKnown, got.NotReadyNodeCount, got.UnhealthyNodeCounts, got.SchedulableNodeCount)
+	}
+}
+
+func TestNodeOfReadsHealth(t *testing.T) {
+	tests := []struct {
+		name   string
+		labels map[string]string
+		ready  corev1.ConditionStatus
+		want   Node
+	}{
+		{"schedulable and ready", map[string]string{HealthLabel: "Schedulable"}, corev1.ConditionTrue, Node{Ready: true, Health: "Schedulable"}},
+		{"pending replacement", map[string]string{HealthLabel: "UnschedulablePendingReplacement"}, corev1.ConditionTrue,
+			Node{Ready: true, Health: "UnschedulablePendingReplacement"}},
+		{"no label", nil, corev1.ConditionTrue, Node{Ready: true}},
+		{"ready unknown", map[string]string{HealthLabel: "Schedulable"}, corev1.ConditionUnknown, Node{Health: "Schedulable"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: tt.labels},
+				Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: tt.ready}}}}
+			got := NodeOf(n)
+			got.Allocatable = nil
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("NodeOf() = %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
@@ -43,6 +44,20 @@ const (
 	TaintUnschedulable = "node.kubernetes.io/unschedulable"
 	TaintNotReady      = "node.kubernetes.io/not-ready"
 )
+
+// AnnotationHealthSet marks a node whose health a test set with SetNodeHealth: KeepFleetAlive
+// leaves its health label and Ready condition as they are, and CreateFleet brings it back.
+const AnnotationHealthSet = "hyperpod.quotaworks.io/test-health"
+
+// NodeHealth is what a node shows of its health: HyperPod's health status label (Status, ""
+// for no label) and its Ready condition.
+type NodeHealth struct {
+	Status string
+	Ready  bool
+}
+
+// Healthy is the health of every fleet node.
+var Healthy = NodeHealth{Status: NodeHealthSchedulable, Ready: true}
 
 // NodeSpec is a group of identical nodes of one instance type.
 //
@@ -172,18 +187,19 @@ func nodeCapacity(it catalog.InstanceType) (corev1.ResourceList, error) {
 	return rl, nil
 }
 
-func newNode(name, instanceType string, capacity corev1.ResourceList, cordoned, notReady bool, index int) *corev1.Node {
-	ready := corev1.NodeCondition{
-		Type:    corev1.NodeReady,
-		Status:  corev1.ConditionTrue,
-		Reason:  "KubeletReady",
-		Message: "kubelet is posting ready status",
+// readyCondition is the Ready condition a kubelet reports, without its times.
+func readyCondition(ready bool) corev1.NodeCondition {
+	if !ready {
+		return corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionFalse,
+			Reason: "KubeletNotReady", Message: "container runtime network not ready"}
 	}
+	return corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue,
+		Reason: "KubeletReady", Message: "kubelet is posting ready status"}
+}
+
+func newNode(name, instanceType string, capacity corev1.ResourceList, cordoned, notReady bool, index int) *corev1.Node {
 	var taints []corev1.Taint
 	if notReady {
-		ready.Status = corev1.ConditionFalse
-		ready.Reason = "KubeletNotReady"
-		ready.Message = "container runtime network not ready"
 		taints = append(taints, corev1.Taint{Key: TaintNotReady, Effect: corev1.TaintEffectNoSchedule})
 	}
 	if cordoned {
@@ -210,7 +226,7 @@ func newNode(name, instanceType string, capacity corev1.ResourceList, cordoned, 
 		Status: corev1.NodeStatus{
 			Capacity:    capacity.DeepCopy(),
 			Allocatable: capacity.DeepCopy(),
-			Conditions:  []corev1.NodeCondition{ready},
+			Conditions:  []corev1.NodeCondition{readyCondition(!notReady)},
 			Addresses: []corev1.NodeAddress{
 				{Type: corev1.NodeInternalIP, Address: fmt.Sprintf("10.1.%d.%d", index/250, index%250+4)},
 				{Type: corev1.NodeHostName, Address: name},
@@ -228,21 +244,95 @@ func newNode(name, instanceType string, capacity corev1.ResourceList, cordoned, 
 
 // CreateFleet creates the fleet's nodes as plain API objects (there is no kubelet) and
 // sets their status. It is idempotent: an existing node is brought back to the fleet's
-// labels, cordon state, taints and status.
+// labels, cordon state, taints and status, a health SetNodeHealth set included.
 func CreateFleet(ctx context.Context, cs kubernetes.Interface, fleet []NodeSpec, cat *catalog.Catalog) error {
+	return reconcileFleet(ctx, cs, fleet, cat, false)
+}
+
+// reconcileFleet is CreateFleet; with keepSetHealth, a node that SetNodeHealth marked keeps the
+// health it was given.
+func reconcileFleet(ctx context.Context, cs kubernetes.Interface, fleet []NodeSpec, cat *catalog.Catalog, keepSetHealth bool) error {
 	nodes, err := Nodes(fleet, cat)
 	if err != nil {
 		return err
 	}
 	for _, want := range nodes {
-		if err := applyNode(ctx, cs, want); err != nil {
+		if err := applyNode(ctx, cs, want, keepSetHealth); err != nil {
 			return fmt.Errorf("node %s: %w", want.Name, err)
 		}
 	}
 	return nil
 }
 
-func applyNode(ctx context.Context, cs kubernetes.Interface, want *corev1.Node) error {
+// SetNodeHealth gives the node named name the health status label h.Status (none when "")
+// and a Ready condition of h.Ready, and marks it (AnnotationHealthSet) so that KeepFleetAlive
+// keeps them. CreateFleet brings the node back to the fleet's health.
+func SetNodeHealth(ctx context.Context, cs kubernetes.Interface, name string, h NodeHealth) error {
+	got, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("node %s: %w", name, err)
+	}
+	base := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: got.Name, Labels: got.Labels, Annotations: got.Annotations},
+		Spec:       got.Spec,
+		Status:     got.Status,
+	}
+	if err := applyNode(ctx, cs, withHealth(base, h), false); err != nil {
+		return fmt.Errorf("node %s: %w", name, err)
+	}
+	return nil
+}
+
+// withHealth is a copy of n with health h, marked as set by SetNodeHealth.
+func withHealth(n *corev1.Node, h NodeHealth) *corev1.Node {
+	n = n.DeepCopy()
+	if n.Labels == nil {
+		n.Labels = map[string]string{}
+	}
+	if h.Status == "" {
+		delete(n.Labels, LabelNodeHealth)
+	} else {
+		n.Labels[LabelNodeHealth] = h.Status
+	}
+	if n.Annotations == nil {
+		n.Annotations = map[string]string{}
+	}
+	n.Annotations[AnnotationHealthSet] = "true"
+	conditions := []corev1.NodeCondition{readyCondition(h.Ready)}
+	for _, c := range n.Status.Conditions {
+		if c.Type != corev1.NodeReady {
+			conditions = append(conditions, c)
+		}
+	}
+	n.Status.Conditions = conditions
+	var taints []corev1.Taint
+	if !h.Ready {
+		taints = append(taints, corev1.Taint{Key: TaintNotReady, Effect: corev1.TaintEffectNoSchedule})
+	}
+	for _, t := range n.Spec.Taints {
+		if t.Key != TaintNotReady {
+			taints = append(taints, t)
+		}
+	}
+	n.Spec.Taints = taints
+	return n
+}
+
+// healthOf reads a node's health label and Ready condition.
+func healthOf(n *corev1.Node) NodeHealth {
+	h := NodeHealth{Status: n.Labels[LabelNodeHealth]}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			h.Ready = c.Status == corev1.ConditionTrue
+		}
+	}
+	return h
+}
+
+// applyNode brings the node to want, metadata and spec first, then status: a node that
+// SetNodeHealth marks is marked before its status changes, so a concurrent KeepFleetAlive
+// never undoes the change.
+func applyNode(ctx context.Context, cs kubernetes.Interface, want *corev1.Node, keepSetHealth bool) error {
 	nodes := cs.CoreV1().Nodes()
 	now := metav1.NewTime(time.Now().Truncate(time.Second))
 	want = want.DeepCopy()
@@ -261,42 +351,72 @@ func applyNode(ctx context.Context, cs kubernetes.Interface, want *corev1.Node) 
 		if err != nil {
 			return err
 		}
-		status := want.Status.DeepCopy()
-		for i := range status.Conditions {
-			status.Conditions[i].LastHeartbeatTime = now
-			status.Conditions[i].LastTransitionTime = now
-			for _, c := range got.Status.Conditions {
-				if c.Type == status.Conditions[i].Type && c.Status == status.Conditions[i].Status {
-					status.Conditions[i].LastTransitionTime = c.LastTransitionTime
-				}
-			}
+		target := want
+		if keepSetHealth && got.Annotations[AnnotationHealthSet] != "" {
+			target = withHealth(want, healthOf(got))
 		}
-		if !equality.Semantic.DeepEqual(got.Status.Capacity, status.Capacity) ||
-			!equality.Semantic.DeepEqual(got.Status.Allocatable, status.Allocatable) ||
-			!sameConditions(got.Status.Conditions, status.Conditions) ||
-			!equality.Semantic.DeepEqual(got.Status.NodeInfo, status.NodeInfo) ||
-			!equality.Semantic.DeepEqual(got.Status.Addresses, status.Addresses) {
-			got.Status = *status
-			if got, err = nodes.UpdateStatus(ctx, got, metav1.UpdateOptions{}); err != nil {
-				return err
-			}
+		if got, err = updateNodeMeta(ctx, nodes, got, target); err != nil {
+			return err
 		}
-		if got.Spec.Unschedulable == want.Spec.Unschedulable &&
-			equality.Semantic.DeepEqual(got.Spec.Taints, want.Spec.Taints) &&
-			hasLabels(got.Labels, want.Labels) {
-			return nil
-		}
-		got.Spec.Unschedulable = want.Spec.Unschedulable
-		got.Spec.Taints = want.Spec.Taints
-		if got.Labels == nil {
-			got.Labels = map[string]string{}
-		}
-		for k, v := range want.Labels {
-			got.Labels[k] = v
-		}
-		_, err = nodes.Update(ctx, got, metav1.UpdateOptions{})
-		return err
+		return updateNodeStatus(ctx, nodes, got, target, now)
 	})
+}
+
+// updateNodeMeta brings got's labels, health mark, cordon state and taints to want's.
+func updateNodeMeta(ctx context.Context, nodes typedcorev1.NodeInterface, got, want *corev1.Node) (*corev1.Node, error) {
+	_, wantHealth := want.Labels[LabelNodeHealth]
+	_, gotHealth := got.Labels[LabelNodeHealth]
+	if got.Spec.Unschedulable == want.Spec.Unschedulable &&
+		equality.Semantic.DeepEqual(got.Spec.Taints, want.Spec.Taints) &&
+		hasLabels(got.Labels, want.Labels) && wantHealth == gotHealth &&
+		got.Annotations[AnnotationHealthSet] == want.Annotations[AnnotationHealthSet] {
+		return got, nil
+	}
+	got.Spec.Unschedulable = want.Spec.Unschedulable
+	got.Spec.Taints = want.Spec.Taints
+	if got.Labels == nil {
+		got.Labels = map[string]string{}
+	}
+	for k, v := range want.Labels {
+		got.Labels[k] = v
+	}
+	if !wantHealth {
+		delete(got.Labels, LabelNodeHealth)
+	}
+	if mark, ok := want.Annotations[AnnotationHealthSet]; ok {
+		if got.Annotations == nil {
+			got.Annotations = map[string]string{}
+		}
+		got.Annotations[AnnotationHealthSet] = mark
+	} else {
+		delete(got.Annotations, AnnotationHealthSet)
+	}
+	return nodes.Update(ctx, got, metav1.UpdateOptions{})
+}
+
+// updateNodeStatus brings got's status to want's, keeping the transition times of conditions
+// that did not change.
+func updateNodeStatus(ctx context.Context, nodes typedcorev1.NodeInterface, got, want *corev1.Node, now metav1.Time) error {
+	status := want.Status.DeepCopy()
+	for i := range status.Conditions {
+		status.Conditions[i].LastHeartbeatTime = now
+		status.Conditions[i].LastTransitionTime = now
+		for _, c := range got.Status.Conditions {
+			if c.Type == status.Conditions[i].Type && c.Status == status.Conditions[i].Status {
+				status.Conditions[i].LastTransitionTime = c.LastTransitionTime
+			}
+		}
+	}
+	if equality.Semantic.DeepEqual(got.Status.Capacity, status.Capacity) &&
+		equality.Semantic.DeepEqual(got.Status.Allocatable, status.Allocatable) &&
+		sameConditions(got.Status.Conditions, status.Conditions) &&
+		equality.Semantic.DeepEqual(got.Status.NodeInfo, status.NodeInfo) &&
+		equality.Semantic.DeepEqual(got.Status.Addresses, status.Addresses) {
+		return nil
+	}
+	got.Status = *status
+	_, err := nodes.UpdateStatus(ctx, got, metav1.UpdateOptions{})
+	return err
 }
 
 func sameConditions(a, b []corev1.NodeCondition) bool {
@@ -335,16 +455,10 @@ func SumNodes(nodes []corev1.Node) map[string]Totals {
 		t := out[it]
 		t.InstanceType = it
 		t.Nodes++
-		ready := false
-		for _, c := range n.Status.Conditions {
-			if c.Type == corev1.NodeReady {
-				ready = c.Status == corev1.ConditionTrue
-			}
-		}
 		switch {
 		case n.Spec.Unschedulable:
 			t.CordonedNodes++
-		case !ready:
+		case !healthOf(n).Ready:
 			t.NotReadyNodes++
 		default:
 			t.SchedulableNodes++

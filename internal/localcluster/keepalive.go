@@ -23,7 +23,7 @@ const nodeLeaseSeconds = 40
 // KeepFleetAlive stands in for the kubelets of the fake nodes on a cluster that runs a node
 // lifecycle controller (kind): without heartbeats it marks kubelet-less nodes NotReady and
 // taints them after about 40 s. Every interval it renews each node's Lease and reconciles the
-// nodes to the fleet (status, taints), until ctx ends. The local control plane does not need it.
+// nodes to the fleet (status, taints; a health SetNodeHealth set stays), until ctx ends. The local control plane does not need it.
 func KeepFleetAlive(ctx context.Context, cs kubernetes.Interface, fleet []NodeSpec, cat *catalog.Catalog, interval time.Duration) error {
 	nodes, err := Nodes(fleet, cat)
 	if err != nil {
@@ -37,7 +37,7 @@ func KeepFleetAlive(ctx context.Context, cs kubernetes.Interface, fleet []NodeSp
 				return fmt.Errorf("renewing the lease of node %s: %w", n.Name, err)
 			}
 		}
-		if err := CreateFleet(ctx, cs, fleet, cat); err != nil && ctx.Err() == nil {
+		if err := reconcileFleet(ctx, cs, fleet, cat, true); err != nil && ctx.Err() == nil {
 			return err
 		}
 		select {

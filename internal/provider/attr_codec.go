@@ -238,8 +238,11 @@ func fieldAttrType(model reflect.Type, f reflect.StructField) attr.Type {
 		}
 		elem = types.ObjectType{AttrTypes: structAttrTypes(t)}
 	}
-	if f.Tag.Get("elem") == "string" {
+	switch f.Tag.Get("elem") {
+	case "string":
 		elem = types.StringType
+	case "int64":
+		elem = types.Int64Type
 	}
 	switch reflect.Zero(f.Type).Interface().(type) {
 	case types.String:

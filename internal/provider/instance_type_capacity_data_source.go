@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -43,7 +44,16 @@ func (d *instanceTypeCapacityDataSource) Schema(_ context.Context, _ datasource.
 			{&m.Source, schema.StringAttribute{Computed: true, Description: "`catalog` for built-in figures, `provider` when the provider's `instance_types` defines or overrides them."}},
 
 			{&m.NodeCount, computedInt("Nodes labelled `node.kubernetes.io/instance-type=<instance_type>`.")},
-			{&m.SchedulableNodeCount, computedInt("Those Nodes that are Ready and not cordoned.")},
+			{&m.SchedulableNodeCount, computedInt("Those Nodes that new pods can land on: Ready, not cordoned, and healthy: HyperPod's " +
+				"`" + capacity.HealthLabel + "` label is `" + capacity.HealthSchedulable + "` or absent.")},
+			{&m.NotReadyNodeCount, computedInt("Those Nodes whose `Ready` condition is not `True` (`False`, `Unknown` or not reported " +
+				"yet), whatever their health status; on the SageMaker path also the instances that have not joined as Nodes. Null " +
+				"on the SageMaker path without a Kubernetes connection.")},
+			{&m.UnhealthyNodeCounts, schema.MapAttribute{Computed: true, ElementType: types.Int64Type, Description: "Those Nodes whose " +
+				"`" + capacity.HealthLabel + "` label is other than `" + capacity.HealthSchedulable + "`, counted by its value: " +
+				"`Unschedulable` (deep health checks running), `UnschedulablePendingReplacement` or `UnschedulablePendingReboot` " +
+				"(" + capacity.HealthStatusDoc + "). Empty when every Node is healthy; a Node can be both here and in " +
+				"`not_ready_node_count`. Null on the SageMaker path without a Kubernetes connection."}},
 
 			{&m.TotalAccelerators, computedInt("Sum of the Nodes' allocatable accelerators.")},
 			{&m.TotalVCPU, computedFloat("Sum of the Nodes' allocatable vCPU.")},
@@ -100,10 +110,23 @@ func (d *instanceTypeCapacityDataSource) Read(ctx context.Context, req datasourc
 	m.Source = types.StringValue(string(it.Source))
 	m.NodeCount = types.Int64Value(s.NodeCount)
 	m.SchedulableNodeCount = types.Int64Value(s.SchedulableNodeCount)
+	m.NotReadyNodeCount, m.UnhealthyNodeCounts = healthValues(s)
 	m.TotalAccelerators, m.TotalVCPU, m.TotalMemoryInGiB = amountValues(s.Total)
 	m.AllocatedAccelerators, m.AllocatedVCPU, m.AllocatedMemoryInGiB = amountValues(s.Allocated)
 	m.UnallocatedAccelerators, m.UnallocatedVCPU, m.UnallocatedMemoryInGiB = amountValues(s.Unallocated)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// healthValues are null when the backend only counted instances and so saw no Node's condition or label.
+func healthValues(s capacity.Summary) (types.Int64, types.Map) {
+	if !s.HealthKnown {
+		return types.Int64Null(), types.MapNull(types.Int64Type)
+	}
+	counts := make(map[string]attr.Value, len(s.UnhealthyNodeCounts))
+	for status, n := range s.UnhealthyNodeCounts {
+		counts[status] = types.Int64Value(n)
+	}
+	return types.Int64Value(s.NotReadyNodeCount), types.MapValueMust(types.Int64Type, counts)
 }
 
 func amountValues(a capacity.Amounts) (types.Int64, types.Float64, types.Float64) {

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"testing"
@@ -9,10 +10,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakeremulator/addon"
 )
 
 func capacityConfig(types ...string) string {
@@ -63,6 +66,8 @@ func TestAccInstanceTypeCapacity_fleet(t *testing.T) {
 			expectAttr(name, "source", knownvalue.StringExact("catalog")),
 			expectAttr(name, "node_count", knownvalue.Int64Exact(int64(want.Nodes))),
 			expectAttr(name, "schedulable_node_count", knownvalue.Int64Exact(int64(want.SchedulableNodes))),
+			expectAttr(name, "not_ready_node_count", knownvalue.Int64Exact(int64(want.NotReadyNodes))),
+			expectAttr(name, "unhealthy_node_counts", knownvalue.MapExact(map[string]knownvalue.Check{})),
 			expectAttr(name, "total_accelerators", knownvalue.Int64Exact(want.Accelerators)),
 			expectAttr(name, "total_vcpu", knownvalue.Float64Exact(want.VCPU)),
 			expectAttr(name, "total_memory_in_gib", knownvalue.Float64Exact(want.MemoryGiB)),
@@ -190,4 +195,89 @@ provider "hyperpod" {
 			ExpectError: regexp.MustCompile(`(?s)Invalid instance type override.*instance_types\["ml\.g7\.12xlarge"\]\.memory_in_gib:\s+required`),
 		}},
 	})
+}
+
+// Nodes that HyperPod marks other than Schedulable, or that are not Ready, leave the schedulable
+// count and are reported apart, by health status and as not_ready_node_count.
+func TestAccInstanceTypeCapacity_nodeHealth(t *testing.T) {
+	acctest.RequireCluster(t)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps:                    nodeHealthSteps(t, acctest.Current().Clientset, ""),
+	})
+}
+
+// On the SageMaker path with a Kubernetes connection the Nodes' health counts as on the
+// Kubernetes path, beside DescribeCluster's instance count; without one it is unknown (null).
+func TestAccTaskGovernance_capacityNodeHealth(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	// An empty config_path and no KUBE_CONFIG_PATH: the provider has no Kubernetes connection.
+	t.Setenv("KUBE_CONFIG_PATH", "")
+	apiOnly := addon.Connection{ClusterARN: tg.ClusterARN, Endpoint: tg.Emulator.URL()}.ProviderHCL()
+	const g5 = "ml.g5.12xlarge"
+	steps := append(nodeHealthSteps(t, tg.Clientset, tg.ProviderHCL()), resource.TestStep{
+		Config: apiOnly + capacityConfig(g5),
+		ConfigStateChecks: []statecheck.StateCheck{
+			expectAttr(g5, "node_count", knownvalue.Int64Exact(4)),
+			expectAttr(g5, "schedulable_node_count", knownvalue.Int64Exact(4)),
+			expectAttr(g5, "not_ready_node_count", knownvalue.Null()),
+			expectAttr(g5, "unhealthy_node_counts", knownvalue.Null()),
+		},
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps:                    steps,
+	})
+}
+
+// nodeHealthSteps change the health of three of the fleet's four ml.g5.12xlarge nodes on the
+// cluster cs reaches, and check what the capacity data source, read through providerHCL, makes
+// of it; the last step, and the test's cleanup, bring the fleet back.
+func nodeHealthSteps(t *testing.T, cs kubernetes.Interface, providerHCL string) []resource.TestStep {
+	const g5 = "ml.g5.12xlarge"
+	restore := func() {
+		if err := localcluster.CreateFleet(context.Background(), cs, localcluster.Fleet, catalog.Builtin()); err != nil {
+			t.Errorf("bringing the fleet back: %v", err)
+		}
+	}
+	t.Cleanup(restore)
+	set := func(n int, h localcluster.NodeHealth) {
+		if err := localcluster.SetNodeHealth(context.Background(), cs, localcluster.NodeName(g5, n), h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	counts := func(schedulable, notReady int64, unhealthy map[string]int64) []statecheck.StateCheck {
+		byStatus := map[string]knownvalue.Check{}
+		for status, n := range unhealthy {
+			byStatus[status] = knownvalue.Int64Exact(n)
+		}
+		return []statecheck.StateCheck{
+			expectAttr(g5, "node_count", knownvalue.Int64Exact(4)),
+			expectAttr(g5, "schedulable_node_count", knownvalue.Int64Exact(schedulable)),
+			expectAttr(g5, "not_ready_node_count", knownvalue.Int64Exact(notReady)),
+			expectAttr(g5, "unhealthy_node_counts", knownvalue.MapExact(byStatus)),
+			// Every Node's allocatable still counts in the totals.
+			expectAttr(g5, "total_accelerators", knownvalue.Int64Exact(16)),
+		}
+	}
+	config := providerHCL + capacityConfig(g5)
+	return []resource.TestStep{
+		{Config: config, ConfigStateChecks: counts(4, 0, nil)},
+		{
+			PreConfig:         func() { set(1, localcluster.NodeHealth{Status: "UnschedulablePendingReboot", Ready: true}) },
+			Config:            config,
+			ConfigStateChecks: counts(3, 0, map[string]int64{"UnschedulablePendingReboot": 1}),
+		},
+		{
+			PreConfig: func() {
+				set(1, localcluster.NodeHealth{Status: "UnschedulablePendingReplacement", Ready: false})
+				set(2, localcluster.NodeHealth{Status: localcluster.NodeHealthSchedulable, Ready: false})
+				set(3, localcluster.NodeHealth{Status: "", Ready: true}) // no label: not HyperPod's to judge
+			},
+			Config:            config,
+			ConfigStateChecks: counts(2, 2, map[string]int64{"UnschedulablePendingReplacement": 1}),
+		},
+		{PreConfig: restore, Config: config, ConfigStateChecks: counts(4, 0, nil)},
+	}
 }

@@ -64,6 +64,8 @@ type instanceTypeCapacityModel struct {
 
 	NodeCount            types.Int64 `tfsdk:"node_count"`
 	SchedulableNodeCount types.Int64 `tfsdk:"schedulable_node_count"`
+	NotReadyNodeCount    types.Int64 `tfsdk:"not_ready_node_count"`
+	UnhealthyNodeCounts  types.Map   `tfsdk:"unhealthy_node_counts" elem:"int64"`
 
 	TotalAccelerators types.Int64   `tfsdk:"total_accelerators"`
 	TotalVCPU         types.Float64 `tfsdk:"total_vcpu"`

@@ -132,7 +132,8 @@ func (c *clusterCapacity) Nodes(ctx context.Context, instanceType string) ([]cap
 		if err != nil {
 			return nil, err
 		}
-		// Instances that have not joined the cluster as Nodes count, unschedulable and empty.
+		// Instances that have not joined the cluster as Nodes count, not Ready and empty; the
+		// Nodes' own readiness and health status decide the rest.
 		for len(nodes) < instances {
 			nodes = append(nodes, capacity.Node{})
 		}
