@@ -6,7 +6,9 @@
 #   kube-apiserver  built from k8s.io/kubernetes through the Go module proxy
 #   etcd            built from go.etcd.io/etcd/server/v3 through the Go module proxy
 #   crds/*.yaml     the Kueue CRDs, copied from the sigs.k8s.io/kueue module zip
+#   crds-jobs/      the Kubeflow Training Operator's PyTorchJob CRD, at the version Kueue's go.mod requires
 #   kueue-manager   Kueue's controller manager (cmd/kueue), built from the same module
+#   kueue-version   the Kueue release the directory was prepared for
 #   kueue/          the module's webhook manifests and CRD conversion patches, from which the
 #                   harness registers Kueue's webhooks with the local API server
 #

@@ -20,9 +20,6 @@ const (
 	OldestKueueVersion = "v0.15.0"
 )
 
-// SupportedKueueVersions are the Kueue releases the suite runs, oldest first.
-var SupportedKueueVersions = []string{OldestKueueVersion, "v0.17.0", DefaultKueueVersion}
-
 // EnvKueueVersion picks the Kueue release of the default assets directory, for this package
 // and for scripts/controlplane-assets.sh alike.
 const EnvKueueVersion = "HYPERPOD_KUEUE_VERSION"

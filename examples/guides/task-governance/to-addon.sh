@@ -6,8 +6,8 @@ eks_cluster_name=my-eks-cluster
 # What runs and waits now, to compare with afterwards.
 kubectl get workloads --all-namespaces -o wide > workloads-before.txt
 
-# Remove your Kueue the way it was installed, e.g. for the release manifests:
-kubectl delete -f https://github.com/kubernetes-sigs/kueue/releases/download/v0.17.0/manifests.yaml
+# Remove your Kueue the way it was installed, e.g. for the Helm chart of the getting-started guide:
+helm uninstall kueue --namespace kueue-system
 # Nothing of it may be left: no kueue.x-k8s.io CRD (one stuck in deletion names the objects
 # whose finalizers hold it), no Kueue deployment.
 kubectl get crd -o name | grep kueue.x-k8s.io

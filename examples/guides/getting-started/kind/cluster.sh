@@ -1,5 +1,5 @@
 # In a clone of the repository, on a machine with Docker, kind and kubectl: a kind cluster with
-# the Kueue v0.17.0 CRDs and worker nodes labelled and sized like ml.g5.12xlarge instances.
+# the Kueue v0.19.2 CRDs and worker nodes labelled and sized like ml.g5.12xlarge instances.
 # Only the CRDs are installed, not Kueue's manager: quotas are written and read back, but no
 # job is admitted until you install Kueue itself.
 make kind-up
