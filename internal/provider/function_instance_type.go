@@ -11,9 +11,13 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-type instanceTypeFunction struct{ functionBase }
+type instanceTypeFunction struct{}
 
 var instanceTypeReturnAttrTypes = attrTypesOf[instanceTypeFiguresModel]()
+
+func (f *instanceTypeFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
+	resp.Name = "instance_type"
+}
 
 func (f *instanceTypeFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{

@@ -19,7 +19,7 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-type quotaDefaultsFunction struct{ functionBase }
+type quotaDefaultsFunction struct{}
 
 // Argument positions, for function.NewArgumentFuncError.
 const (
@@ -36,6 +36,10 @@ var (
 	entryInstanceType    = tagOf[resourceEntryModel]("InstanceType")
 	allocationAttributes = slices.DeleteFunc(tagsOf[resourceEntryModel](), func(name string) bool { return name == entryInstanceType })
 )
+
+func (f *quotaDefaultsFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
+	resp.Name = "quota_defaults"
+}
 
 func (f *quotaDefaultsFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{

@@ -339,8 +339,8 @@ func (p *hyperpodProvider) DataSources(_ context.Context) []func() datasource.Da
 // provider), so they work from the built-in catalog only.
 func (p *hyperpodProvider) Functions(_ context.Context) []func() function.Function {
 	return []func() function.Function{
-		func() function.Function { return &quotaDefaultsFunction{functionBase{name: "quota_defaults"}} },
-		func() function.Function { return &instanceTypeFunction{functionBase{name: "instance_type"}} },
+		func() function.Function { return &quotaDefaultsFunction{} },
+		func() function.Function { return &instanceTypeFunction{} },
 	}
 }
 
@@ -382,13 +382,6 @@ func (b *resourceBase) Configure(_ context.Context, req resource.ConfigureReques
 
 // dataSourceBase is resourceBase for data sources.
 type dataSourceBase resourceBase
-
-// functionBase is what every provider function shares: its name.
-type functionBase struct{ name string }
-
-func (b *functionBase) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
-	resp.Name = b.name
-}
 
 // dataSourceConfig reads a data source's configuration into model M; ok is false when it cannot
 // be read or the provider is not configured yet (pd is nil).
