@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -82,10 +83,8 @@ func (c *Client) listInto(ctx context.Context, gvr schema.GroupVersionResource) 
 			return err
 		}
 		var page struct {
-			Metadata struct {
-				Continue string `json:"continue"`
-			} `json:"metadata"`
-			Items []json.RawMessage `json:"items"`
+			metav1.ListMeta `json:"metadata"`
+			Items           []json.RawMessage `json:"items"`
 		}
 		if err := json.Unmarshal(raw, &page); err != nil {
 			return fmt.Errorf("decoding the %s list: %w", gvr.Resource, err)
@@ -101,7 +100,7 @@ func (c *Client) listInto(ctx context.Context, gvr schema.GroupVersionResource) 
 				c.cache.offer(objectKey{gvr, meta.Metadata.Namespace, meta.Metadata.Name}, item)
 			}
 		}
-		if cont = page.Metadata.Continue; cont == "" {
+		if cont = page.Continue; cont == "" {
 			return nil
 		}
 	}

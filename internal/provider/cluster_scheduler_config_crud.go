@@ -19,12 +19,7 @@ import (
 
 // get reads one class's WorkloadPriorityClass: one GET, nil when it does not exist.
 func (r *clusterSchedulerConfigResource) get(ctx context.Context, class string) (*backend.StoredPriorityClass, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	wpc, err := r.classes().Get(ctx, class)
-	if err != nil {
-		storeError(err).addTo(&diags)
-	}
-	return wpc, diags
+	return storeGet(ctx, r.classes().Get, class)
 }
 
 // classes is where the resource reads and writes priority classes.
@@ -118,11 +113,7 @@ func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c qu
 	}
 	if err != nil {
 		storeError(err).addAt(diags, classAttr(i))
-		if errors.Is(err, backend.ErrOutcomeUnknown) || ctx.Err() != nil {
-			// Cut off mid-request (an interrupt, the timeout): the POST may have been handled.
-			return claimMaybe
-		}
-		return claimFailed
+		return failedClaim(ctx, err)
 	}
 	return claimOK
 }

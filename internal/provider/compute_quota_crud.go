@@ -139,11 +139,7 @@ func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, di
 	}
 	if err != nil {
 		storeError(err).addTo(diags)
-		if errors.Is(err, backend.ErrOutcomeUnknown) || ctx.Err() != nil {
-			// Cut off mid-request (an interrupt, the timeout): the create may have been handled.
-			return claimMaybe, ""
-		}
-		return claimFailed, ""
+		return failedClaim(ctx, err), ""
 	}
 	return claimOK, version
 }

@@ -122,6 +122,15 @@ const (
 	claimMaybe // the POST's response was lost and the object could not be read back
 )
 
+// failedClaim is how a claim whose POST returned err ended: cut off mid-request (an interrupt,
+// the timeout), the POST may have been handled.
+func failedClaim(ctx context.Context, err error) claimResult {
+	if errors.Is(err, backend.ErrOutcomeUnknown) || ctx.Err() != nil {
+		return claimMaybe
+	}
+	return claimFailed
+}
+
 // abandonedCleanupTimeout bounds the clean-up after Terraform went away.
 const abandonedCleanupTimeout = 30 * time.Second
 

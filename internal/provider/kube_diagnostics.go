@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -66,6 +67,16 @@ func init() {
 	for _, k := range []kubeKind{clusterQueueKind, resourceFlavorKind, namespaceKind, localQueueKind, priorityClassKind} {
 		kindsByName[k.name] = k
 	}
+}
+
+// storeGet reads key through get, with a failed request as a diagnostic.
+func storeGet[T any](ctx context.Context, get func(context.Context, string) (T, error), key string) (T, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	v, err := get(ctx, key)
+	if err != nil {
+		storeError(err).addTo(&diags)
+	}
+	return v, diags
 }
 
 // storeError words a failed backend request as the constructors below do, and a problem the

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -234,27 +235,32 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 func withEnvDescriptions(attrs map[string]schema.Attribute) map[string]schema.Attribute {
 	for _, ev := range kube.EnvVars {
 		also := fmt.Sprintf(" Can also be set with the `%s` environment variable.", ev.Variable)
-		switch a := attrs[ev.Attribute].(type) {
-		case schema.StringAttribute:
-			a.Description += also
-			attrs[ev.Attribute] = a
-		case schema.ListAttribute:
-			a.Description += also
-			attrs[ev.Attribute] = a
-		case schema.BoolAttribute:
-			a.Description += also
-			attrs[ev.Attribute] = a
-		case schema.Float64Attribute:
-			a.Description += also
-			attrs[ev.Attribute] = a
-		case schema.Int64Attribute:
-			a.Description += also
-			attrs[ev.Attribute] = a
-		default:
+		a, ok := withDescriptionSuffix(attrs[ev.Attribute], also)
+		if !ok {
 			panic(fmt.Sprintf("provider attribute %q of %s: no such attribute, or one whose description is not extended here", ev.Attribute, ev.Variable))
 		}
+		attrs[ev.Attribute] = a
 	}
 	return attrs
+}
+
+// withDescriptionSuffix returns a copy of a with suffix appended to its Description; ok is false
+// when a is nil or has no Description. Every attribute type has that field, but no method sets it.
+func withDescriptionSuffix(a schema.Attribute, suffix string) (_ schema.Attribute, ok bool) {
+	if a == nil {
+		return nil, false
+	}
+	v := reflect.New(reflect.TypeOf(a)).Elem()
+	v.Set(reflect.ValueOf(a))
+	if v.Kind() != reflect.Struct {
+		return nil, false
+	}
+	d := v.FieldByName("Description")
+	if !d.IsValid() || d.Kind() != reflect.String {
+		return nil, false
+	}
+	d.SetString(d.String() + suffix)
+	return v.Interface().(schema.Attribute), true
 }
 
 func (p *hyperpodProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {

@@ -23,12 +23,7 @@ func (r *teamNamespaceResource) namespaces() backend.TeamNamespaces { return r.d
 // get reads the team's Namespace and, when it exists, its LocalQueue; nil when the Namespace
 // does not exist.
 func (r *teamNamespaceResource) get(ctx context.Context, team string) (*backend.TeamNamespace, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	ns, err := r.namespaces().Get(ctx, team)
-	if err != nil {
-		storeError(err).addTo(&diags)
-	}
-	return ns, diags
+	return storeGet(ctx, r.namespaces().Get, team)
 }
 
 func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -118,11 +113,7 @@ func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, d
 	}
 	if err != nil {
 		storeError(err).addTo(diags)
-		if errors.Is(err, backend.ErrOutcomeUnknown) || ctx.Err() != nil {
-			// Cut off mid-request (an interrupt, the timeout): the POST may have been handled.
-			return claimMaybe, nil
-		}
-		return claimFailed, nil
+		return failedClaim(ctx, err), nil
 	}
 	return claimOK, nil
 }

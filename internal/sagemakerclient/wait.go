@@ -125,31 +125,32 @@ func Deleted(o Observation) (bool, error) {
 // with anything but ResourceNotFound (api is usually the retrying Client, so
 // transient failures are already retried).
 func WaitComputeQuota(ctx context.Context, api API, poll Poll, id string, until Until) (*sagemaker.DescribeComputeQuotaOutput, error) {
-	return wait(ctx, poll, KindComputeQuota, id, until,
-		func(ctx context.Context) (*sagemaker.DescribeComputeQuotaOutput, error) {
-			return api.DescribeComputeQuota(ctx, &sagemaker.DescribeComputeQuotaInput{ComputeQuotaId: aws.String(id)})
-		},
-		func(out *sagemaker.DescribeComputeQuotaOutput) (types.SchedulerResourceStatus, *string) {
-			return out.Status, out.FailureReason
-		})
+	return wait(ctx, poll, KindComputeQuota, id, until, func(ctx context.Context) (*sagemaker.DescribeComputeQuotaOutput, error) {
+		return api.DescribeComputeQuota(ctx, &sagemaker.DescribeComputeQuotaInput{ComputeQuotaId: aws.String(id)})
+	})
 }
 
 // WaitClusterSchedulerConfig is WaitComputeQuota for a cluster scheduler
 // config.
 func WaitClusterSchedulerConfig(ctx context.Context, api API, poll Poll, id string, until Until) (*sagemaker.DescribeClusterSchedulerConfigOutput, error) {
-	return wait(ctx, poll, KindClusterSchedulerConfig, id, until,
-		func(ctx context.Context) (*sagemaker.DescribeClusterSchedulerConfigOutput, error) {
-			return api.DescribeClusterSchedulerConfig(ctx, &sagemaker.DescribeClusterSchedulerConfigInput{ClusterSchedulerConfigId: aws.String(id)})
-		},
-		func(out *sagemaker.DescribeClusterSchedulerConfigOutput) (types.SchedulerResourceStatus, *string) {
-			return out.Status, out.FailureReason
-		})
+	return wait(ctx, poll, KindClusterSchedulerConfig, id, until, func(ctx context.Context) (*sagemaker.DescribeClusterSchedulerConfigOutput, error) {
+		return api.DescribeClusterSchedulerConfig(ctx, &sagemaker.DescribeClusterSchedulerConfigInput{ClusterSchedulerConfigId: aws.String(id)})
+	})
 }
 
-func wait[Out any](ctx context.Context, poll Poll, kind, id string, until Until,
-	describe func(context.Context) (*Out, error),
-	status func(*Out) (types.SchedulerResourceStatus, *string),
-) (*Out, error) {
+// statusOf is the status and failure reason of a Describe output; the SDK's output types share
+// the fields but no method to read them by.
+func statusOf(out any) (types.SchedulerResourceStatus, *string) {
+	switch o := out.(type) {
+	case *sagemaker.DescribeComputeQuotaOutput:
+		return o.Status, o.FailureReason
+	case *sagemaker.DescribeClusterSchedulerConfigOutput:
+		return o.Status, o.FailureReason
+	}
+	panic(fmt.Sprintf("sagemakerclient: no status in a %T", out))
+}
+
+func wait[Out any](ctx context.Context, poll Poll, kind, id string, until Until, describe func(context.Context) (*Out, error)) (*Out, error) {
 	poll = poll.withDefaults()
 	start := time.Now()
 	for i := 0; ; i++ {
@@ -162,7 +163,7 @@ func wait[Out any](ctx context.Context, poll Poll, kind, id string, until Until,
 			return nil, fmt.Errorf("waiting for %s %s: %w", kind, id, err)
 		default:
 			var reason *string
-			obs.Status, reason = status(out)
+			obs.Status, reason = statusOf(out)
 			obs.FailureReason = aws.ToString(reason)
 		}
 		if done, err := until(obs); done || err != nil {
@@ -172,6 +173,15 @@ func wait[Out any](ctx context.Context, poll Poll, kind, id string, until Until,
 			return out, fmt.Errorf("%s %s is still %s after %s: %w", kind, id, obs.Status, roundElapsed(time.Since(start)), err)
 		}
 	}
+}
+
+// DeleteSent is the error of a Delete call, nil when the object is gone already
+// (ResourceNotFound).
+func DeleteSent[Out any](_ Out, err error) error {
+	if IsNotFound(err) {
+		return nil
+	}
+	return err
 }
 
 // IsNotFound reports whether err says the object does not exist

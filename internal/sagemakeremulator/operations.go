@@ -112,7 +112,6 @@ func createOp[T any, P object[T]](e *Emulator, s *store[T, P], in *createInput, 
 		return nil, aerr
 	}
 	r = *rec[T, P](&ent.obj)
-	ent.pending.failReason = e.faults.takeFailure(StatusCreating, r.Name)
 	return map[string]string{s.arnMember: r.ARN, s.idMember: r.ID}, nil
 }
 
@@ -123,19 +122,16 @@ func (e *Emulator) createComputeQuota(_ context.Context, body []byte) (any, *api
 		ComputeQuotaTarget *ComputeQuotaTarget `json:"ComputeQuotaTarget"`
 		ActivationState    string              `json:"ActivationState"`
 	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	var v violations
-	in.check(&v)
-	if v.required(in.ComputeQuotaConfig != nil, "computeQuotaConfig") {
-		v.checkQuotaConfig(in.ComputeQuotaConfig, "computeQuotaConfig")
-	}
-	if v.required(in.ComputeQuotaTarget != nil, "computeQuotaTarget") {
-		v.checkTarget(in.ComputeQuotaTarget, "computeQuotaTarget")
-	}
-	v.enum(in.ActivationState, "activationState", activationStates)
-	if err := v.err(); err != nil {
+	if err := decodeChecked(body, &in, func(v *violations) {
+		in.check(v)
+		if v.required(in.ComputeQuotaConfig != nil, "computeQuotaConfig") {
+			v.checkQuotaConfig(in.ComputeQuotaConfig, "computeQuotaConfig")
+		}
+		if v.required(in.ComputeQuotaTarget != nil, "computeQuotaTarget") {
+			v.checkTarget(in.ComputeQuotaTarget, "computeQuotaTarget")
+		}
+		v.enum(in.ActivationState, "activationState", activationStates)
+	}); err != nil {
 		return nil, err
 	}
 	return createOp(e, e.quotas, &in.createInput, func(r Record, cluster *clusterEntry) (ComputeQuota, *apiError) {
@@ -203,24 +199,36 @@ func (e *Emulator) applyQuotaUpdate(in updateComputeQuotaInput) (*ComputeQuota, 
 		}
 	}
 	err = e.quotas.update(e, ent, *in.TargetVersion, func(q *ComputeQuota) {
-		if in.ComputeQuotaConfig != nil {
-			q.Config = *in.ComputeQuotaConfig
-		}
-		if in.ComputeQuotaTarget != nil {
-			q.Target = *in.ComputeQuotaTarget
-		}
+		replaceGiven(&q.Config, in.ComputeQuotaConfig)
+		replaceGiven(&q.Target, in.ComputeQuotaTarget)
 		if in.ActivationState != "" {
 			q.ActivationState = in.ActivationState
 		}
-		if in.Description != nil {
-			q.Description = *in.Description
-		}
+		replaceGiven(&q.Description, in.Description)
 	})
 	if err != nil {
 		return nil, err
 	}
-	ent.pending.failReason = e.faults.takeFailure(StatusUpdating, ent.obj.Name)
 	return &ent.obj, nil
+}
+
+// decodeChecked decodes body into in and has check list what is wrong with it: the answer to a
+// request the API refuses.
+func decodeChecked(body []byte, in any, check func(v *violations)) *apiError {
+	if err := decode(body, in); err != nil {
+		return err
+	}
+	var v violations
+	check(&v)
+	return v.err()
+}
+
+// replaceGiven sets *member to *given when an update gives the member: a member left out keeps
+// its value.
+func replaceGiven[T any](member, given *T) {
+	if given != nil {
+		*member = *given
+	}
 }
 
 type computeQuotaSummary struct {
@@ -262,15 +270,12 @@ func (e *Emulator) createClusterSchedulerConfig(_ context.Context, body []byte) 
 		createInput
 		SchedulerConfig *SchedulerConfig `json:"SchedulerConfig"`
 	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	var v violations
-	in.check(&v)
-	if v.required(in.SchedulerConfig != nil, "schedulerConfig") {
-		v.checkSchedulerConfig(in.SchedulerConfig, "schedulerConfig")
-	}
-	if err := v.err(); err != nil {
+	if err := decodeChecked(body, &in, func(v *violations) {
+		in.check(v)
+		if v.required(in.SchedulerConfig != nil, "schedulerConfig") {
+			v.checkSchedulerConfig(in.SchedulerConfig, "schedulerConfig")
+		}
+	}); err != nil {
 		return nil, err
 	}
 	return createOp(e, e.configs, &in.createInput, func(r Record, _ *clusterEntry) (ClusterSchedulerConfig, *apiError) {
@@ -285,17 +290,14 @@ func (e *Emulator) updateClusterSchedulerConfig(_ context.Context, body []byte) 
 		SchedulerConfig          *SchedulerConfig `json:"SchedulerConfig"`
 		Description              *string          `json:"Description"`
 	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	var v violations
-	v.checkID(in.ClusterSchedulerConfigId, "clusterSchedulerConfigId")
-	v.required(in.TargetVersion != nil, "targetVersion")
-	if in.SchedulerConfig != nil {
-		v.checkSchedulerConfig(in.SchedulerConfig, "schedulerConfig")
-	}
-	v.checkDescription(in.Description)
-	if err := v.err(); err != nil {
+	if err := decodeChecked(body, &in, func(v *violations) {
+		v.checkID(in.ClusterSchedulerConfigId, "clusterSchedulerConfigId")
+		v.required(in.TargetVersion != nil, "targetVersion")
+		if in.SchedulerConfig != nil {
+			v.checkSchedulerConfig(in.SchedulerConfig, "schedulerConfig")
+		}
+		v.checkDescription(in.Description)
+	}); err != nil {
 		return nil, err
 	}
 	e.mu.Lock()
@@ -305,17 +307,12 @@ func (e *Emulator) updateClusterSchedulerConfig(_ context.Context, body []byte) 
 		return nil, err
 	}
 	err = e.configs.update(e, ent, *in.TargetVersion, func(c *ClusterSchedulerConfig) {
-		if in.SchedulerConfig != nil {
-			c.Config = *in.SchedulerConfig
-		}
-		if in.Description != nil {
-			c.Description = *in.Description
-		}
+		replaceGiven(&c.Config, in.SchedulerConfig)
+		replaceGiven(&c.Description, in.Description)
 	})
 	if err != nil {
 		return nil, err
 	}
-	ent.pending.failReason = e.faults.takeFailure(StatusUpdating, ent.obj.Name)
 	return map[string]any{"ClusterSchedulerConfigArn": ent.obj.ARN, "ClusterSchedulerConfigVersion": ent.obj.Version}, nil
 }
 
@@ -441,9 +438,7 @@ func remove[T any, P object[T]](e *Emulator, s *store[T, P], id string) *apiErro
 	if err != nil {
 		return err
 	}
-	if s.delete(e, ent) {
-		ent.pending.failReason = e.faults.takeFailure(StatusDeleting, rec[T, P](&ent.obj).Name)
-	}
+	s.delete(e, ent)
 	return nil
 }
 
@@ -454,14 +449,11 @@ func (e *Emulator) describeCluster(_ context.Context, body []byte) (any, *apiErr
 	var in struct {
 		ClusterName *string `json:"ClusterName"`
 	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	var v violations
-	if v.required(in.ClusterName != nil, "clusterName") {
-		v.str(*in.ClusterName, "clusterName", 0, maxClusterARN, &clusterNameOrARNPattern)
-	}
-	if err := v.err(); err != nil {
+	if err := decodeChecked(body, &in, func(v *violations) {
+		if v.required(in.ClusterName != nil, "clusterName") {
+			v.str(*in.ClusterName, "clusterName", 0, maxClusterARN, &clusterNameOrARNPattern)
+		}
+	}); err != nil {
 		return nil, err
 	}
 	e.mu.Lock()

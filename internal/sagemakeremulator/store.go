@@ -123,7 +123,7 @@ func (s *store[T, P]) create(e *Emulator, obj T) (*entry[T], *apiError) {
 	r.CreationTime, r.LastModifiedTime = now, now
 	s.seq++
 	ent := &entry[T]{obj: obj, seq: s.seq, history: map[int32]T{}}
-	s.begin(ent, now)
+	s.begin(e, ent, now)
 	s.entries[id] = ent
 	return ent, nil
 }
@@ -149,26 +149,26 @@ func (s *store[T, P]) update(e *Emulator, ent *entry[T], targetVersion int32, ch
 	now := e.opts.Now()
 	r.Version++
 	r.Status, r.LastModifiedTime = StatusUpdating, now
-	s.begin(ent, now)
+	s.begin(e, ent, now)
 	return nil
 }
 
-// delete starts deleting; it reports false for an object already being deleted, which it
-// leaves as it is.
-func (s *store[T, P]) delete(e *Emulator, ent *entry[T]) bool {
+// delete starts deleting; an object already being deleted is left as it is.
+func (s *store[T, P]) delete(e *Emulator, ent *entry[T]) {
 	r := rec[T, P](&ent.obj)
 	if r.Status == StatusDeleting {
-		return false
+		return
 	}
 	now := e.opts.Now()
 	r.Status, r.LastModifiedTime = StatusDeleting, now
-	s.begin(ent, now)
-	return true
+	s.begin(e, ent, now)
 }
 
-func (s *store[T, P]) begin(ent *entry[T], now time.Time) {
+// begin starts the transition to the object's status, failed when a fault asked for it.
+func (s *store[T, P]) begin(e *Emulator, ent *entry[T], now time.Time) {
 	s.gen++
-	ent.pending = &transition{since: now, gen: s.gen}
+	r := rec[T, P](&ent.obj)
+	ent.pending = &transition{since: now, gen: s.gen, failReason: e.faults.takeFailure(r.Status, r.Name)}
 }
 
 // version is the object as it was at version v (nil: as it is). An unknown version is

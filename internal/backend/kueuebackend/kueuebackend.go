@@ -23,15 +23,6 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-var (
-	_ backend.TeamQuotas      = (*teamQuotas)(nil)
-	_ backend.PriorityClasses = (*priorityClasses)(nil)
-	_ backend.Capacity        = (*clusterCapacity)(nil)
-	_ backend.TeamUsage       = (*teamQuotas)(nil)
-	_ backend.Claims          = (*claims)(nil)
-	_ backend.TeamNamespaces  = (*teamNamespaces)(nil)
-)
-
 // pollInterval is how often a delete or a wait for a deletion looks again.
 const pollInterval = 500 * time.Millisecond
 

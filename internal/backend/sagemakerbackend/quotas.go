@@ -286,8 +286,7 @@ func (s *teamQuotas) RemoveUnusedInputs(context.Context, []string) []backend.Pro
 
 // Delete deletes the quota and waits until the API no longer knows it.
 func (s *teamQuotas) Delete(ctx context.Context, q *backend.Quota) error {
-	_, err := s.api.DeleteComputeQuota(ctx, &sagemaker.DeleteComputeQuotaInput{ComputeQuotaId: aws.String(q.ID)})
-	if err != nil && !sagemakerclient.IsNotFound(err) {
+	if err := sagemakerclient.DeleteSent(s.api.DeleteComputeQuota(ctx, &sagemaker.DeleteComputeQuotaInput{ComputeQuotaId: aws.String(q.ID)})); err != nil {
 		return requestError(backend.OpDelete, q.ID, err)
 	}
 	if _, err := sagemakerclient.WaitComputeQuota(ctx, s.api, s.poll, q.ID, sagemakerclient.Deleted); err != nil {

@@ -22,13 +22,6 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakerclient"
 )
 
-var (
-	_ backend.TeamQuotas     = (*teamQuotas)(nil)
-	_ backend.Capacity       = (*clusterCapacity)(nil)
-	_ backend.TeamUsage      = needsKubernetes{}
-	_ backend.TeamNamespaces = needsKubernetes{}
-)
-
 // New returns the SageMaker backend of the cluster clusterARN. kubernetes is the provider's
 // Kubernetes connection, or nil when it has none: Nodes and Kueue's status are read through
 // it, and team namespaces written (their LocalQueues are the add-on's).

@@ -127,8 +127,7 @@ func (s *schedulerConfigs) Put(ctx context.Context, p quota.SchedulerPolicy, ove
 }
 
 func (s *schedulerConfigs) Delete(ctx context.Context, c *backend.SchedulerConfig) error {
-	_, err := s.api.DeleteClusterSchedulerConfig(ctx, &sagemaker.DeleteClusterSchedulerConfigInput{ClusterSchedulerConfigId: aws.String(c.ID)})
-	if err != nil && !sagemakerclient.IsNotFound(err) {
+	if err := sagemakerclient.DeleteSent(s.api.DeleteClusterSchedulerConfig(ctx, &sagemaker.DeleteClusterSchedulerConfigInput{ClusterSchedulerConfigId: aws.String(c.ID)})); err != nil {
 		return schedulerError(backend.OpDelete, c.ID, err)
 	}
 	if _, err := sagemakerclient.WaitClusterSchedulerConfig(ctx, s.api, s.poll, c.ID, sagemakerclient.Deleted); err != nil {
