@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -26,10 +27,10 @@ import (
 
 var crds = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
-// serveKueueVersion makes every Kueue CRD of a cluster serve only version (v1beta1, as an
-// older Kueue does) or, with "", serve both again with v1beta2 stored, and waits until the API
-// server routes accordingly.
-func serveKueueVersion(t *testing.T, dyn dynamic.Interface, only string) {
+// serveKueueVersions makes every Kueue CRD of a cluster serve the versions served and store
+// storage, and waits until the API server routes accordingly. Serving v1beta1 only is an older
+// Kueue than v0.15; storing v1beta1 beside v1beta2 is Kueue v0.15.
+func serveKueueVersions(t *testing.T, dyn dynamic.Interface, storage string, served ...string) {
 	t.Helper()
 	ctx := context.Background()
 	list, err := dyn.Resource(crds).List(ctx, metav1.ListOptions{})
@@ -44,11 +45,7 @@ func serveKueueVersion(t *testing.T, dyn dynamic.Interface, only string) {
 		for _, v := range versions {
 			m := v.(map[string]any)
 			name := m["name"].(string)
-			if only == "" {
-				m["served"], m["storage"] = true, name == kueue.Version
-			} else {
-				m["served"], m["storage"] = name == only, name == only
-			}
+			m["served"], m["storage"] = slices.Contains(served, name), name == storage
 		}
 		if err := unstructured.SetNestedSlice(crd.Object, versions, "spec", "versions"); err != nil {
 			t.Fatal(err)
@@ -57,10 +54,11 @@ func serveKueueVersion(t *testing.T, dyn dynamic.Interface, only string) {
 			t.Fatalf("updating CRD %s: %v", crd.GetName(), err)
 		}
 	}
+	servesV1beta2 := slices.Contains(served, kueue.Version)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		_, err := dyn.Resource(kueue.ClusterQueues).List(ctx, metav1.ListOptions{})
-		if (only == "") == (err == nil) && (only == "" || apierrors.IsNotFound(err)) {
+		if servesV1beta2 == (err == nil) && (servesV1beta2 || apierrors.IsNotFound(err)) {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -72,7 +70,9 @@ func serveKueueVersion(t *testing.T, dyn dynamic.Interface, only string) {
 
 // A cluster whose Kueue serves only v1beta1 (before Kueue v0.15) is refused with the version
 // needed: refresh fails instead of dropping the quota from state, create and import say what
-// to upgrade. It runs on a control plane of its own, whose CRDs it changes.
+// to upgrade. A cluster that stores v1beta1 without Kueue's conversion webhook loses fields
+// renamed in v1beta2, and apply says so. It runs on a control plane of its own, without Kueue's
+// manager, whose CRDs it changes.
 func TestAccKueueVersions_v1beta1Only(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: runs with TF_ACC=1 (make test-acc), like every TestAcc test")
@@ -105,17 +105,21 @@ func TestAccKueueVersions_v1beta1Only(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			{Config: config}, // today's Kueue: v1beta2
+			{
+				// Today's Kueue: v1beta2 stored (v0.15.0's CRDs store v1beta1, which needs its manager).
+				PreConfig: func() { serveKueueVersions(t, dyn, kueue.Version, "v1beta1", kueue.Version) },
+				Config:    config,
+			},
 			{
 				// Kueue downgraded to v1beta1 only: the refresh fails, naming the version needed.
-				PreConfig:   func() { serveKueueVersion(t, dyn, "v1beta1") },
+				PreConfig:   func() { serveKueueVersions(t, dyn, "v1beta1", "v1beta1") },
 				Config:      config,
 				PlanOnly:    true,
 				ExpectError: notServed("(localqueues|clusterqueues)"),
 			},
 			{
 				// Served again: the state still holds the quota and the namespace, so nothing changes.
-				PreConfig: func() { serveKueueVersion(t, dyn, "") },
+				PreConfig: func() { serveKueueVersions(t, dyn, kueue.Version, "v1beta1", kueue.Version) },
 				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
@@ -131,7 +135,7 @@ func TestAccKueueVersions_v1beta1Only(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { serveKueueVersion(t, dyn, "v1beta1") },
+				PreConfig: func() { serveKueueVersions(t, dyn, "v1beta1", "v1beta1") },
 				Config: provider + acctest.Quota("old-kueue-new").Body(`
   resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`).HCL(),
 				ExpectError: notServed("clusterqueues"),
@@ -159,6 +163,18 @@ import {
 				ExpectError: notServed("clusterqueues"),
 			},
 		},
+	})
+
+	// Kueue v0.15's CRDs without its manager: v1beta1 stored, no conversion webhook.
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			PreConfig: func() { serveKueueVersions(t, dyn, "v1beta1", "v1beta1", kueue.Version) },
+			Config: provider + acctest.Quota("no-conversion").Resource("ml.g5.12xlarge").Count(1).Body(`
+  resource_sharing = { strategy = "LendAndBorrow" }`).HCL(),
+			ExpectError: regexp.MustCompile(`(?s)did not keep the ClusterQueue as written.*spec\.cohortName is "".*` +
+				`store\s+kueue\.x-k8s\.io/v1beta1.*conversion\s+webhook`),
+		}},
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -114,11 +115,27 @@ func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner str
 			return written, createdFlavors, err
 		}
 	}
-	if err := s.kube.Apply(ctx, kueue.ClusterQueues, quota.FieldManager, &cq, nil); err != nil {
+	var applied kueue.ClusterQueue
+	if err := s.kube.Apply(ctx, kueue.ClusterQueues, quota.FieldManager, &cq, &applied); err != nil {
 		return written, createdFlavors, requestError(backend.OpApply, kindClusterQueue, "", cq.Name, err)
 	}
 	tflog.Info(ctx, "applied ClusterQueue", map[string]any{"name": cq.Name})
+	if lost := quota.SpecDrift(cq.Spec, applied.Spec); len(lost) > 0 {
+		return RecordOf(kindClusterQueue, applied.ObjectMeta), createdFlavors, notKept(cq.Name, lost)
+	}
 	return RecordOf(kindClusterQueue, cq.ObjectMeta), createdFlavors, nil
+}
+
+// notKept is the error for a ClusterQueue the API server stored without some of what was
+// written. The one known cause: Kueue v0.15 stores v1beta1, and without Kueue's conversion
+// webhook the API server converts by rewriting apiVersion, dropping fields renamed in v1beta2.
+func notKept(name string, lost []string) error {
+	return backend.Problem{Summary: "The cluster did not keep the ClusterQueue as written", Detail: fmt.Sprintf(
+		"ClusterQueue %q was written, but the API server answered with %s. This happens when Kueue's CRDs "+
+			"store kueue.x-k8s.io/v1beta1 (Kueue v0.15) and Kueue's conversion webhook is not registered, for "+
+			"example when only the CRDs are installed: the API server then drops fields renamed in v1beta2, such as "+
+			"cohortName. Run Kueue's controller manager with its webhooks, or upgrade Kueue to v0.16 or newer "+
+			"(which stores v1beta2), then apply again.", name, strings.Join(lost, "; "))}
 }
 
 // render renders the queue with the owner annotation ("" leaves it out).
