@@ -181,6 +181,7 @@ type results struct {
 	Machine    machineInfo    `json:"machine"`
 	Settings   settings       `json:"settings"`
 	TeamCounts []*teamResult  `json:"team_counts"`
+	Shapes     []*shapeResult `json:"workspace_shapes,omitempty"`
 	Targets    []targetResult `json:"targets"`
 	Notes      []string       `json:"notes,omitempty"`
 	Findings   string         `json:"findings,omitempty"`
@@ -195,6 +196,9 @@ type settings struct {
 	Parallelism     string   `json:"parallelism"`
 	Spread          string   `json:"spread"`
 	Floor           string   `json:"floor"`
+	ShapesTeams     []int    `json:"shapes_teams,omitempty"`
+	Shapes          []string `json:"shapes,omitempty"`
+	ShapesOnly      bool     `json:"shapes_only,omitempty"`
 }
 
 func (r *results) team(path string, n int) *teamResult {
