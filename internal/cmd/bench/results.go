@@ -15,6 +15,7 @@ var operations = []string{opPlanNew, opApply, opPlanNoop, opPlanChanged, opRefre
 // runSample is one operation in one run.
 type runSample struct {
 	WallSeconds       float64        `json:"wall_seconds"`
+	CPUSeconds        float64        `json:"cpu_seconds,omitempty"` // Terraform's and its providers' user + system time
 	PeakRSSBytes      int64          `json:"peak_rss_bytes,omitempty"`
 	ProviderProcesses int            `json:"provider_processes,omitempty"`
 	Requests          *requestCounts `json:"requests,omitempty"`

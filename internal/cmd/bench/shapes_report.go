@@ -9,7 +9,7 @@ import (
 const shapesIntro = "Each team is one `hyperpod_team_namespace` and one `hyperpod_compute_quota` (three instance types, " +
 	"`fair_share_weight = 1`), written with `for_each` over `var.teams` in the shapes below, and measured beside a " +
 	"`terraform_data` configuration of the same shape: the same for_each, the same references and `depends_on`, the module " +
-	"shape calling a module of two `terraform_data` with the example module's edge. One run per command (the load " +
+	"shape calling a module of two `terraform_data` with the example module's edge.  CPU is the user and system time of Terraform and the provider processes it ran (all cores): on a busy machine it moves far less than wall time. One run per command (the load " +
 	"average is the machine's one-minute figure when the command started; other work shares the machine). The shapes " +
 	"that share their resource addresses share one apply (in the first of them) and each plans against that state; " +
 	"the plans of new resources run against an empty state first. ratio = provider wall / terraform_data wall of " +
@@ -24,20 +24,21 @@ func renderShapes(b *strings.Builder, shapes []*shapeResult) {
 	for i, s := range shapes {
 		if i == 0 || shapes[i-1].Teams != s.Teams {
 			fmt.Fprintf(b, "### %d teams\n\n", s.Teams)
-			b.WriteString("| shape | command | wall (s) | requests | terraform_data (s) | ratio | ratio with reads | load (provider / terraform_data) | peak RSS (MB) |\n")
-			b.WriteString("|---|---|---:|---:|---:|---:|---:|---|---:|\n")
+			b.WriteString("| shape | command | wall (s) | CPU (s) | requests | terraform_data wall (s) | terraform_data CPU (s) | ratio | CPU ratio | ratio with reads | load (provider / terraform_data) | peak RSS (MB) |\n")
+			b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n")
 		}
 		for _, c := range s.Samples {
 			reqs := "-"
 			if c.Provider.Requests != nil {
 				reqs = fmt.Sprint(c.Provider.Requests.Total)
 			}
-			floor := fmt.Sprintf("%.2f", c.TerraformData.WallSeconds)
+			floor, floorCPU := fmt.Sprintf("%.2f", c.TerraformData.WallSeconds), fmt.Sprintf("%.2f", c.TerraformData.CPUSeconds)
 			if c.FloorOp != "" {
 				floor += " (" + c.FloorOp + ")"
+				floorCPU += " (" + c.FloorOp + ")"
 			}
-			fmt.Fprintf(b, "| %s | %s | %.2f | %s | %s | %s | %s | %.2f / %.2f | %.1f |\n", s.Shape, c.Op, c.Provider.WallSeconds, reqs,
-				floor, ratioText(c.Ratio), ratioText(c.RatioReads), c.ProviderLoad, c.FloorLoad,
+			fmt.Fprintf(b, "| %s | %s | %.2f | %.2f | %s | %s | %s | %s | %s | %s | %.2f / %.2f | %.1f |\n", s.Shape, c.Op, c.Provider.WallSeconds,
+				c.Provider.CPUSeconds, reqs, floor, floorCPU, ratioText(c.Ratio), ratioText(c.CPURatio), ratioText(c.RatioReads), c.ProviderLoad, c.FloorLoad,
 				float64(c.Provider.PeakRSSBytes)/1e6)
 		}
 		if i == len(shapes)-1 || shapes[i+1].Teams != s.Teams {

@@ -35,6 +35,7 @@ type shapeSample struct {
 	// another (the main section's read floor); set for the plans of applied resources.
 	Sequential float64 `json:"sequential_requests_seconds,omitempty"`
 	Ratio      float64 `json:"ratio_to_terraform_data"`             // provider wall / terraform_data wall
+	CPURatio   float64 `json:"cpu_ratio_to_terraform_data"`         // provider CPU / terraform_data CPU
 	RatioReads float64 `json:"ratio_to_floor_with_reads,omitempty"` // provider wall / (terraform_data + Sequential)
 }
 
@@ -48,6 +49,7 @@ type shapeResult struct {
 
 func (r *shapeResult) add(s *shapeSample) {
 	s.Ratio = ratio(s.Provider.WallSeconds, s.TerraformData.WallSeconds)
+	s.CPURatio = ratio(s.Provider.CPUSeconds, s.TerraformData.CPUSeconds)
 	if s.Sequential > 0 {
 		s.RatioReads = ratio(s.Provider.WallSeconds, s.TerraformData.WallSeconds+s.Sequential)
 	}
