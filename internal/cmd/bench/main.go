@@ -66,6 +66,7 @@ func run() int {
 		Settings: settings{
 			Paths: opts.Paths, Teams: opts.Teams, Runs: opts.Runs, MaxListsPerKind: opts.MaxListsPerKind,
 			Parallelism: "Terraform default (10)", Spread: spreadNote, Floor: floorFormula,
+			ShapesTeams: opts.ShapesTeams, Shapes: shapeNames(opts.Shapes), ShapesOnly: opts.ShapesOnly,
 		},
 	}
 	repo, runErr := execute(ctx, opts, res, logf)
@@ -94,7 +95,11 @@ func run() int {
 			res.Findings = string(data)
 		}
 	}
-	md, js, err := writeResults(out, res)
+	name := res.Date
+	if opts.ShapesOnly {
+		name = "workspace-shapes-" + res.Date
+	}
+	md, js, err := writeResults(out, name, res)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench: writing the results:", err)
 		return 1
@@ -161,11 +166,11 @@ func execute(ctx context.Context, opts options, res *results, logf func(string, 
 		if h.assets, err = resolveAssets(ctx, repo, opts.Assets); err != nil {
 			return repo, err
 		}
-		if err := benchOnLocalCluster(ctx, r, res, h); err != nil {
+		if err := benchOnLocalCluster(ctx, r, res, h, repo); err != nil {
 			return repo, err
 		}
 	}
-	if slices.Contains(opts.Paths, pathSageMaker) {
+	if slices.Contains(opts.Paths, pathSageMaker) && !opts.ShapesOnly {
 		if err := benchOnEmulator(ctx, r, res); err != nil {
 			return repo, err
 		}
@@ -201,7 +206,7 @@ func (h preparedHost) tfRunner(timeout time.Duration) *tfRunner {
 // benchOnLocalCluster starts a local control plane behind a counting proxy, runs every
 // team count of the Kubernetes path against it and stops it again; h.tmp holds the cluster's
 // work directory.
-func benchOnLocalCluster(ctx context.Context, r runner, res *results, h preparedHost) (err error) {
+func benchOnLocalCluster(ctx context.Context, r runner, res *results, h preparedHost, repo string) (err error) {
 	r.logf("starting the local control plane (%s)", h.assets)
 	cluster, err := localcluster.Start(ctx, localcluster.Options{AssetsDir: h.assets, WorkDir: filepath.Join(h.tmp, "cluster")})
 	if err != nil {
@@ -231,7 +236,12 @@ func benchOnLocalCluster(ctx context.Context, r runner, res *results, h prepared
 	r.logf("API server %s, counting proxy %s", cluster.Host, proxy.URL)
 	p := pathRuns{name: pathKubernetes, provider: providerConfig, floor: terraformDataConfig,
 		providerBlock: kubernetesProvider(proxy.URL), runOnce: b.runOnce}
-	return b.runPath(ctx, p, res)
+	if !r.opts.ShapesOnly {
+		if err := b.runPath(ctx, p, res); err != nil {
+			return err
+		}
+	}
+	return b.runShapes(ctx, res, repo, p.providerBlock)
 }
 
 // buildProvider builds the provider from the work tree, and puts a copy of this binary named

@@ -23,6 +23,14 @@ type options struct {
 	CommandTimeout  time.Duration
 	Keep            bool
 	Findings        string
+
+	// The workspace shapes section (Kubernetes path): team counts (none: off), which shapes,
+	// whether to plan new resources too, and the -refresh=false and -parallelism variants.
+	ShapesTeams    []int
+	Shapes         []workspaceShape
+	ShapesPlanNew  bool
+	ShapesVariants bool
+	ShapesOnly     bool
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -40,6 +48,12 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.MaxListsPerKind, "max-lists-per-kind", defaultListsPerKind, "LISTs per resource kind a no-op plan may make")
 	fs.DurationVar(&o.CommandTimeout, "command-timeout", time.Hour, "limit for one Terraform command")
 	fs.StringVar(&o.Findings, "findings", "bench/findings.md", "hand-written analysis copied into the results, relative to the repository root (skipped when missing)")
+	shapesTeams := fs.String("shapes-teams", "100", "comma-separated team counts of the workspace shapes section (\"none\" skips it); "+
+		"each is one run of every shape and its terraform_data floor: at 1000 teams about 30 minutes")
+	shapes := fs.String("shapes", "chained,indexed,module,key-depends-on,key-no-reference", "workspace shapes to measure")
+	fs.BoolVar(&o.ShapesPlanNew, "shapes-plan-new", true, "also plan every shape's new resources against an empty state")
+	fs.BoolVar(&o.ShapesVariants, "shapes-variants", true, "also plan the chained shape with -refresh=false, -parallelism=20 and -parallelism=50")
+	fs.BoolVar(&o.ShapesOnly, "shapes-only", false, "measure only the workspace shapes (Kubernetes path), into workspace-shapes-<date>.md and .json")
 	fs.BoolVar(&o.Keep, "keep", false, "keep the temporary directory (configurations, state, Terraform output, control plane logs)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: go run ./internal/cmd/bench [flags]   (or: make bench BENCH_FLAGS='...')")
@@ -55,8 +69,19 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	if o.Paths, err = parsePaths(*paths); err != nil {
 		return o, err
 	}
-	if o.Teams, err = parseTeams(*teams); err != nil {
+	if o.Teams, err = parseTeams("-teams", *teams); err != nil {
 		return o, err
+	}
+	if strings.TrimSpace(*shapesTeams) != "none" {
+		if o.ShapesTeams, err = parseTeams("-shapes-teams", *shapesTeams); err != nil {
+			return o, err
+		}
+	}
+	if o.Shapes, err = parseShapes(*shapes); err != nil {
+		return o, err
+	}
+	if o.ShapesOnly && (len(o.ShapesTeams) == 0 || !slices.Contains(o.Paths, pathKubernetes)) {
+		return o, fmt.Errorf("-shapes-only needs -shapes-teams and the %s path", pathKubernetes)
 	}
 	if o.Runs < 1 {
 		return o, fmt.Errorf("-runs %d: need at least 1", o.Runs)
@@ -73,8 +98,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 // maxTeams keeps team names at bench-NNNN.
 const maxTeams = 9999
 
-// parseTeams parses "10,100" into ascending, distinct team counts.
-func parseTeams(s string) ([]int, error) {
+// parseTeams parses "10,100", the value of flag name, into ascending, distinct team counts.
+func parseTeams(name, s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
@@ -83,14 +108,14 @@ func parseTeams(s string) ([]int, error) {
 		}
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 1 || n > maxTeams {
-			return nil, fmt.Errorf("-teams: %q is not a team count between 1 and %d", f, maxTeams)
+			return nil, fmt.Errorf("%s: %q is not a team count between 1 and %d", name, f, maxTeams)
 		}
 		if !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("-teams %q: no team counts", s)
+		return nil, fmt.Errorf("%s %q: no team counts", name, s)
 	}
 	slices.Sort(out)
 	return out, nil

@@ -15,13 +15,13 @@ func TestParseTeams(t *testing.T) {
 		"1":               {1},
 	}
 	for in, want := range good {
-		got, err := parseTeams(in)
+		got, err := parseTeams("-teams", in)
 		if err != nil || !slices.Equal(got, want) {
 			t.Errorf("parseTeams(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"", ",", "0", "-5", "ten", "10000", "10;100"} {
-		if got, err := parseTeams(in); err == nil {
+		if got, err := parseTeams("-teams", in); err == nil {
 			t.Errorf("parseTeams(%q) = %v, want an error", in, got)
 		}
 	}
@@ -57,7 +57,19 @@ func TestParseOptions(t *testing.T) {
 	if err != nil || !slices.Equal(o.Teams, []int{10}) || o.Runs != 1 {
 		t.Errorf("quick mode: %+v, %v", o, err)
 	}
-	for _, args := range [][]string{{"-runs", "0"}, {"-teams", "x"}, {"extra"}, {"-max-lists-per-kind", "-1"}, {"-paths", "kueue"}} {
+	if !slices.Equal(o.ShapesTeams, []int{100}) || !slices.Equal(o.Shapes, workspaceShapes) || !o.ShapesPlanNew || !o.ShapesVariants || o.ShapesOnly {
+		t.Errorf("shapes defaults: %+v", o)
+	}
+	o, err = parseOptions([]string{"-shapes-teams", "none"}, io.Discard)
+	if err != nil || len(o.ShapesTeams) != 0 {
+		t.Errorf("-shapes-teams none: %+v, %v", o.ShapesTeams, err)
+	}
+	o, err = parseOptions([]string{"-paths", "kubernetes", "-shapes-only", "-shapes-teams", "1000,100", "-shapes", "module"}, io.Discard)
+	if err != nil || !o.ShapesOnly || !slices.Equal(o.ShapesTeams, []int{100, 1000}) || !slices.Equal(o.Shapes, []workspaceShape{shapeModule}) {
+		t.Errorf("shapes only: %+v, %v", o, err)
+	}
+	for _, args := range [][]string{{"-runs", "0"}, {"-teams", "x"}, {"extra"}, {"-max-lists-per-kind", "-1"}, {"-paths", "kueue"},
+		{"-shapes-teams", "0"}, {"-shapes", "loop"}, {"-shapes-only", "-shapes-teams", "none"}, {"-shapes-only", "-paths", "sagemaker"}} {
 		if _, err := parseOptions(args, io.Discard); err == nil {
 			t.Errorf("parseOptions(%q): want an error", args)
 		}

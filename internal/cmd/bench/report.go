@@ -46,13 +46,13 @@ const sagemakerFloorFormula = "SageMaker path: floor(op) = median wall time of o
 
 const spreadNote = "min-max over the runs (MAD in the JSON)"
 
-// writeResults writes <dir>/<date>.md and <date>.json and returns their paths.
-func writeResults(dir string, r *results) (string, string, error) {
+// writeResults writes <dir>/<name>.md and <name>.json and returns their paths.
+func writeResults(dir, name string, r *results) (string, string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", "", err
 	}
-	md := filepath.Join(dir, r.Date+".md")
-	js := filepath.Join(dir, r.Date+".json")
+	md := filepath.Join(dir, name+".md")
+	js := filepath.Join(dir, name+".json")
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return "", "", err
@@ -86,8 +86,15 @@ func renderMarkdown(r *results) string {
 	if sm {
 		b.WriteString(" SageMaker path: `task_governance` against the SageMaker API emulator (internal/sagemakeremulator) in the bench process, no Kubernetes connection; the emulator counts the calls.")
 	}
-	fmt.Fprintf(&b, "\n\nStarted %s, finished %s. `make bench BENCH_FLAGS='-paths %s -teams %s -runs %d'`. Terraform default parallelism (10).",
-		r.StartedAt, r.FinishedAt, strings.Join(r.Settings.Paths, ","), joinInts(r.Settings.Teams), r.Settings.Runs)
+	shapesFlags := " -shapes-teams none"
+	if len(r.Settings.ShapesTeams) > 0 {
+		shapesFlags = fmt.Sprintf(" -shapes-teams %s -shapes %s", joinInts(r.Settings.ShapesTeams), strings.Join(r.Settings.Shapes, ","))
+	}
+	if r.Settings.ShapesOnly {
+		shapesFlags += " -shapes-only"
+	}
+	fmt.Fprintf(&b, "\n\nStarted %s, finished %s. `make bench BENCH_FLAGS='-paths %s -teams %s -runs %d%s'`. Terraform default parallelism (10) unless a command says otherwise.",
+		r.StartedAt, r.FinishedAt, strings.Join(r.Settings.Paths, ","), joinInts(r.Settings.Teams), r.Settings.Runs, shapesFlags)
 	if kube {
 		b.WriteString(" Per team on the Kubernetes path: one `hyperpod_team_namespace` and one `hyperpod_compute_quota` with three instance types.")
 	}
@@ -115,6 +122,8 @@ func renderMarkdown(r *results) string {
 			renderKubernetesTeams(&b, tr)
 		}
 	}
+
+	renderShapes(&b, r.Shapes)
 
 	b.WriteString("## Targets\n\n| target | result | detail |\n|---|---|---|\n")
 	for _, t := range r.Targets {

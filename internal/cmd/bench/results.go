@@ -15,6 +15,7 @@ var operations = []string{opPlanNew, opApply, opPlanNoop, opPlanChanged, opRefre
 // runSample is one operation in one run.
 type runSample struct {
 	WallSeconds       float64        `json:"wall_seconds"`
+	CPUSeconds        float64        `json:"cpu_seconds,omitempty"` // Terraform's and its providers' user + system time
 	PeakRSSBytes      int64          `json:"peak_rss_bytes,omitempty"`
 	ProviderProcesses int            `json:"provider_processes,omitempty"`
 	Requests          *requestCounts `json:"requests,omitempty"`
@@ -181,6 +182,7 @@ type results struct {
 	Machine    machineInfo    `json:"machine"`
 	Settings   settings       `json:"settings"`
 	TeamCounts []*teamResult  `json:"team_counts"`
+	Shapes     []*shapeResult `json:"workspace_shapes,omitempty"`
 	Targets    []targetResult `json:"targets"`
 	Notes      []string       `json:"notes,omitempty"`
 	Findings   string         `json:"findings,omitempty"`
@@ -195,6 +197,9 @@ type settings struct {
 	Parallelism     string   `json:"parallelism"`
 	Spread          string   `json:"spread"`
 	Floor           string   `json:"floor"`
+	ShapesTeams     []int    `json:"shapes_teams,omitempty"`
+	Shapes          []string `json:"shapes,omitempty"`
+	ShapesOnly      bool     `json:"shapes_only,omitempty"`
 }
 
 func (r *results) team(path string, n int) *teamResult {

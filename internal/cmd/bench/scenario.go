@@ -50,8 +50,8 @@ func (b *runner) measureProvider(ctx context.Context, dir, label string, wantExi
 		return runSample{}, err
 	}
 	counts := b.window.counts()
-	s := runSample{WallSeconds: wall.Seconds(), PeakRSSBytes: peak, ProviderProcesses: procs, Requests: &counts}
-	b.logf("  %-34s %8.2f s  %6d requests  peak RSS %6.1f MB (%d provider processes)", label, s.WallSeconds, counts.Total, float64(peak)/1e6, procs)
+	s := runSample{WallSeconds: wall.Seconds(), CPUSeconds: b.tf.lastCPU.Seconds(), PeakRSSBytes: peak, ProviderProcesses: procs, Requests: &counts}
+	b.logf("  %-34s %8.2f s  CPU %.2f s  %6d requests  peak RSS %6.1f MB (%d provider processes)", label, s.WallSeconds, s.CPUSeconds, counts.Total, float64(peak)/1e6, procs)
 	if counts.Failed > 0 {
 		b.note(fmt.Sprintf("%s: %d requests failed (answers that an object is missing or in conflict are not counted)", label, counts.Failed))
 	}
@@ -64,8 +64,8 @@ func (b *runner) measureTerraformData(ctx context.Context, dir, label string, wa
 	if err != nil {
 		return runSample{}, err
 	}
-	b.logf("  %-34s %8.2f s", label, wall.Seconds())
-	return runSample{WallSeconds: wall.Seconds()}, nil
+	b.logf("  %-34s %8.2f s  CPU %.2f s", label, wall.Seconds(), b.tf.lastCPU.Seconds())
+	return runSample{WallSeconds: wall.Seconds(), CPUSeconds: b.tf.lastCPU.Seconds()}, nil
 }
 
 // replayInto times the sequential replay of reqs and stores it in the sample.

@@ -36,6 +36,10 @@ type tfRunner struct {
 	logDir    string
 	timeout   time.Duration
 	seq       int
+	// lastCPU is the user and system CPU time of the last command: Terraform's and that of the
+	// processes it waited for (the providers). Unlike wall time, other work on the machine
+	// hardly moves it.
+	lastCPU time.Duration
 }
 
 // run runs terraform args in dir and returns its wall time. An exit code other than
@@ -64,6 +68,10 @@ func (r *tfRunner) run(ctx context.Context, dir, label string, wantExit int, arg
 	start := time.Now()
 	err = cmd.Run()
 	wall := time.Since(start)
+	r.lastCPU = 0
+	if cmd.ProcessState != nil {
+		r.lastCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
 
 	code := 0
 	var exitErr *exec.ExitError
