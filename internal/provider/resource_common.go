@@ -284,6 +284,13 @@ func addProblems(diags *diag.Diagnostics, problems []quota.Problem) {
 	}
 }
 
+// Plan modifiers of string attributes: keptWhileUnknown plans the state's value where the
+// value is computed and does not change once set; replacedOnChange replaces the resource.
+var (
+	keptWhileUnknown = []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	replacedOnChange = []planmodifier.String{stringplanmodifier.RequiresReplace()}
+)
+
 // ownerIDAttribute is the owner identity a resource records on its objects.
 func ownerIDAttribute(object string) schema.StringAttribute {
 	return schema.StringAttribute{
@@ -292,7 +299,7 @@ func ownerIDAttribute(object string) schema.StringAttribute {
 			"when it is created. Another resource, in this or any other state, that declares the same team is refused " +
 			"instead of taking the objects over. Import takes them over explicitly: the first apply after an import " +
 			"records a new identity.",
-		PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		PlanModifiers: keptWhileUnknown,
 	}
 }
 
@@ -329,6 +336,13 @@ func driftList(reasons []string) types.List {
 }
 
 // The attributes of storeRecordModel, for a SageMaker object of the given kind.
+
+// storeIDAttribute is the id a versioned store gives the object; form, when not empty, says
+// what the id looks like.
+func storeIDAttribute(kind, form string) schema.StringAttribute {
+	return schema.StringAttribute{Computed: true, Description: "The SageMaker " + kind + "'s id" + form + " on a cluster " +
+		"managed through `task_governance`; null on a cluster that runs its own Kueue."}
+}
 
 func storeARNAttribute(kind string) schema.StringAttribute {
 	return schema.StringAttribute{Computed: true, Description: "ARN of the SageMaker " + kind + " on a cluster managed " +
