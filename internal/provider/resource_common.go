@@ -171,8 +171,13 @@ func clearOwnershipMarks(ctx context.Context, p privateSetter, diags *diag.Diagn
 	recordConflict(ctx, p, nil, diags)
 }
 
-// existingObjectError is the error of a create that found its object already there.
+// refuseExisting is the error, at team, of a create that found the team's object already there.
 // resourceType names the resource in the import commands it suggests.
+func refuseExisting(diags *diag.Diagnostics, resourceType, kind, name string, existing backend.Record, team string) {
+	summary, detail := existingObjectError(resourceType, kind, name, existing, team)
+	diags.AddAttributeError(path.Root("team"), summary, detail)
+}
+
 func existingObjectError(resourceType, kind, name string, existing backend.Record, team string) (string, string) {
 	object := fmt.Sprintf("%s %q", kind, name)
 	if existing.ID != "" {
@@ -200,6 +205,16 @@ var teamValidators = []validator.String{
 	stringvalidator.RegexMatches(quota.TeamPattern, quota.TeamRule),
 }
 
+// ownedElsewhere refuses, at team, an update of the team's object o when another resource owns
+// it, unless this apply takes it over after an import.
+func ownedElsewhere(o kubeObject, owner backend.Ownership, priorOwnerID types.String, takeover bool, diags *diag.Diagnostics) bool {
+	if takeover || owner.Owns(priorOwnerID.ValueString()) {
+		return false
+	}
+	o.refused(diags, path.Root("team"), owner.Description)
+	return true
+}
+
 // validImportTeam checks that an import ID is a team name.
 func validImportTeam(team, example string, diags *diag.Diagnostics) bool {
 	if quota.ValidTeam(team) {
@@ -211,16 +226,18 @@ func validImportTeam(team, example string, diags *diag.Diagnostics) bool {
 	return false
 }
 
-// importTeam validates an import ID, sets id and team, and marks the takeover.
-func importTeam(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse, example string) {
+// importTeam validates an import ID, sets id and team, and marks the takeover. It returns the
+// team.
+func importTeam(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse, example string) string {
 	team := importedTeam(ctx, req, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || !validImportTeam(team, example, &resp.Diagnostics) {
-		return
+		return team
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), team)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("team"), team)...)
 	setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
 	markTakeover(ctx, resp.Private, true, &resp.Diagnostics)
+	return team
 }
 
 // teamIdentityModel is the resource identity of both team resources: the team, which names

@@ -80,8 +80,7 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, diags *diag.Diagnostics) (claimResult, *backend.TeamNamespace) {
 	nsName := quota.NamespaceName(team)
 	refuse := func(ns *backend.TeamNamespace) (claimResult, *backend.TeamNamespace) {
-		summary, detail := existingObjectError(teamNamespaceResourceKind, "Namespace", nsName, ns.Record, team)
-		diags.AddAttributeError(path.Root("team"), summary, detail)
+		refuseExisting(diags, teamNamespaceResourceKind, "Namespace", nsName, ns.Record, team)
 		return claimFailed, nil
 	}
 	ns, d := r.get(ctx, team)
@@ -179,8 +178,7 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if ns != nil && !isTakeover(ctx, req.Private, &resp.Diagnostics) && !ns.Owner.Owns(prior.OwnerID.ValueString()) {
-		namespaceKind.object("", ns.Name).refused(&resp.Diagnostics, path.Root("team"), ns.Owner.Description)
+	if ns != nil && ownedElsewhere(namespaceKind.object("", ns.Name), ns.Owner, prior.OwnerID, isTakeover(ctx, req.Private, &resp.Diagnostics), &resp.Diagnostics) {
 		return
 	}
 	owner := ownerToRecord(plan.OwnerID)
