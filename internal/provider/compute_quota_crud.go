@@ -467,7 +467,3 @@ var quotaIDPattern = regexp.MustCompile(`^[a-z0-9]{12}$`)
 
 // quotas is where the resource reads and writes teams' quotas.
 func (r *computeQuotaResource) quotas() backend.TeamQuotas { return r.data.backend.Quotas }
-
-func (m *computeQuotaModel) recordOwner(owner string, drift types.List) {
-	m.OwnerID, m.Drift = types.StringValue(owner), drift
-}

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
@@ -45,12 +44,12 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
 	ns := namespaceKind.object("", nsName)
 	lq := localQueueKind.object(nsName, lqName)
-	save := func(drift types.List) {
-		saveTeamState(ctx, &resp.State, resp.Identity, &plan, team, run.owner, drift, &resp.Diagnostics)
+	save := func(drift ...string) {
+		saveTeamState(ctx, &resp.State, resp.Identity, &plan, team, run.owner, driftList(drift), &resp.Diagnostics)
 		run.handOver(ns)
 	}
 	run.saveTainted = func() {
-		save(driftList([]string{"the create stopped before it finished: the next refresh reads the Namespace and LocalQueue"}))
+		save("the create stopped before it finished: the next refresh reads the Namespace and LocalQueue")
 	}
 	claim, adopted := r.claim(ctx, team, run.owner, &resp.Diagnostics)
 	if run.claimStopped(claim, ns) {
@@ -70,7 +69,7 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 		run.partlyCreated([]kubeObject{ns}, notWritten)
 		return
 	}
-	save(noDrift())
+	save()
 }
 
 // claim creates the team's Namespace with only its identity (the provider's labels and the
@@ -211,10 +210,6 @@ func (r *teamNamespaceResource) begin(ctx context.Context, what, team string, ti
 	ns, d := r.get(ctx, team)
 	diags.Append(d...)
 	return ctx, cancel, limit, ns
-}
-
-func (m *teamNamespaceModel) recordOwner(owner string, drift types.List) {
-	m.OwnerID, m.Drift = types.StringValue(owner), drift
 }
 
 // applyStage names the step of apply that failed.
