@@ -353,6 +353,13 @@ func (c *Cluster) startControlPlane(ctx context.Context, assets string) (*envtes
 }
 
 // withAdminLimits sets cfg's client-side rate limit and timeout to those of the admin clients.
+// quietConfig is a copy of cfg whose clients drop the API server's warnings.
+func quietConfig(cfg *rest.Config) *rest.Config {
+	quiet := rest.CopyConfig(cfg)
+	quiet.WarningHandler = rest.NoWarnings{}
+	return quiet
+}
+
 func withAdminLimits(cfg *rest.Config) *rest.Config {
 	cfg.QPS, cfg.Burst, cfg.Timeout = 200, 400, 30*time.Second
 	return cfg
@@ -368,18 +375,12 @@ func (c *Cluster) startNamespaceFinalizer(disabled bool) error {
 		return nil
 	}
 	// Quiet: listing every resource type draws deprecation warnings (v1 Endpoints).
-	quiet := rest.CopyConfig(c.RESTConfig)
-	quiet.WarningHandler = rest.NoWarnings{}
+	quiet := quietConfig(c.RESTConfig)
 	quiet.QPS = -1 // no client-side limit: its workers bound it, and it LISTs a lot
-	nfcs, err := kubernetes.NewForConfig(quiet)
+	nf, err := namespaceFinalizerFor(quiet)
 	if err != nil {
 		return err
 	}
-	dyn, err := dynamic.NewForConfig(quiet)
-	if err != nil {
-		return err
-	}
-	nf := newNamespaceFinalizer(nfcs, dyn)
 	go func() {
 		defer close(c.done)
 		nf.run(bgCtx)
@@ -553,9 +554,7 @@ func mustURL(s string) *url.URL {
 // so that the first test to touch a Kueue kind is not slower than the rest. The write is
 // a server-side dry run of an invalid object: nothing is stored.
 func warmUp(ctx context.Context, cfg *rest.Config, crds []*apiextensionsv1.CustomResourceDefinition) error {
-	quiet := rest.CopyConfig(cfg)
-	quiet.WarningHandler = rest.NoWarnings{}
-	dyn, err := dynamic.NewForConfig(quiet)
+	dyn, err := dynamic.NewForConfig(quietConfig(cfg))
 	if err != nil {
 		return err
 	}

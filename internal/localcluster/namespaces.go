@@ -2,6 +2,7 @@ package localcluster
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 )
@@ -73,6 +75,16 @@ type resourceCheck struct {
 	started time.Time     // when the last completed check began
 	empty   bool          // whether it found no objects
 	running chan struct{} // closed when the check in flight ends; nil when none
+}
+
+// namespaceFinalizerFor is a namespaceFinalizer with the clients of cfg.
+func namespaceFinalizerFor(cfg *rest.Config) (*namespaceFinalizer, error) {
+	cs, csErr := kubernetes.NewForConfig(cfg)
+	dyn, dynErr := dynamic.NewForConfig(cfg)
+	if err := errors.Join(csErr, dynErr); err != nil {
+		return nil, err
+	}
+	return newNamespaceFinalizer(cs, dyn), nil
 }
 
 func newNamespaceFinalizer(cs kubernetes.Interface, dyn dynamic.Interface) *namespaceFinalizer {

@@ -10,8 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -91,12 +89,9 @@ func (r *clusterSchedulerConfigResource) Schema(_ context.Context, _ resource.Sc
 					"Only on a cluster managed through `task_governance`; unset, the SageMaker API's own default applies " +
 					"(AWS documents none), and it is known after apply.",
 				Validators:    []validator.String{stringvalidator.OneOf(quota.ActivationEnabled, quota.ActivationDisabled)},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				PlanModifiers: keptWhileUnknown,
 			}},
-			{&m.ConfigID, schema.StringAttribute{
-				Computed: true, Description: "The SageMaker cluster scheduler config's id on a cluster managed through " +
-					"`task_governance`; null on a cluster that runs its own Kueue.",
-			}},
+			{&m.ConfigID, storeIDAttribute("cluster scheduler config", "")},
 			{&m.ARN, storeARNAttribute("cluster scheduler config")},
 			{&m.Version, storeVersionAttribute("cluster scheduler config")},
 			{&m.Status, storeStatusAttribute("cluster scheduler config")},
@@ -106,7 +101,7 @@ func (r *clusterSchedulerConfigResource) Schema(_ context.Context, _ resource.Sc
 					quota.AnnotationOwner + "` when it is created. A resource in this or any other state that declares " +
 					"a class already recorded for another owner is refused instead of taking it over; import takes " +
 					"classes over explicitly, and the first apply after an import records a new identity.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				PlanModifiers: keptWhileUnknown,
 			}},
 			{&m.Drift, schema.ListAttribute{
 				ElementType: types.StringType, Computed: true,

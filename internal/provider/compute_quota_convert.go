@@ -287,6 +287,10 @@ func (m storeRecordModel) record(id types.String) *backend.Record {
 }
 
 // lastSeen is the quota as the state last saw it, for a store whose cheapest read lacks fields.
+func (m *computeQuotaModel) recordOwner(owner string, drift types.List) {
+	m.OwnerID, m.Drift = types.StringValue(owner), drift
+}
+
 func (m computeQuotaModel) lastSeen() *backend.Quota {
 	r := m.record(m.QuotaID)
 	if r == nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -104,8 +103,7 @@ func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, di
 	name := quota.ClusterQueueName(team)
 	o := clusterQueueKind.object("", name)
 	refuse := func(q *backend.Quota) (claimResult, string) {
-		summary, detail := existingObjectError(quotaResourceKind, q.Kind, q.Name, q.Record, team)
-		diags.AddAttributeError(path.Root("team"), summary, detail)
+		refuseExisting(diags, quotaResourceKind, q.Kind, q.Name, q.Record, team)
 		return claimFailed, ""
 	}
 	existing, err := r.quotas().Get(ctx, team, nil)
@@ -163,8 +161,7 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 		storeError(err).addTo(&resp.Diagnostics)
 		return
 	}
-	if current != nil && !takeover && !current.Owner.Owns(prior.OwnerID.ValueString()) {
-		clusterQueueKind.object("", current.Name).refused(&resp.Diagnostics, path.Root("team"), current.Owner.Description)
+	if current != nil && ownedElsewhere(clusterQueueKind.object("", current.Name), current.Owner, prior.OwnerID, takeover, &resp.Diagnostics) {
 		return
 	}
 	owner := ownerToRecord(plan.OwnerID)
@@ -441,16 +438,14 @@ func (r *computeQuotaResource) ImportState(ctx context.Context, req resource.Imp
 			req.ID = team
 		}
 	}
-	importTeam(ctx, req, resp, "hyperpod_compute_quota.example")
+	team := importTeam(ctx, req, resp, "hyperpod_compute_quota.example")
 	if resp.Diagnostics.HasError() || r.data == nil || r.data.client("import a compute quota", &resp.Diagnostics) == nil {
 		return
 	}
 	// One GET, which the Read after the import reuses: a missing queue is an error here, with
 	// the team named, rather than an import that finds nothing.
-	var team types.String
-	resp.Diagnostics.Append(resp.State.GetAttribute(ctx, path.Root("team"), &team)...)
-	name := quota.ClusterQueueName(team.ValueString())
-	q, err := r.quotas().Get(ctx, team.ValueString(), nil)
+	name := quota.ClusterQueueName(team)
+	q, err := r.quotas().Get(ctx, team, nil)
 	switch {
 	case err != nil:
 		resp.Diagnostics.AddError("Cannot import compute quota", storeError(err).detail)
@@ -458,11 +453,11 @@ func (r *computeQuotaResource) ImportState(ctx context.Context, req resource.Imp
 		resp.Diagnostics.AddError("Cannot import compute quota", fmt.Sprintf("No SageMaker compute quota of the cluster "+
 			"targets team %q (or it is being deleted), so there is nothing to import. The import ID is the team or the "+
 			"quota's id (12 lowercase letters and digits, as aws sagemaker list-compute-quotas shows it). Check it, or "+
-			"remove the import and let terraform apply create the quota.", team.ValueString()))
+			"remove the import and let terraform apply create the quota.", team))
 	case q == nil || q.Terminating:
 		resp.Diagnostics.AddError("Cannot import compute quota", fmt.Sprintf("ClusterQueue %q does not exist (or is being "+
 			"deleted), so there is nothing to import for team %q. Check the team name, or remove the import and let "+
-			"terraform apply create the quota.", name, team.ValueString()))
+			"terraform apply create the quota.", name, team))
 	}
 }
 
@@ -472,7 +467,3 @@ var quotaIDPattern = regexp.MustCompile(`^[a-z0-9]{12}$`)
 
 // quotas is where the resource reads and writes teams' quotas.
 func (r *computeQuotaResource) quotas() backend.TeamQuotas { return r.data.backend.Quotas }
-
-func (m *computeQuotaModel) recordOwner(owner string, drift types.List) {
-	m.OwnerID, m.Drift = types.StringValue(owner), drift
-}

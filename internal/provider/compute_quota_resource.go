@@ -39,7 +39,7 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 	attributes, blocks := attributesAndBlocksOf(&m, []fieldSchema[schema.Attribute]{
 		{&m.ID, schema.StringAttribute{
 			Computed: true, Description: "The team, which identifies the quota (one ClusterQueue per team).",
-			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			PlanModifiers: keptWhileUnknown,
 		}},
 		{&m.Name, schema.StringAttribute{
 			Required:    true,
@@ -62,7 +62,7 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			Required:      true,
 			Description:   "Team the quota belongs to (AWS TeamName pattern, at most 40 characters). Jobs of the namespace `hyperpod-ns-<team>` use it. Changing it replaces the quota.",
 			Validators:    teamValidators,
-			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			PlanModifiers: replacedOnChange,
 		}},
 		{&m.ActivationState, schema.StringAttribute{
 			Optional: true, Computed: true,
@@ -91,10 +91,7 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 		{&m.ClusterQueueName, schema.StringAttribute{
 			Computed: true, Description: "Name of the ClusterQueue, `hyperpod-ns-<team>-clusterqueue`.",
 		}},
-		{&m.QuotaID, schema.StringAttribute{
-			Computed: true, Description: "The SageMaker compute quota's id (12 lowercase letters and digits) on a cluster " +
-				"managed through `task_governance`; null on a cluster that runs its own Kueue.",
-		}},
+		{&m.QuotaID, storeIDAttribute("compute quota", " (12 lowercase letters and digits)")},
 		{&m.ARN, storeARNAttribute("compute quota")},
 		{&m.Version, storeVersionAttribute("compute quota")},
 		{&m.Status, storeStatusAttribute("compute quota")},

@@ -13,6 +13,10 @@ import (
 
 type instanceTypeFunction struct{}
 
+// functionsSeeNoOverrides says why both functions read only the built-in catalog.
+const functionsSeeNoOverrides = "provider functions receive no provider configuration, so the provider's " +
+	"`instance_types` overrides and additions are not applied"
+
 var instanceTypeReturnAttrTypes = attrTypesOf[instanceTypeFiguresModel]()
 
 func (f *instanceTypeFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
@@ -25,8 +29,7 @@ func (f *instanceTypeFunction) Definition(_ context.Context, _ function.Definiti
 		MarkdownDescription: "Returns the figures of one instance of a type in the provider's built-in catalog: " +
 			"`accelerators`, `accelerator_type`, `accelerator_resource`, `vcpu`, `memory_in_gib`, `efa` and " +
 			"`mig_profiles`, as the `hyperpod_instance_type_capacity` data source reports them, without reading the cluster. " +
-			"The function uses the built-in catalog only: provider functions receive no provider configuration, so the " +
-			"provider's `instance_types` overrides and additions are not applied (the data source applies them).",
+			"The function uses the built-in catalog only: " + functionsSeeNoOverrides + " (the data source applies them).",
 		Parameters: []function.Parameter{
 			function.StringParameter{
 				Name:                "name",

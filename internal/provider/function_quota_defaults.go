@@ -47,9 +47,8 @@ func (f *quotaDefaultsFunction) Definition(_ context.Context, _ function.Definit
 		MarkdownDescription: "Returns the `accelerators`, `vcpu`, `memory_in_gib` and `efa` that `hyperpod_compute_quota` plans " +
 			"for one `resources` entry of the given instance type and allocation: the same ratio rule, the same rounding and " +
 			"the same errors. Configured amounts are returned as given; `accelerator_partition` is returned as given, or null. " +
-			"The function uses the built-in instance type catalog only: provider functions receive no provider configuration, " +
-			"so the provider's `instance_types` overrides and additions are not applied, and a type defined only there is an " +
-			"unknown instance type.",
+			"The function uses the built-in instance type catalog only: " + functionsSeeNoOverrides + ", and a type " +
+			"defined only there is an unknown instance type.",
 		Parameters: []function.Parameter{
 			function.StringParameter{
 				Name: "instance_type",

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -71,41 +72,41 @@ func (d *instanceTypeCapacityDataSource) Schema(_ context.Context, _ datasource.
 }
 
 func (d *instanceTypeCapacityDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	m, ok := dataSourceConfig[instanceTypeCapacityModel](ctx, req, d.data, &resp.Diagnostics)
-	if !ok {
-		return
-	}
+	readDataSource(ctx, req, resp, d.data, d.read)
+}
+
+func (d *instanceTypeCapacityDataSource) read(ctx context.Context, m *instanceTypeCapacityModel, diags *diag.Diagnostics) bool {
 	name := m.InstanceType.ValueString()
 	if d.data.capacityPending(name) {
-		resp.Diagnostics.AddAttributeError(path.Root("instance_type"), "Instance type not known yet", fmt.Sprintf(
+		diags.AddAttributeError(path.Root("instance_type"), "Instance type not known yet", fmt.Sprintf(
 			"The provider's instance_types entry for %q depends on values known only after apply, so its figures cannot be read yet. "+
 				"Apply what those values come from first, or set them from values known at plan time.", name))
-		return
+		return false
 	}
 	it, ok := d.data.catalog.Lookup(name)
 	if !ok {
-		resp.Diagnostics.AddAttributeError(path.Root("instance_type"), "Unknown instance type", quota.UnknownInstanceTypeDetail(d.data.catalog, name))
-		return
+		diags.AddAttributeError(path.Root("instance_type"), "Unknown instance type", quota.UnknownInstanceTypeDetail(d.data.catalog, name))
+		return false
 	}
 
-	if d.data.client("read the cluster's Nodes and ClusterQueues", &resp.Diagnostics) == nil {
-		return
+	if d.data.client("read the cluster's Nodes and ClusterQueues", diags) == nil {
+		return false
 	}
 	nodes, err := d.data.backend.Capacity.Nodes(ctx, name)
 	if err != nil {
-		storeError(err).addTo(&resp.Diagnostics)
-		return
+		storeError(err).addTo(diags)
+		return false
 	}
 	allocations, err := d.data.backend.Capacity.Allocations(ctx, name)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot list the quotas", err.Error())
-		return
+		diags.AddError("Cannot list the quotas", err.Error())
+		return false
 	}
 	tflog.Debug(ctx, "read instance type capacity", map[string]any{"instance_type": name, "nodes": len(nodes), "allocations": len(allocations)})
 
 	s := capacity.Summarize(it, nodes, allocations)
-	figures, diags := figuresOf(ctx, it)
-	resp.Diagnostics.Append(diags...)
+	figures, figureDiags := figuresOf(ctx, it)
+	diags.Append(figureDiags...)
 	m.instanceTypeFiguresModel = figures
 	m.Source = types.StringValue(string(it.Source))
 	m.NodeCount = types.Int64Value(s.NodeCount)
@@ -114,7 +115,7 @@ func (d *instanceTypeCapacityDataSource) Read(ctx context.Context, req datasourc
 	m.TotalAccelerators, m.TotalVCPU, m.TotalMemoryInGiB = amountValues(s.Total)
 	m.AllocatedAccelerators, m.AllocatedVCPU, m.AllocatedMemoryInGiB = amountValues(s.Allocated)
 	m.UnallocatedAccelerators, m.UnallocatedVCPU, m.UnallocatedMemoryInGiB = amountValues(s.Unallocated)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	return true
 }
 
 // healthValues are null when the backend only counted instances and so saw no Node's condition or label.

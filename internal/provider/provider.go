@@ -383,11 +383,17 @@ func (b *resourceBase) Configure(_ context.Context, req resource.ConfigureReques
 // dataSourceBase is resourceBase for data sources.
 type dataSourceBase resourceBase
 
-// dataSourceConfig reads a data source's configuration into model M; ok is false when it cannot
-// be read or the provider is not configured yet (pd is nil).
-func dataSourceConfig[M any](ctx context.Context, req datasource.ReadRequest, pd *providerData, diags *diag.Diagnostics) (m M, ok bool) {
-	diags.Append(req.Config.Get(ctx, &m)...)
-	return m, !diags.HasError() && pd != nil
+// readDataSource is every data source's Read: it reads the configuration into model M, lets
+// read fill in the rest and saves M as the state. Nothing is read when the configuration cannot
+// be or the provider is not configured yet (pd is nil), and nothing saved when read returns false.
+func readDataSource[M any](ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse, pd *providerData,
+	read func(context.Context, *M, *diag.Diagnostics) bool) {
+	var m M
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || pd == nil || !read(ctx, &m, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
 func (b *dataSourceBase) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {

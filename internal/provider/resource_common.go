@@ -171,8 +171,13 @@ func clearOwnershipMarks(ctx context.Context, p privateSetter, diags *diag.Diagn
 	recordConflict(ctx, p, nil, diags)
 }
 
-// existingObjectError is the error of a create that found its object already there.
+// refuseExisting is the error, at team, of a create that found the team's object already there.
 // resourceType names the resource in the import commands it suggests.
+func refuseExisting(diags *diag.Diagnostics, resourceType, kind, name string, existing backend.Record, team string) {
+	summary, detail := existingObjectError(resourceType, kind, name, existing, team)
+	diags.AddAttributeError(path.Root("team"), summary, detail)
+}
+
 func existingObjectError(resourceType, kind, name string, existing backend.Record, team string) (string, string) {
 	object := fmt.Sprintf("%s %q", kind, name)
 	if existing.ID != "" {
@@ -200,6 +205,16 @@ var teamValidators = []validator.String{
 	stringvalidator.RegexMatches(quota.TeamPattern, quota.TeamRule),
 }
 
+// ownedElsewhere refuses, at team, an update of the team's object o when another resource owns
+// it, unless this apply takes it over after an import.
+func ownedElsewhere(o kubeObject, owner backend.Ownership, priorOwnerID types.String, takeover bool, diags *diag.Diagnostics) bool {
+	if takeover || owner.Owns(priorOwnerID.ValueString()) {
+		return false
+	}
+	o.refused(diags, path.Root("team"), owner.Description)
+	return true
+}
+
 // validImportTeam checks that an import ID is a team name.
 func validImportTeam(team, example string, diags *diag.Diagnostics) bool {
 	if quota.ValidTeam(team) {
@@ -211,16 +226,18 @@ func validImportTeam(team, example string, diags *diag.Diagnostics) bool {
 	return false
 }
 
-// importTeam validates an import ID, sets id and team, and marks the takeover.
-func importTeam(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse, example string) {
+// importTeam validates an import ID, sets id and team, and marks the takeover. It returns the
+// team.
+func importTeam(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse, example string) string {
 	team := importedTeam(ctx, req, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || !validImportTeam(team, example, &resp.Diagnostics) {
-		return
+		return team
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), team)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("team"), team)...)
 	setTeamIdentity(ctx, resp.Identity, team, &resp.Diagnostics)
 	markTakeover(ctx, resp.Private, true, &resp.Diagnostics)
+	return team
 }
 
 // teamIdentityModel is the resource identity of both team resources: the team, which names
@@ -284,6 +301,13 @@ func addProblems(diags *diag.Diagnostics, problems []quota.Problem) {
 	}
 }
 
+// Plan modifiers of string attributes: keptWhileUnknown plans the state's value where the
+// value is computed and does not change once set; replacedOnChange replaces the resource.
+var (
+	keptWhileUnknown = []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	replacedOnChange = []planmodifier.String{stringplanmodifier.RequiresReplace()}
+)
+
 // ownerIDAttribute is the owner identity a resource records on its objects.
 func ownerIDAttribute(object string) schema.StringAttribute {
 	return schema.StringAttribute{
@@ -292,7 +316,7 @@ func ownerIDAttribute(object string) schema.StringAttribute {
 			"when it is created. Another resource, in this or any other state, that declares the same team is refused " +
 			"instead of taking the objects over. Import takes them over explicitly: the first apply after an import " +
 			"records a new identity.",
-		PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		PlanModifiers: keptWhileUnknown,
 	}
 }
 
@@ -329,6 +353,13 @@ func driftList(reasons []string) types.List {
 }
 
 // The attributes of storeRecordModel, for a SageMaker object of the given kind.
+
+// storeIDAttribute is the id a versioned store gives the object; form, when not empty, says
+// what the id looks like.
+func storeIDAttribute(kind, form string) schema.StringAttribute {
+	return schema.StringAttribute{Computed: true, Description: "The SageMaker " + kind + "'s id" + form + " on a cluster " +
+		"managed through `task_governance`; null on a cluster that runs its own Kueue."}
+}
 
 func storeARNAttribute(kind string) schema.StringAttribute {
 	return schema.StringAttribute{Computed: true, Description: "ARN of the SageMaker " + kind + " on a cluster managed " +

@@ -70,3 +70,7 @@ func teamNamespaceMapValue(ctx context.Context, m map[string]string) (types.Map,
 	}
 	return types.MapValueFrom(ctx, types.StringType, m)
 }
+
+func (m *teamNamespaceModel) recordOwner(owner string, drift types.List) {
+	m.OwnerID, m.Drift = types.StringValue(owner), drift
+}

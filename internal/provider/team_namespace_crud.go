@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
@@ -45,12 +44,12 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
 	ns := namespaceKind.object("", nsName)
 	lq := localQueueKind.object(nsName, lqName)
-	save := func(drift types.List) {
-		saveTeamState(ctx, &resp.State, resp.Identity, &plan, team, run.owner, drift, &resp.Diagnostics)
+	save := func(drift ...string) {
+		saveTeamState(ctx, &resp.State, resp.Identity, &plan, team, run.owner, driftList(drift), &resp.Diagnostics)
 		run.handOver(ns)
 	}
 	run.saveTainted = func() {
-		save(driftList([]string{"the create stopped before it finished: the next refresh reads the Namespace and LocalQueue"}))
+		save("the create stopped before it finished: the next refresh reads the Namespace and LocalQueue")
 	}
 	claim, adopted := r.claim(ctx, team, run.owner, &resp.Diagnostics)
 	if run.claimStopped(claim, ns) {
@@ -70,7 +69,7 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 		run.partlyCreated([]kubeObject{ns}, notWritten)
 		return
 	}
-	save(noDrift())
+	save()
 }
 
 // claim creates the team's Namespace with only its identity (the provider's labels and the
@@ -80,8 +79,7 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, diags *diag.Diagnostics) (claimResult, *backend.TeamNamespace) {
 	nsName := quota.NamespaceName(team)
 	refuse := func(ns *backend.TeamNamespace) (claimResult, *backend.TeamNamespace) {
-		summary, detail := existingObjectError(teamNamespaceResourceKind, "Namespace", nsName, ns.Record, team)
-		diags.AddAttributeError(path.Root("team"), summary, detail)
+		refuseExisting(diags, teamNamespaceResourceKind, "Namespace", nsName, ns.Record, team)
 		return claimFailed, nil
 	}
 	ns, d := r.get(ctx, team)
@@ -179,8 +177,7 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if ns != nil && !isTakeover(ctx, req.Private, &resp.Diagnostics) && !ns.Owner.Owns(prior.OwnerID.ValueString()) {
-		namespaceKind.object("", ns.Name).refused(&resp.Diagnostics, path.Root("team"), ns.Owner.Description)
+	if ns != nil && ownedElsewhere(namespaceKind.object("", ns.Name), ns.Owner, prior.OwnerID, isTakeover(ctx, req.Private, &resp.Diagnostics), &resp.Diagnostics) {
 		return
 	}
 	owner := ownerToRecord(plan.OwnerID)
@@ -213,10 +210,6 @@ func (r *teamNamespaceResource) begin(ctx context.Context, what, team string, ti
 	ns, d := r.get(ctx, team)
 	diags.Append(d...)
 	return ctx, cancel, limit, ns
-}
-
-func (m *teamNamespaceModel) recordOwner(owner string, drift types.List) {
-	m.OwnerID, m.Drift = types.StringValue(owner), drift
 }
 
 // applyStage names the step of apply that failed.

@@ -10,8 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -51,7 +49,7 @@ func (r *teamNamespaceResource) Schema(ctx context.Context, _ resource.SchemaReq
 			Description: fmt.Sprintf("Team name: 1-%d lower-case letters, digits and hyphens, starting and ending "+
 				"with a letter or digit (the AWS TeamName rule). Use the same value as the `team` of the matching "+
 				"`hyperpod_compute_quota`. Changing it replaces the namespace.", quota.MaxTeamLength),
-			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			PlanModifiers: replacedOnChange,
 			Validators:    teamValidators,
 		}},
 		{&m.Labels, schema.MapAttribute{

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -61,25 +62,25 @@ func (d *teamUsageDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 }
 
 func (d *teamUsageDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	m, ok := dataSourceConfig[teamUsageModel](ctx, req, d.data, &resp.Diagnostics)
-	if !ok {
-		return
-	}
+	readDataSource(ctx, req, resp, d.data, d.read)
+}
+
+func (d *teamUsageDataSource) read(ctx context.Context, m *teamUsageModel, diags *diag.Diagnostics) bool {
 	team := m.Team.ValueString()
 	name := quota.ClusterQueueName(team)
-	if d.data.client("read ClusterQueue "+name, &resp.Diagnostics) == nil {
-		return
+	if d.data.client("read ClusterQueue "+name, diags) == nil {
+		return false
 	}
 	u, err := d.data.backend.Usage.Usage(ctx, team)
 	if err != nil {
-		storeError(err).addTo(&resp.Diagnostics)
-		return
+		storeError(err).addTo(diags)
+		return false
 	}
 	if u == nil {
-		resp.Diagnostics.AddAttributeError(path.Root("team"), "Team has no ClusterQueue", fmt.Sprintf(
+		diags.AddAttributeError(path.Root("team"), "Team has no ClusterQueue", fmt.Sprintf(
 			"ClusterQueue %q does not exist, so team %q has no quota to report on. Check the team name, or create its "+
 				"quota first (hyperpod_compute_quota); a data source that depends on it reads after it is created.", name, team))
-		return
+		return false
 	}
 	resources := []teamUsageResourceModel{} // an empty list, not null, when the queue has none
 	for _, r := range u.Resources {
@@ -88,11 +89,11 @@ func (d *teamUsageDataSource) Read(ctx context.Context, req datasource.ReadReque
 			Nominal: floatOrNull(r.Nominal), Reserved: floatOrNull(r.Reserved), InUse: floatOrNull(r.InUse), Borrowed: floatOrNull(r.Borrowed),
 		})
 	}
-	list, diags := types.ListValueFrom(ctx, types.ObjectType{AttrTypes: teamUsageResourceAttrTypes}, resources)
-	resp.Diagnostics.Append(diags...)
+	list, listDiags := types.ListValueFrom(ctx, types.ObjectType{AttrTypes: teamUsageResourceAttrTypes}, resources)
+	diags.Append(listDiags...)
 	m.ClusterQueueName = types.StringValue(name)
 	m.Active, m.ActiveReason, m.ActiveMessage = types.BoolValue(u.Active), types.StringValue(u.ActiveReason), types.StringValue(u.ActiveMessage)
 	m.AdmittedWorkloads, m.PendingWorkloads, m.ReservingWorkloads = types.Int64Value(u.AdmittedWorkloads), types.Int64Value(u.PendingWorkloads), types.Int64Value(u.ReservingWorkloads)
 	m.Resources = list
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	return true
 }
