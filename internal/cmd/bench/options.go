@@ -129,20 +129,36 @@ const (
 
 // parsePaths parses "sagemaker,kubernetes" into the distinct paths, Kubernetes first.
 func parsePaths(s string) ([]string, error) {
-	var out []string
+	return parseChoices("paths", s, []string{pathKubernetes, pathSageMaker}, func(p string) string { return p })
+}
+
+// parseChoices parses the comma-separated value s of flag -name into the distinct choices it
+// names, in the order of choices; an unknown name or none at all is an error.
+func parseChoices[T comparable](name, s string, choices []T, text func(T) string) ([]T, error) {
+	named := make([]bool, len(choices))
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
-		switch {
-		case f == "" || slices.Contains(out, f):
-		case f == pathKubernetes || f == pathSageMaker:
-			out = append(out, f)
-		default:
-			return nil, fmt.Errorf("-paths: %q is not %s or %s", f, pathKubernetes, pathSageMaker)
+		if f == "" {
+			continue
+		}
+		i := slices.IndexFunc(choices, func(c T) bool { return text(c) == f })
+		if i < 0 {
+			var names []string
+			for _, c := range choices {
+				names = append(names, text(c))
+			}
+			return nil, fmt.Errorf("-%s: %q is not one of %s", name, f, strings.Join(names, ", "))
+		}
+		named[i] = true
+	}
+	var out []T
+	for i, c := range choices {
+		if named[i] {
+			out = append(out, c)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("-paths %q: no paths", s)
+		return nil, fmt.Errorf("-%s %q: none given", name, s)
 	}
-	slices.Sort(out) // kubernetes before sagemaker
 	return out, nil
 }

@@ -62,29 +62,7 @@ func (s workspaceShape) describe() string {
 
 // parseShapes parses "chained,module" into shapes in the order of workspaceShapes.
 func parseShapes(s string) ([]workspaceShape, error) {
-	var out []workspaceShape
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		i := slices.IndexFunc(workspaceShapes, func(w workspaceShape) bool { return w.String() == f })
-		if i < 0 {
-			var names []string
-			for _, w := range workspaceShapes {
-				names = append(names, w.String())
-			}
-			return nil, fmt.Errorf("-shapes: %q is not one of %s", f, strings.Join(names, ", "))
-		}
-		if !slices.Contains(out, workspaceShapes[i]) {
-			out = append(out, workspaceShapes[i])
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("-shapes %q: no shapes", s)
-	}
-	slices.Sort(out)
-	return out, nil
+	return parseChoices("shapes", s, workspaceShapes, workspaceShape.String)
 }
 
 // resourceAddresses reports whether the shape's objects live at the top-level addresses
