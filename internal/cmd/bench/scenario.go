@@ -146,7 +146,7 @@ func (b *bench) runOnce(ctx context.Context, n, run int, pdir, ddir string, tr *
 	if err := r.step(ctx, opPlanNoop, exitNoChanges, true, argsPlan); err != nil {
 		return err
 	}
-	if err := b.changedPlan(ctx, n, run, pdir, ddir, r.add); err != nil {
+	if err := r.changedPlan(ctx); err != nil {
 		return err
 	}
 	if err := r.step(ctx, opRefreshOnly, 0, true, argsRefresh); err != nil {
@@ -249,34 +249,36 @@ func (r *teamRun) replayWrites(ctx context.Context) error {
 
 // changedPlan plans with one team's quota bumped (exit 2 expected), on both configurations,
 // and restores the configuration whatever happens.
-func (b *bench) changedPlan(ctx context.Context, n, run int, pdir, ddir string, add func(string, runSample, runSample)) error {
-	changed := (n + 1) / 2
-	label := func(kind configKind) string { return fmt.Sprintf("%d-%s-r%d %s", n, kind, run, opPlanChanged) }
-	if err := writeTeams(pdir, providerConfig, n, changed); err != nil {
-		return err
-	}
-	p, err := b.measureProvider(ctx, pdir, label(providerConfig), exitChanges, argsPlan...)
-	if rerr := writeTeams(pdir, providerConfig, n, 0); err == nil {
-		err = rerr
-	}
+func (r *teamRun) changedPlan(ctx context.Context) error {
+	p, err := r.planChanged(ctx, r.pdir, providerConfig, r.b.measureProvider)
 	if err != nil {
 		return err
 	}
-	if err := b.replayInto(ctx, &p, label(providerConfig), objectReads(n)); err != nil {
+	if err := r.b.replayInto(ctx, &p, r.label(providerConfig, opPlanChanged), objectReads(r.n)); err != nil {
 		return err
 	}
-	if err := writeTeams(ddir, terraformDataConfig, n, changed); err != nil {
-		return err
-	}
-	d, err := b.measureTerraformData(ctx, ddir, label(terraformDataConfig), exitChanges, argsPlan...)
-	if rerr := writeTeams(ddir, terraformDataConfig, n, 0); err == nil {
-		err = rerr
-	}
+	d, err := r.planChanged(ctx, r.ddir, terraformDataConfig, r.b.measureTerraformData)
 	if err != nil {
 		return err
 	}
-	add(opPlanChanged, p, d)
+	r.add(opPlanChanged, p, d)
 	return nil
+}
+
+// planChanged writes the configuration of kind in dir with the quota of the middle team
+// bumped, plans it with measure and writes the unchanged configuration back, even when the
+// plan failed.
+func (r *teamRun) planChanged(ctx context.Context, dir string, kind configKind,
+	measure func(ctx context.Context, dir, label string, wantExit int, args ...string) (runSample, error)) (runSample, error) {
+	changed := (r.n + 1) / 2
+	if err := writeTeams(dir, kind, r.n, changed); err != nil {
+		return runSample{}, err
+	}
+	s, err := measure(ctx, dir, r.label(kind, opPlanChanged), exitChanges, argsPlan...)
+	if rerr := writeTeams(dir, kind, r.n, 0); err == nil {
+		err = rerr
+	}
+	return s, err
 }
 
 // withoutRepeatedReads keeps every write and the first GET of each URL: a poll that waits
