@@ -277,16 +277,18 @@ func (b *sagemakerBench) createAll(ctx context.Context, n int) (replayResult, er
 			}
 			resources = append(resources, r)
 		}
-		out, err := b.floor.CreateComputeQuota(ctx, &sagemaker.CreateComputeQuotaInput{
-			ClusterArn: aws.String(b.clusterARN), Name: aws.String(teamName(i)),
-			ComputeQuotaTarget: &types.ComputeQuotaTarget{TeamName: aws.String(teamName(i))},
-			ComputeQuotaConfig: &types.ComputeQuotaConfig{ComputeQuotaResources: resources},
+		err := b.transition(ctx, types.SchedulerResourceStatusCreating, &res, func() (string, error) {
+			out, err := b.floor.CreateComputeQuota(ctx, &sagemaker.CreateComputeQuotaInput{
+				ClusterArn: aws.String(b.clusterARN), Name: aws.String(teamName(i)),
+				ComputeQuotaTarget: &types.ComputeQuotaTarget{TeamName: aws.String(teamName(i))},
+				ComputeQuotaConfig: &types.ComputeQuotaConfig{ComputeQuotaResources: resources},
+			})
+			if err != nil {
+				return "", err
+			}
+			return aws.ToString(out.ComputeQuotaId), nil
 		})
-		res.Requests++
 		if err != nil {
-			return res, err
-		}
-		if err := b.waitUntil(ctx, aws.ToString(out.ComputeQuotaId), types.SchedulerResourceStatusCreating, &res); err != nil {
 			return res, err
 		}
 	}
@@ -301,16 +303,26 @@ func (b *sagemakerBench) deleteAll(ctx context.Context) (replayResult, error) {
 		return res, err
 	}
 	for _, q := range quotas {
-		_, err := b.floor.DeleteComputeQuota(ctx, &sagemaker.DeleteComputeQuotaInput{ComputeQuotaId: q.ComputeQuotaId})
-		res.Requests++
+		err := b.transition(ctx, types.SchedulerResourceStatusDeleting, &res, func() (string, error) {
+			_, err := b.floor.DeleteComputeQuota(ctx, &sagemaker.DeleteComputeQuotaInput{ComputeQuotaId: q.ComputeQuotaId})
+			return aws.ToString(q.ComputeQuotaId), err
+		})
 		if err != nil {
-			return res, err
-		}
-		if err := b.waitUntil(ctx, aws.ToString(q.ComputeQuotaId), types.SchedulerResourceStatusDeleting, &res); err != nil {
 			return res, err
 		}
 	}
 	return res, nil
+}
+
+// transition makes the request that puts a quota into a transitional status (call returns
+// the quota's ID), counts it, and when it succeeded waits until the quota has left that status.
+func (b *sagemakerBench) transition(ctx context.Context, transitional types.SchedulerResourceStatus, res *replayResult, call func() (string, error)) error {
+	id, err := call()
+	res.Requests++
+	if err != nil {
+		return err
+	}
+	return b.waitUntil(ctx, id, transitional, res)
 }
 
 // waitUntil describes the quota until its status is no longer transitional (or it is gone,
