@@ -11,17 +11,13 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-type instanceTypeFunction struct{}
+type instanceTypeFunction struct{ functionBase }
 
 // functionsSeeNoOverrides says why both functions read only the built-in catalog.
 const functionsSeeNoOverrides = "provider functions receive no provider configuration, so the provider's " +
 	"`instance_types` overrides and additions are not applied"
 
 var instanceTypeReturnAttrTypes = attrTypesOf[instanceTypeFiguresModel]()
-
-func (f *instanceTypeFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
-	resp.Name = "instance_type"
-}
 
 func (f *instanceTypeFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{
@@ -47,11 +43,7 @@ func (f *instanceTypeFunction) Run(ctx context.Context, req function.RunRequest,
 		return
 	}
 	out, funcErr := instanceTypeValue(ctx, catalog.Builtin(), name)
-	if funcErr != nil {
-		resp.Error = withoutFullStop(funcErr)
-		return
-	}
-	resp.Error = resp.Result.Set(ctx, out)
+	setResult(ctx, resp, out, funcErr)
 }
 
 func instanceTypeValue(ctx context.Context, cat *catalog.Catalog, name string) (types.Object, *function.FuncError) {

@@ -19,7 +19,7 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-type quotaDefaultsFunction struct{}
+type quotaDefaultsFunction struct{ functionBase }
 
 // Argument positions, for function.NewArgumentFuncError.
 const (
@@ -36,10 +36,6 @@ var (
 	entryInstanceType    = tagOf[resourceEntryModel]("InstanceType")
 	allocationAttributes = slices.DeleteFunc(tagsOf[resourceEntryModel](), func(name string) bool { return name == entryInstanceType })
 )
-
-func (f *quotaDefaultsFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
-	resp.Name = "quota_defaults"
-}
 
 func (f *quotaDefaultsFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{
@@ -78,11 +74,7 @@ func (f *quotaDefaultsFunction) Run(ctx context.Context, req function.RunRequest
 		return
 	}
 	result, funcErr := quotaDefaults(ctx, catalog.Builtin(), instanceType, allocation)
-	if funcErr != nil {
-		resp.Error = withoutFullStop(funcErr)
-		return
-	}
-	resp.Error = resp.Result.Set(ctx, result)
+	setResult(ctx, resp, result, funcErr)
 }
 
 // quotaDefaults is the function's result: the resolved amounts of the entry, as the resource
@@ -405,6 +397,15 @@ func stringValue(v attr.Value) (s *string, unknown, isStr bool) {
 
 func argError(format string, args ...any) *function.FuncError {
 	return function.NewArgumentFuncError(argAllocation, fmt.Sprintf(format, args...))
+}
+
+// setResult is the end of every function's Run: the result, or the error that stopped it.
+func setResult(ctx context.Context, resp *function.RunResponse, result types.Object, funcErr *function.FuncError) {
+	if funcErr != nil {
+		resp.Error = withoutFullStop(funcErr)
+		return
+	}
+	resp.Error = resp.Result.Set(ctx, result)
 }
 
 // withoutFullStop drops the final full stop of an error: Terraform adds its own after the text.

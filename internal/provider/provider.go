@@ -339,8 +339,8 @@ func (p *hyperpodProvider) DataSources(_ context.Context) []func() datasource.Da
 // provider), so they work from the built-in catalog only.
 func (p *hyperpodProvider) Functions(_ context.Context) []func() function.Function {
 	return []func() function.Function{
-		func() function.Function { return &quotaDefaultsFunction{} },
-		func() function.Function { return &instanceTypeFunction{} },
+		func() function.Function { return &quotaDefaultsFunction{functionBase{name: "quota_defaults"}} },
+		func() function.Function { return &instanceTypeFunction{functionBase{name: "instance_type"}} },
 	}
 }
 
@@ -378,6 +378,13 @@ func (b *resourceBase) Metadata(_ context.Context, req resource.MetadataRequest,
 
 func (b *resourceBase) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	b.data = configuredData(req.ProviderData, &resp.Diagnostics)
+}
+
+// functionBase is what every function shares: its name (functions get no provider data).
+type functionBase struct{ name string }
+
+func (b *functionBase) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
+	resp.Name = b.name
 }
 
 // dataSourceBase is resourceBase for data sources.
