@@ -106,6 +106,9 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 	str := func(text string, sensitive bool) schema.StringAttribute {
 		return schema.StringAttribute{Optional: true, Sensitive: sensitive, Description: text}
 	}
+	strList := func(text string) schema.ListAttribute {
+		return schema.ListAttribute{ElementType: types.StringType, Optional: true, Description: text}
+	}
 	var (
 		m        providerModel
 		override instanceTypeOverrideModel
@@ -121,8 +124,8 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 		{&tg.Endpoint, str("URL of the SageMaker API endpoint, e.g. a VPC interface endpoint (default: the region's public endpoint).", false)},
 		{&tg.STSEndpoint, str("URL of the STS endpoint used by `assume_role`.", false)},
 		{&tg.Profile, str("Profile of the shared AWS configuration (default: `AWS_PROFILE` or `default`).", false)},
-		{&tg.SharedConfigFiles, schema.ListAttribute{ElementType: types.StringType, Optional: true, Description: "Shared config files (default `~/.aws/config`)."}},
-		{&tg.SharedCredentialsFiles, schema.ListAttribute{ElementType: types.StringType, Optional: true, Description: "Shared credentials files (default `~/.aws/credentials`)."}},
+		{&tg.SharedConfigFiles, strList("Shared config files (default `~/.aws/config`).")},
+		{&tg.SharedCredentialsFiles, strList("Shared credentials files (default `~/.aws/credentials`).")},
 		{&tg.AccessKey, str("Static access key; prefer the environment or a profile. Never logged.", true)},
 		{&tg.SecretKey, str("Static secret key, with `access_key`. Never logged.", true)},
 		{&tg.Token, str("Session token of temporary static credentials. Never logged.", true)},
@@ -135,19 +138,16 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 				{&role.ExternalID, str("External ID the role's trust policy requires.", false)},
 				{&role.Duration, str("Session duration, a Go duration between 15m and 12h (default 15m; renewed as it expires).", false)},
 				{&role.Policy, str("IAM policy JSON that further restricts the session.", false)},
-				{&role.PolicyARNs, schema.ListAttribute{ElementType: types.StringType, Optional: true, Description: "ARNs of managed policies that further restrict the session."}},
+				{&role.PolicyARNs, strList("ARNs of managed policies that further restrict the session.")},
 				{&role.Tags, schema.MapAttribute{ElementType: types.StringType, Optional: true, Description: "Session tags."}},
-				{&role.TransitiveTagKeys, schema.ListAttribute{ElementType: types.StringType, Optional: true, Description: "Session tags that pass to roles assumed from this one."}},
+				{&role.TransitiveTagKeys, strList("Session tags that pass to roles assumed from this one.")},
 				{&role.SourceIdentity, str("Source identity of the session.", false)},
 			}),
 		}},
 	})
 	attributes, blocks := attributesAndBlocksOf(&m, []fieldSchema[schema.Attribute]{
 		{&m.ConfigPath, str("Path to a kubeconfig file.", false)},
-		{&m.ConfigPaths, schema.ListAttribute{
-			ElementType: types.StringType, Optional: true,
-			Description: "Kubeconfig files merged in order, like `KUBECONFIG`.",
-		}},
+		{&m.ConfigPaths, strList("Kubeconfig files merged in order, like `KUBECONFIG`.")},
 		{&m.ConfigContext, str("Kubeconfig context to use instead of the current one.", false)},
 		{&m.ConfigContextAuthInfo, str("Kubeconfig user to use instead of the context's.", false)},
 		{&m.ConfigContextCluster, str("Kubeconfig cluster to use instead of the context's.", false)},
@@ -183,7 +183,7 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 				{&override.VCPU, schema.Float64Attribute{Optional: true, Description: "vCPUs per instance."}},
 				{&override.MemoryInGiB, schema.Float64Attribute{Optional: true, Description: "Memory per instance in GiB."}},
 				{&override.EFA, schema.Int64Attribute{Optional: true, Description: "EFA interfaces per instance."}},
-				{&override.MIGProfiles, schema.ListAttribute{ElementType: types.StringType, Optional: true, Description: "MIG profiles the GPUs can be partitioned into, e.g. `mig-1g.10gb`."}},
+				{&override.MIGProfiles, strList("MIG profiles the GPUs can be partitioned into, e.g. `mig-1g.10gb`.")},
 			})},
 		}},
 	}, []fieldSchema[schema.Block]{
@@ -192,7 +192,7 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			Attributes: attributesOf(&exec, []fieldSchema[schema.Attribute]{
 				{&exec.APIVersion, schema.StringAttribute{Optional: true, Description: "API version of the credential plugin, e.g. `client.authentication.k8s.io/v1beta1`."}},
 				{&exec.Command, schema.StringAttribute{Optional: true, Description: "Command to run."}},
-				{&exec.Args, schema.ListAttribute{ElementType: types.StringType, Optional: true, Description: "Arguments of the command."}},
+				{&exec.Args, strList("Arguments of the command.")},
 				{&exec.Env, schema.MapAttribute{ElementType: types.StringType, Optional: true, Description: "Environment variables for the command."}},
 			}),
 		}},
