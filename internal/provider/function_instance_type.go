@@ -19,21 +19,19 @@ const functionsSeeNoOverrides = "provider functions receive no provider configur
 
 var instanceTypeReturnAttrTypes = attrTypesOf[instanceTypeFiguresModel]()
 
-func (f *instanceTypeFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
-	resp.Definition = function.Definition{
-		Summary: "Per-instance capacity of an instance type in the built-in catalog",
-		MarkdownDescription: "Returns the figures of one instance of a type in the provider's built-in catalog: " +
-			"`accelerators`, `accelerator_type`, `accelerator_resource`, `vcpu`, `memory_in_gib`, `efa` and " +
-			"`mig_profiles`, as the `hyperpod_instance_type_capacity` data source reports them, without reading the cluster. " +
-			"The function uses the built-in catalog only: " + functionsSeeNoOverrides + " (the data source applies them).",
-		Parameters: []function.Parameter{
-			function.StringParameter{
-				Name:                "name",
-				MarkdownDescription: "Instance type, e.g. `ml.g5.12xlarge`. An unknown name is an error that names the closest known types and lists every known one.",
-			},
+var instanceTypeDefinition = function.Definition{
+	Summary: "Per-instance capacity of an instance type in the built-in catalog",
+	MarkdownDescription: "Returns the figures of one instance of a type in the provider's built-in catalog: " +
+		"`accelerators`, `accelerator_type`, `accelerator_resource`, `vcpu`, `memory_in_gib`, `efa` and " +
+		"`mig_profiles`, as the `hyperpod_instance_type_capacity` data source reports them, without reading the cluster. " +
+		"The function uses the built-in catalog only: " + functionsSeeNoOverrides + " (the data source applies them).",
+	Parameters: []function.Parameter{
+		function.StringParameter{
+			Name:                "name",
+			MarkdownDescription: "Instance type, e.g. `ml.g5.12xlarge`. An unknown name is an error that names the closest known types and lists every known one.",
 		},
-		Return: function.ObjectReturn{AttributeTypes: instanceTypeReturnAttrTypes},
-	}
+	},
+	Return: function.ObjectReturn{AttributeTypes: instanceTypeReturnAttrTypes},
 }
 
 func (f *instanceTypeFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {

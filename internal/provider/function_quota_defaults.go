@@ -37,33 +37,31 @@ var (
 	allocationAttributes = slices.DeleteFunc(tagsOf[resourceEntryModel](), func(name string) bool { return name == entryInstanceType })
 )
 
-func (f *quotaDefaultsFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
-	resp.Definition = function.Definition{
-		Summary: "Amounts hyperpod_compute_quota plans for one resources entry",
-		MarkdownDescription: "Returns the `accelerators`, `vcpu`, `memory_in_gib` and `efa` that `hyperpod_compute_quota` plans " +
-			"for one `resources` entry of the given instance type and allocation: the same ratio rule, the same rounding and " +
-			"the same errors. Configured amounts are returned as given; `accelerator_partition` is returned as given, or null. " +
-			"The function uses the built-in instance type catalog only: " + functionsSeeNoOverrides + ", and a type " +
-			"defined only there is an unknown instance type.",
-		Parameters: []function.Parameter{
-			function.StringParameter{
-				Name: "instance_type",
-				MarkdownDescription: "Instance type of the built-in catalog, e.g. `ml.p5.48xlarge`. " +
-					"`provider::hyperpod::instance_type` returns the figures the amounts are computed from.",
-			},
-			function.DynamicParameter{
-				Name: "allocation",
-				// null is let through so that an empty allocation gets the same "No quota size" error as the resource.
-				AllowNullValue: true,
-				MarkdownDescription: "An object with the attributes of one `resources` entry, all optional: `count`, " +
-					"`accelerators`, `accelerator_partition` (`{ type, count }`), `vcpu`, `memory_in_gib`, `efa`, e.g. " +
-					"`{ accelerators = 4 }`. The first of `count`, `accelerators`, `accelerator_partition`, `vcpu`, " +
-					"`memory_in_gib` that is set sizes the entry. A whole `resources` entry may be passed too: its " +
-					"`instance_type` must then equal the first argument.",
-			},
+var quotaDefaultsDefinition = function.Definition{
+	Summary: "Amounts hyperpod_compute_quota plans for one resources entry",
+	MarkdownDescription: "Returns the `accelerators`, `vcpu`, `memory_in_gib` and `efa` that `hyperpod_compute_quota` plans " +
+		"for one `resources` entry of the given instance type and allocation: the same ratio rule, the same rounding and " +
+		"the same errors. Configured amounts are returned as given; `accelerator_partition` is returned as given, or null. " +
+		"The function uses the built-in instance type catalog only: " + functionsSeeNoOverrides + ", and a type " +
+		"defined only there is an unknown instance type.",
+	Parameters: []function.Parameter{
+		function.StringParameter{
+			Name: "instance_type",
+			MarkdownDescription: "Instance type of the built-in catalog, e.g. `ml.p5.48xlarge`. " +
+				"`provider::hyperpod::instance_type` returns the figures the amounts are computed from.",
 		},
-		Return: function.ObjectReturn{AttributeTypes: quotaDefaultsReturnAttrTypes},
-	}
+		function.DynamicParameter{
+			Name: "allocation",
+			// null is let through so that an empty allocation gets the same "No quota size" error as the resource.
+			AllowNullValue: true,
+			MarkdownDescription: "An object with the attributes of one `resources` entry, all optional: `count`, " +
+				"`accelerators`, `accelerator_partition` (`{ type, count }`), `vcpu`, `memory_in_gib`, `efa`, e.g. " +
+				"`{ accelerators = 4 }`. The first of `count`, `accelerators`, `accelerator_partition`, `vcpu`, " +
+				"`memory_in_gib` that is set sizes the entry. A whole `resources` entry may be passed too: its " +
+				"`instance_type` must then equal the first argument.",
+		},
+	},
+	Return: function.ObjectReturn{AttributeTypes: quotaDefaultsReturnAttrTypes},
 }
 
 func (f *quotaDefaultsFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {

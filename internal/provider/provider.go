@@ -339,8 +339,12 @@ func (p *hyperpodProvider) DataSources(_ context.Context) []func() datasource.Da
 // provider), so they work from the built-in catalog only.
 func (p *hyperpodProvider) Functions(_ context.Context) []func() function.Function {
 	return []func() function.Function{
-		func() function.Function { return &quotaDefaultsFunction{functionBase{name: "quota_defaults"}} },
-		func() function.Function { return &instanceTypeFunction{functionBase{name: "instance_type"}} },
+		func() function.Function {
+			return &quotaDefaultsFunction{functionBase{name: "quota_defaults", definition: quotaDefaultsDefinition}}
+		},
+		func() function.Function {
+			return &instanceTypeFunction{functionBase{name: "instance_type", definition: instanceTypeDefinition}}
+		},
 	}
 }
 
@@ -380,11 +384,19 @@ func (b *resourceBase) Configure(_ context.Context, req resource.ConfigureReques
 	b.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
-// functionBase is what every function shares: its name (functions get no provider data).
-type functionBase struct{ name string }
+// functionBase is what every function shares: its name and its definition, both fixed
+// (functions get no provider data).
+type functionBase struct {
+	name       string
+	definition function.Definition
+}
 
 func (b *functionBase) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
 	resp.Name = b.name
+}
+
+func (b *functionBase) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
+	resp.Definition = b.definition
 }
 
 // dataSourceBase is resourceBase for data sources.
