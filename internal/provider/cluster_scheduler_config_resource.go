@@ -100,7 +100,8 @@ func (r *clusterSchedulerConfigResource) Schema(_ context.Context, _ resource.Sc
 				Description: "Identity of this resource, recorded on each WorkloadPriorityClass as the annotation `" +
 					quota.AnnotationOwner + "` when it is created. A resource in this or any other state that declares " +
 					"a class already recorded for another owner is refused instead of taking it over; import takes " +
-					"classes over explicitly, and the first apply after an import records a new identity.",
+					"classes over explicitly, and the first apply after an import records a new identity." +
+					apiHoldsNoOwner("cluster scheduler config"),
 				PlanModifiers: keptWhileUnknown,
 			}},
 			{&m.Drift, schema.ListAttribute{

@@ -95,7 +95,7 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 		{&m.ARN, storeARNAttribute("compute quota")},
 		{&m.Version, storeVersionAttribute("compute quota")},
 		{&m.Status, storeStatusAttribute("compute quota")},
-		{&m.OwnerID, ownerIDAttribute("ClusterQueue")},
+		{&m.OwnerID, ownerIDAttribute("ClusterQueue", apiHoldsNoOwner("compute quota"))},
 		{&m.Drift, driftAttribute("for the ClusterQueue a field outside the attributes (an extra resource group, the " +
 			"namespace selector, preemption), an edited label or annotation this provider owns, a deleted " +
 			"ResourceFlavor, or another owner")},

@@ -309,15 +309,21 @@ var (
 )
 
 // ownerIDAttribute is the owner identity a resource records on its objects.
-func ownerIDAttribute(object string) schema.StringAttribute {
+func ownerIDAttribute(object, withTaskGovernance string) schema.StringAttribute {
 	return schema.StringAttribute{
 		Computed: true,
 		Description: "Identity of this resource, recorded on the " + object + " as the annotation `" + quota.AnnotationOwner + "` " +
 			"when it is created. Another resource, in this or any other state, that declares the same team is refused " +
 			"instead of taking the objects over. Import takes them over explicitly: the first apply after an import " +
-			"records a new identity.",
+			"records a new identity." + withTaskGovernance,
 		PlanModifiers: keptWhileUnknown,
 	}
+}
+
+// apiHoldsNoOwner completes owner_id's description for an object the SageMaker API holds: the
+// API records no owner, so the object's own id stands for it.
+func apiHoldsNoOwner(object string) string {
+	return " With `task_governance` the SageMaker API records no owner: it is the " + object + "'s id."
 }
 
 // driftAttribute lists, after a refresh, what differs in the cluster that the other attributes

@@ -85,7 +85,7 @@ func (r *teamNamespaceResource) Schema(ctx context.Context, _ resource.SchemaReq
 			"`hyperpod-ns-<team>-clusterqueue`, managed by the `hyperpod_compute_quota` of the same team. In state it " +
 			"is the LocalQueue's `spec.clusterQueue` as read from the cluster (null without a LocalQueue), so a " +
 			"LocalQueue that points elsewhere shows in the next plan and is recreated.")},
-		{&m.OwnerID, ownerIDAttribute("Namespace and LocalQueue")},
+		{&m.OwnerID, ownerIDAttribute("Namespace and LocalQueue", "")},
 		{&m.Drift, driftAttribute("a label this provider sets (`app.kubernetes.io/managed-by`, " +
 			"`sagemaker.amazonaws.com/quota-allocation-id`, `sagemaker.amazonaws.com/sagemaker-managed-queue`) or its " +
 			"owner annotation missing or edited on the Namespace or the LocalQueue; the LocalQueue missing, being " +
