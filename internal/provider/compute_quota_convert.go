@@ -286,7 +286,7 @@ func (m storeRecordModel) record(id types.String) *backend.Record {
 	return r
 }
 
-// lastSeen is the quota as the state last saw it, for a store whose cheapest read lacks fields.
+// recordOwner sets the owner identity and the drift lines a read found.
 func (m *computeQuotaModel) recordOwner(owner string, drift types.List) {
 	m.OwnerID, m.Drift = types.StringValue(owner), drift
 }

@@ -375,14 +375,8 @@ func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRe
 
 	team := state.Team.ValueString()
 	name := quota.ClusterQueueName(team)
-	q, err := r.quotas().Get(ctx, team, nil)
-	if err != nil {
-		storeError(err).addTo(&resp.Diagnostics)
-		return
-	}
-	if q != nil && !q.Owner.Owns(state.OwnerID.ValueString()) {
-		clusterQueueKind.object("", name).leftInPlace(&resp.Diagnostics, q.Owner.Description,
-			"destroying this resource did not delete it. It was removed from this state only.")
+	q, ok := r.deleteTarget(ctx, state, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	if q != nil {
@@ -396,6 +390,31 @@ func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRe
 		}
 	}
 	r.removeUnusedFlavors(ctx, instanceTypesOf(state), &resp.Diagnostics)
+}
+
+// deleteTarget is the stored quota a delete removes, nil when there is none, and false when it
+// must not be deleted. Where the store names a quota by the id the state records, that id is
+// this resource's quota and no read is needed: one already gone is deleted all the same, and a
+// quota someone else created for the team since has another id. Elsewhere the team's object is
+// read, and kept when another owner has taken it.
+func (r *computeQuotaResource) deleteTarget(ctx context.Context, state computeQuotaModel, diags *diag.Diagnostics) (*backend.Quota, bool) {
+	team := state.Team.ValueString()
+	if rec := state.record(state.QuotaID); rec != nil && r.data.backend.Traits.Versioned {
+		q := &backend.Quota{Record: *rec}
+		q.Config.Config.Team = team
+		return q, true
+	}
+	q, err := r.quotas().Get(ctx, team, nil)
+	if err != nil {
+		storeError(err).addTo(diags)
+		return nil, false
+	}
+	if q != nil && !q.Owner.Owns(state.OwnerID.ValueString()) {
+		clusterQueueKind.object("", quota.ClusterQueueName(team)).leftInPlace(diags, q.Owner.Description,
+			"destroying this resource did not delete it. It was removed from this state only.")
+		return nil, false
+	}
+	return q, true
 }
 
 // stillHeld explains a ClusterQueue that outlived the delete timeout: the finalizers holding it

@@ -53,12 +53,14 @@ func listPages(n int) int { return max(1, (n+listPageSize-1)/listPageSize) }
 
 // sagemakerRequestFloor is the fewest calls op needs on n quotas, by operation: a plan of new
 // resources reads nothing; a refresh reads every quota with the list's pages (the list carries
-// each quota's version, so nothing needs a Describe); a create is one CreateComputeQuota and the
-// Describes of its wait; a destroy refreshes, then deletes each quota and waits until it is gone.
+// each quota's version, so nothing needs a Describe); an apply first reads the cluster's quotas
+// with the list's pages (empty: one), because a create for a team that already holds a quota is
+// refused, then each create is one CreateComputeQuota and the Describes of its wait; a destroy
+// refreshes, then deletes each quota and waits until it is gone.
 func sagemakerRequestFloor(op string, n int) map[string]int {
 	switch op {
 	case opApply:
-		return map[string]int{opCreateComputeQuota: n, opDescribeComputeQuota: describesPerWait * n}
+		return map[string]int{opListComputeQuotas: listPages(0), opCreateComputeQuota: n, opDescribeComputeQuota: describesPerWait * n}
 	case opPlanNoop, opPlanChanged, opRefreshOnly:
 		return map[string]int{opListComputeQuotas: listPages(n)}
 	case opDestroy:
@@ -262,10 +264,14 @@ func (b *sagemakerBench) list(ctx context.Context) ([]types.ComputeQuotaSummary,
 	}
 }
 
-// createAll creates the quotas of n teams one after another, as the configuration says, each
-// confirmed by Describe until it is no longer Creating.
+// createAll reads the cluster's quotas, for the teams that hold one already, then creates the
+// quotas of n teams one after another, as the configuration says, each confirmed by Describe
+// until it is no longer Creating.
 func (b *sagemakerBench) createAll(ctx context.Context, n int) (replayResult, error) {
-	var res replayResult
+	_, res, err := b.list(ctx)
+	if err != nil {
+		return res, err
+	}
 	for i := 1; i <= n; i++ {
 		var resources []types.ComputeQuotaResourceConfig
 		for _, e := range teamEntries(i, false) {

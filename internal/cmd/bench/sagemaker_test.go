@@ -21,7 +21,7 @@ func TestSageMakerRequestFloor(t *testing.T) {
 		want map[string]int
 	}{
 		{opPlanNew, 100, map[string]int{}},
-		{opApply, 100, map[string]int{opCreateComputeQuota: 100, opDescribeComputeQuota: 200}},
+		{opApply, 100, map[string]int{opListComputeQuotas: 1, opCreateComputeQuota: 100, opDescribeComputeQuota: 200}},
 		{opPlanNoop, 1000, map[string]int{opListComputeQuotas: 10}},
 		{opPlanChanged, 10, map[string]int{opListComputeQuotas: 1}},
 		{opRefreshOnly, 101, map[string]int{opListComputeQuotas: 2}},
