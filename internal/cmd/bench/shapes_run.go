@@ -111,50 +111,17 @@ func (b *bench) runShapeGroup(ctx context.Context, repo, providerBlock string, n
 	} else if left != "" {
 		b.note(fmt.Sprintf("workspace shapes, %d teams: removed before the %s shapes: %s", n, name, left))
 	}
-	// measure runs op in shape s on the provider's configuration and, unless floor is given
-	// (a floor measured already with the same configuration), on the terraform_data one.
-	measure := func(s workspaceShape, op string, wantExit int, sequential float64, floor *shapeSample, args []string) (*shapeSample, error) {
-		for _, d := range []struct {
-			dir   string
-			floor bool
-		}{{pdir, false}, {ddir, true}} {
-			if err := os.WriteFile(filepath.Join(d.dir, teamsFile), []byte(shapeConfig(s, d.floor, n)), 0o644); err != nil {
-				return nil, err
-			}
-			if s == shapeModule {
-				if _, err := b.tf.run(ctx, d.dir, fmt.Sprintf("%d-shape-%s get", n, s), 0, "get", "-no-color"); err != nil {
-					return nil, err
-				}
-			}
-		}
-		label := fmt.Sprintf("%d-shape-%s %s", n, s, op)
-		sample := &shapeSample{Op: op, Sequential: sequential}
-		var err error
-		sample.ProviderLoad = loadAverage()
-		if sample.Provider, err = b.measureProvider(ctx, pdir, label+" (provider)", wantExit, args...); err != nil {
-			return nil, err
-		}
-		if floor != nil {
-			sample.TerraformData, sample.FloorLoad, sample.FloorOp = floor.TerraformData, floor.FloorLoad, floor.Op
-		} else {
-			sample.FloorLoad = loadAverage()
-			if sample.TerraformData, err = b.measureTerraformData(ctx, ddir, label+" (terraform_data)", wantExit, args...); err != nil {
-				return nil, err
-			}
-		}
-		byShape[s].add(sample)
-		return sample, nil
-	}
+	g := shapeGroupRun{b: b, n: n, pdir: pdir, ddir: ddir, byShape: byShape}
 
 	b.logf("workspace shapes, %d teams: %s (load average %.2f)", n, strings.Join(shapeNames(group), ", "), loadAverage())
 	if b.opts.ShapesPlanNew {
 		for _, s := range group {
-			if _, err := measure(s, opPlanNew, exitChanges, 0, nil, argsPlan); err != nil {
+			if _, err := g.measure(ctx, s, opPlanNew, exitChanges, 0, nil, argsPlan); err != nil {
 				return err
 			}
 		}
 	}
-	if _, err := measure(group[0], opApply, 0, 0, nil, argsApply); err != nil {
+	if _, err := g.measure(ctx, group[0], opApply, 0, 0, nil, argsApply); err != nil {
 		return err
 	}
 	reads, err := b.replayer.replay(ctx, objectReads(n))
@@ -162,7 +129,7 @@ func (b *bench) runShapeGroup(ctx context.Context, repo, providerBlock string, n
 		return fmt.Errorf("sequential reads: %w", err)
 	}
 	for _, s := range group {
-		noop, err := measure(s, opPlanNoop, exitNoChanges, reads.Seconds, nil, argsPlan)
+		noop, err := g.measure(ctx, s, opPlanNoop, exitNoChanges, reads.Seconds, nil, argsPlan)
 		if err != nil {
 			return err
 		}
@@ -172,7 +139,7 @@ func (b *bench) runShapeGroup(ctx context.Context, repo, providerBlock string, n
 		// Against the default no-op plan's floor: the variants are the user's knobs, and at
 		// 1000 teams each floor is a minute of Terraform core.
 		for _, v := range shapeVariants {
-			if _, err := measure(s, v.op, exitNoChanges, reads.Seconds, noop, v.args); err != nil {
+			if _, err := g.measure(ctx, s, v.op, exitNoChanges, reads.Seconds, noop, v.args); err != nil {
 				return err
 			}
 		}
@@ -186,6 +153,49 @@ func (b *bench) runShapeGroup(ctx context.Context, repo, providerBlock string, n
 		}
 	}
 	return nil
+}
+
+// shapeGroupRun is where one group of shapes at one team count runs and what it records.
+type shapeGroupRun struct {
+	b          *bench
+	n          int
+	pdir, ddir string
+	byShape    map[workspaceShape]*shapeResult
+}
+
+// measure runs op in shape s on the provider's configuration and, unless floor is given (a
+// floor measured already with the same configuration), on the terraform_data one.
+func (g shapeGroupRun) measure(ctx context.Context, s workspaceShape, op string, wantExit int, sequential float64, floor *shapeSample, args []string) (*shapeSample, error) {
+	for _, d := range []struct {
+		dir   string
+		floor bool
+	}{{g.pdir, false}, {g.ddir, true}} {
+		if err := os.WriteFile(filepath.Join(d.dir, teamsFile), []byte(shapeConfig(s, d.floor, g.n)), 0o644); err != nil {
+			return nil, err
+		}
+		if s == shapeModule {
+			if _, err := g.b.tf.run(ctx, d.dir, fmt.Sprintf("%d-shape-%s get", g.n, s), 0, "get", "-no-color"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	label := fmt.Sprintf("%d-shape-%s %s", g.n, s, op)
+	sample := &shapeSample{Op: op, Sequential: sequential}
+	var err error
+	sample.ProviderLoad = loadAverage()
+	if sample.Provider, err = g.b.measureProvider(ctx, g.pdir, label+" (provider)", wantExit, args...); err != nil {
+		return nil, err
+	}
+	if floor != nil {
+		sample.TerraformData, sample.FloorLoad, sample.FloorOp = floor.TerraformData, floor.FloorLoad, floor.Op
+	} else {
+		sample.FloorLoad = loadAverage()
+		if sample.TerraformData, err = g.b.measureTerraformData(ctx, g.ddir, label+" (terraform_data)", wantExit, args...); err != nil {
+			return nil, err
+		}
+	}
+	g.byShape[s].add(sample)
+	return sample, nil
 }
 
 func shapeNames(shapes []workspaceShape) []string {
