@@ -142,7 +142,7 @@ func execute(ctx context.Context, opts options, res *results, logf func(string, 
 	}()
 
 	logf("building the provider")
-	realProvider, pluginDir, err := buildProvider(ctx, repo, tmp)
+	realProvider, noopProvider, pluginDir, err := buildProvider(ctx, repo, tmp)
 	if err != nil {
 		return repo, err
 	}
@@ -157,7 +157,8 @@ func execute(ctx context.Context, opts options, res *results, logf func(string, 
 		workDir: filepath.Join(tmp, "work"),
 		notes:   &res.Notes,
 		logf:    logf,
-		tf:      h.tfRunner(opts.CommandTimeout),
+		tf:      h.tfRunner(realProvider, opts.CommandTimeout),
+		noopTF:  h.tfRunner(noopProvider, opts.CommandTimeout),
 	}
 	if err := os.MkdirAll(r.tf.logDir, 0o755); err != nil {
 		return repo, err
@@ -187,8 +188,9 @@ type preparedHost struct {
 	rcPath       string // the Terraform CLI configuration that installs the wrapper
 }
 
-// tfRunner runs Terraform with the wrapper in place of the provider and its logs in tmp/logs.
-func (h preparedHost) tfRunner(timeout time.Duration) *tfRunner {
+// tfRunner runs Terraform with the wrapper in place of the provider, the wrapper running
+// provider, and its logs in tmp/logs.
+func (h preparedHost) tfRunner(provider string, timeout time.Duration) *tfRunner {
 	return &tfRunner{
 		terraform: h.terraform,
 		logDir:    filepath.Join(h.tmp, "logs"),
@@ -197,7 +199,7 @@ func (h preparedHost) tfRunner(timeout time.Duration) *tfRunner {
 			"TF_CLI_CONFIG_FILE="+h.rcPath,
 			"TF_IN_AUTOMATION=1",
 			"CHECKPOINT_DISABLE=1",
-			envWrapRealProvider+"="+h.realProvider,
+			envWrapRealProvider+"="+provider,
 			envWrapRSSDir+"="+filepath.Join(h.tmp, "rss"),
 		),
 	}
@@ -244,29 +246,33 @@ func benchOnLocalCluster(ctx context.Context, r runner, res *results, h prepared
 	return b.runShapes(ctx, res, repo, p.providerBlock)
 }
 
-// buildProvider builds the provider from the work tree, and puts a copy of this binary named
-// like the provider in the dev_overrides directory: Terraform starts that wrapper, which
-// starts the real provider and records its peak RSS.
-func buildProvider(ctx context.Context, repo, tmp string) (realProvider, pluginDir string, err error) {
+// buildProvider builds the provider and the no-op provider (internal/cmd/noopprovider: the same
+// schemas, every RPC of a plan answered without work) from the work tree, and puts a copy of
+// this binary named like the provider in the dev_overrides directory: Terraform starts that
+// wrapper, which starts the provider it is told to and records its peak RSS.
+func buildProvider(ctx context.Context, repo, tmp string) (realProvider, noopProvider, pluginDir string, err error) {
 	realProvider = filepath.Join(tmp, "provider", providerName)
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", realProvider, ".")
-	cmd.Dir = repo
-	cmd.Env = childEnv(os.Environ())
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", "", fmt.Errorf("go build of the provider: %w\n%s", err, out)
+	noopProvider = filepath.Join(tmp, "noop-provider", providerName)
+	for pkg, out := range map[string]string{".": realProvider, "./internal/cmd/noopprovider": noopProvider} {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+		cmd.Dir = repo
+		cmd.Env = childEnv(os.Environ())
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", "", "", fmt.Errorf("go build %s: %w\n%s", pkg, err, out)
+		}
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return "", "", fmt.Errorf("locating the bench binary for the provider wrapper: %w", err)
+		return "", "", "", fmt.Errorf("locating the bench binary for the provider wrapper: %w", err)
 	}
 	pluginDir = filepath.Join(tmp, "plugins")
 	if err := os.MkdirAll(pluginDir, 0o755); err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	if err := copyFile(self, filepath.Join(pluginDir, providerName), 0o755); err != nil {
-		return "", "", fmt.Errorf("installing the provider wrapper: %w", err)
+		return "", "", "", fmt.Errorf("installing the provider wrapper: %w", err)
 	}
-	return realProvider, pluginDir, nil
+	return realProvider, noopProvider, pluginDir, nil
 }
 
 func copyFile(src, dst string, perm os.FileMode) error {

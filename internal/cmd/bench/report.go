@@ -192,11 +192,22 @@ func writeOpTable(b *strings.Builder, ops []*opResult, cols []column, listUnmeas
 	b.WriteString("\n")
 }
 
+// writeNoopProviderLine says what the plan of new resources costs with the no-op provider.
+func writeNoopProviderLine(b *strings.Builder, tr *teamResult) {
+	if o := tr.op(opPlanNew); o != nil && o.NoopProviderWall.N > 0 {
+		fmt.Fprintf(b, "plan-new with the no-op provider (internal/cmd/noopprovider: these schemas, every RPC answered "+
+			"without work): %.2f s (spread %.2f-%.2f), %s its floor; the provider itself adds the other %.2f s.\n\n",
+			o.NoopProviderWall.Median, o.NoopProviderWall.Min, o.NoopProviderWall.Max, ratioText(o.NoopProviderRatio),
+			o.Wall.Median-o.NoopProviderWall.Median)
+	}
+}
+
 func renderKubernetesTeams(b *strings.Builder, tr *teamResult) {
 	fmt.Fprintf(b, "## Kubernetes path: %d teams\n\n", tr.Teams)
 	writeOpTable(b, tr.Ops, append(slices.Clone(timingColumns),
 		column{"sequential requests (s)", true, func(o *opResult) string { return seconds(o.Sequential.Median) }},
 		peakRSSColumn), true)
+	writeNoopProviderLine(b, tr)
 	b.WriteString("Requests per command (a range when the runs differ; list-continue is a further page of a LIST the provider pages 500 objects at a time):\n\n")
 	writeOpTable(b, tr.Ops, []column{
 		{"total", true, func(o *opResult) string { return rangeText(o.Requests.Total) }},
@@ -212,6 +223,7 @@ func renderSageMakerTeams(b *strings.Builder, tr *teamResult) {
 		column{"poll bound (s)", true, func(o *opResult) string { return seconds(o.PollBound) }},
 		column{"ratio to floor + poll bound", true, func(o *opResult) string { return ratioText(o.RatioWithPoll) }},
 		peakRSSColumn), true)
+	writeNoopProviderLine(b, tr)
 	b.WriteString("Requests per command (a range when the runs differ) against the request floor:\n\n")
 	writeOpTable(b, tr.Ops, []column{
 		{"requests", true, func(o *opResult) string { return rangeText(o.Requests.Total) }},

@@ -20,6 +20,8 @@ type runSample struct {
 	ProviderProcesses int            `json:"provider_processes,omitempty"`
 	Requests          *requestCounts `json:"requests,omitempty"`
 	Replay            *replayResult  `json:"sequential_replay,omitempty"`
+	// NoopProviderSeconds is the same plan of new resources with the no-op provider.
+	NoopProviderSeconds float64 `json:"noop_provider_seconds,omitempty"`
 }
 
 // countRange is the smallest and largest count over the runs.
@@ -100,14 +102,22 @@ type opResult struct {
 	RequestRatio      float64        `json:"request_ratio,omitempty"` // Requests.Total.Max / RequestFloorTotal
 	PollBound         float64        `json:"poll_bound_seconds,omitempty"`
 	RatioWithPoll     float64        `json:"ratio_with_poll_bound,omitempty"` // Wall.Median / (Floor + PollBound)
+
+	// The plan of new resources with the no-op provider, and its ratio to the floor: the least
+	// any provider of these schemas can reach.
+	NoopProviderWall  summary `json:"noop_provider_wall_seconds,omitzero"`
+	NoopProviderRatio float64 `json:"noop_provider_ratio,omitempty"`
 }
 
 // finish computes the summaries from the runs.
 func (o *opResult) finish() {
-	var wall, tfd, seq, rss []float64
+	var wall, tfd, seq, rss, noop []float64
 	var reqs []requestCounts
 	for _, s := range o.Provider {
 		wall = append(wall, s.WallSeconds)
+		if s.NoopProviderSeconds > 0 {
+			noop = append(noop, s.NoopProviderSeconds)
+		}
 		rss = append(rss, float64(s.PeakRSSBytes)/1e6)
 		if s.Requests != nil {
 			reqs = append(reqs, *s.Requests)
@@ -121,10 +131,14 @@ func (o *opResult) finish() {
 	}
 	o.Wall, o.TFDataWall, o.Sequential, o.PeakRSSMB = summarize(wall), summarize(tfd), summarize(seq), summarize(rss)
 	o.Requests = summarizeRequests(reqs)
-	o.Floor, o.Ratio = 0, 0
+	o.NoopProviderWall = summarize(noop)
+	o.Floor, o.Ratio, o.NoopProviderRatio = 0, 0, 0
 	if o.TFDataWall.N > 0 {
 		o.Floor = o.TFDataWall.Median + o.Sequential.Median
 		o.Ratio = ratio(o.Wall.Median, o.Floor)
+		if o.NoopProviderWall.N > 0 {
+			o.NoopProviderRatio = ratio(o.NoopProviderWall.Median, o.Floor)
+		}
 	}
 }
 

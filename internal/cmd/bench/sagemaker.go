@@ -175,6 +175,11 @@ func (b *sagemakerBench) runOnce(ctx context.Context, n, run int, pdir, ddir str
 				return err
 			}
 		}
+		if op == opPlanNew {
+			if err := b.measureNoopProvider(ctx, &p, pdir, label(sagemakerConfig, op)); err != nil {
+				return err
+			}
+		}
 		d, err := b.measureTerraformData(ctx, ddir, label(terraformDataQuotas, op), wantExit, args...)
 		if err != nil {
 			return err

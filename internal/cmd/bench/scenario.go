@@ -10,8 +10,10 @@ import (
 
 // runner holds what measuring on either path needs.
 type runner struct {
-	opts    options
-	tf      *tfRunner
+	opts options
+	tf   *tfRunner
+	// noopTF runs Terraform with the no-op provider in place of the provider.
+	noopTF  *tfRunner
 	window  requestWindow
 	rssDir  string
 	workDir string
@@ -56,6 +58,19 @@ func (b *runner) measureProvider(ctx context.Context, dir, label string, wantExi
 		b.note(fmt.Sprintf("%s: %d requests failed (answers that an object is missing or in conflict are not counted)", label, counts.Failed))
 	}
 	return s, nil
+}
+
+// measureNoopProvider runs a plan of new resources of the provider configuration with the
+// no-op provider, and stores its wall time in the sample: what Terraform, gRPC and the plugin
+// processes cost for these schemas before the provider does any work.
+func (b *runner) measureNoopProvider(ctx context.Context, s *runSample, dir, label string) error {
+	wall, err := b.noopTF.run(ctx, dir, label+" (no-op provider)", exitChanges, argsPlan...)
+	if err != nil {
+		return err
+	}
+	s.NoopProviderSeconds = wall.Seconds()
+	b.logf("  %-34s %8.2f s  CPU %.2f s", label+" (no-op provider)", wall.Seconds(), b.noopTF.lastCPU.Seconds())
+	return nil
 }
 
 // measureTerraformData runs the same command on the terraform_data configuration.
@@ -212,6 +227,10 @@ func (r *teamRun) step(ctx context.Context, op string, wantExit int, replay bool
 		}
 	}
 	switch op {
+	case opPlanNew:
+		if err := r.b.measureNoopProvider(ctx, &p, r.pdir, r.label(providerConfig, op)); err != nil {
+			return err
+		}
 	case opApply:
 		r.applyReqs = reqs
 	case opDestroy:

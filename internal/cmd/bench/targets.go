@@ -76,6 +76,9 @@ func ratioTarget(r *results, path string, teams int, op string, limit float64) t
 	o := tr.op(op)
 	t.Detail = fmt.Sprintf("%.2fx: %.2f s vs floor %.2f s (terraform_data %.2f s + sequential requests %.2f s)",
 		o.Ratio, o.Wall.Median, o.Floor, o.TFDataWall.Median, o.Sequential.Median)
+	if o.NoopProviderWall.N > 0 {
+		t.Detail += fmt.Sprintf("; the no-op provider: %.2f s, %.2fx", o.NoopProviderWall.Median, o.NoopProviderRatio)
+	}
 	t.Status = passIf(o.Ratio <= limit)
 	return t
 }

@@ -140,6 +140,38 @@ func TestTargetsNotChecked(t *testing.T) {
 	}
 }
 
+// The no-op provider's plan of new resources is reported beside the provider's, against the
+// same floor, and leaves the target's outcome to the provider's own ratio.
+func TestNoopProviderPlanNew(t *testing.T) {
+	tr := fakeTeam(100, 5, 2, 1.5, 40, nil)
+	o := tr.op(opPlanNew)
+	o.Provider = []runSample{{WallSeconds: 4, NoopProviderSeconds: 2.4}, {WallSeconds: 3, NoopProviderSeconds: 2}, {WallSeconds: 5, NoopProviderSeconds: 3}}
+	o.TerraformData = []runSample{{WallSeconds: 1}, {WallSeconds: 1}, {WallSeconds: 1}}
+	o.finish()
+	if o.NoopProviderWall.Median != 2.4 || o.NoopProviderRatio != 2.4 || o.Ratio != 4 {
+		t.Fatalf("no-op provider median %v, ratio %v, provider ratio %v; want 2.4, 2.4, 4", o.NoopProviderWall.Median, o.NoopProviderRatio, o.Ratio)
+	}
+	r := &results{TeamCounts: []*teamResult{tr}}
+	got := statusOf(t, checkTargets(r, 1), "plan-new at 100 teams")
+	if got.Status != statusFail || !strings.HasSuffix(got.Detail, "; the no-op provider: 2.40 s, 2.40x") {
+		t.Errorf("target %+v", got)
+	}
+	var b strings.Builder
+	renderKubernetesTeams(&b, tr)
+	if want := "plan-new with the no-op provider (internal/cmd/noopprovider: these schemas, every RPC answered without work): " +
+		"2.40 s (spread 2.00-3.00), 2.40x its floor; the provider itself adds the other 1.60 s."; !strings.Contains(b.String(), want) {
+		t.Errorf("report lacks %q:\n%s", want, b.String())
+	}
+	o.Provider = o.Provider[:1]
+	o.Provider[0].NoopProviderSeconds = 0
+	o.finish()
+	b.Reset()
+	renderKubernetesTeams(&b, tr)
+	if strings.Contains(b.String(), "no-op provider") || o.NoopProviderRatio != 0 {
+		t.Errorf("a run without the no-op provider reports it:\n%s", b.String())
+	}
+}
+
 func TestRenderMarkdown(t *testing.T) {
 	r := &results{
 		Date:       "2026-12-02",

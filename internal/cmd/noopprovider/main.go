@@ -2,13 +2,9 @@
 // validation passes, configuration is accepted as given and a plan is the proposed new state.
 // It measures what Terraform, gRPC and the plugin process cost for resources of this schema
 // before the provider does anything, which bounds from below what any provider serving these
-// schemas can reach in a plan of new resources (bench/findings.md). It is a measuring tool,
-// never a provider to apply with:
-//
-//	go build -o /tmp/noop/terraform-provider-hyperpod ./internal/cmd/noopprovider
-//
-// then point a dev_overrides entry for quotaworks/hyperpod at /tmp/noop and run terraform plan
-// of the bench's configuration beside the same plan with the real provider.
+// schemas can reach in a plan of new resources. `make bench` builds it and runs each plan of
+// new resources with it too (bench/findings.md). It is a measuring tool, never a provider to
+// apply with.
 package main
 
 import (
