@@ -64,13 +64,29 @@ import (
 //     quota makes no request, so the plan succeeds without any cluster. The blocks name the
 //     provider as quotaworks/hyperpod, so this subtest serves the provider under that namespace
 //     (TF_ACC_PROVIDER_NAMESPACE, as examples_complete_test.go does).
+//   - A .hcl file is a snippet the guide shows on its own (a provider block, a step of a
+//     migration). It must parse; its provider "hyperpod" and variable blocks join the offline
+//     plan above, while its other blocks (removed, import) need a configuration around them and
+//     are not planned.
 
 const guidesDir = "../../examples/guides"
 
 const (
 	guideAWSFile     = "aws.tf"
 	guideImportsFile = "imports.tf"
+	guideSnippetExt  = ".hcl"
 )
+
+// guideVariableValues stand in for the guides' variables that have no default and whose value
+// the provider checks; any other such variable gets "guide-<name>".
+var guideVariableValues = map[string]string{
+	"hyperpod_cluster_arn": "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcd1234efgh",
+}
+
+// isGuideSnippet reports whether a file name is a snippet's (not Terraform's lock file).
+func isGuideSnippet(name string) bool {
+	return strings.HasSuffix(name, guideSnippetExt) && !strings.HasPrefix(name, ".")
+}
 
 // missingImportTarget is the error of planning import blocks for teams that do not exist: the
 // provider's "Cannot import ..." error; import blocks without a resource block (for
@@ -116,12 +132,18 @@ var guidePlanChecks = map[string][]plancheck.PlanCheck{
 
 // guideEntry checks the planned amounts of entry i of a quota's resources.
 func guideEntry(addr string, i int, accelerators int64, vcpu, memoryInGiB float64, efa int64) plancheck.PlanCheck {
+	return guideEntryEFA(addr, i, accelerators, vcpu, memoryInGiB, knownvalue.Int64Exact(efa))
+}
+
+// guideEntryEFA is guideEntry with any check of efa: null on the SageMaker path, where the
+// add-on decides it.
+func guideEntryEFA(addr string, i int, accelerators int64, vcpu, memoryInGiB float64, efa knownvalue.Check) plancheck.PlanCheck {
 	at := func(attr string) tfjsonpath.Path { return tfjsonpath.New("resources").AtSliceIndex(i).AtMapKey(attr) }
 	return guideChecks{
 		plancheck.ExpectKnownValue(addr, at("accelerators"), knownvalue.Int64Exact(accelerators)),
 		plancheck.ExpectKnownValue(addr, at("vcpu"), knownvalue.Float64Exact(vcpu)),
 		plancheck.ExpectKnownValue(addr, at("memory_in_gib"), knownvalue.Float64Exact(memoryInGiB)),
-		plancheck.ExpectKnownValue(addr, at("efa"), knownvalue.Int64Exact(efa)),
+		plancheck.ExpectKnownValue(addr, at("efa"), efa),
 	}
 }
 
@@ -131,11 +153,11 @@ func TestAccGuideExamples_plan(t *testing.T) {
 	acctest.RequireCluster(t)
 	dirs := guideExampleDirs(t)
 	if len(dirs) == 0 {
-		t.Fatalf("no .tf examples under %s", guidesDir)
+		t.Fatalf("no examples under %s", guidesDir)
 	}
 	for dir := range guidePlanChecks {
 		if !slices.Contains(dirs, dir) {
-			t.Errorf("guidePlanChecks names %s, which holds no .tf example", dir)
+			t.Errorf("guidePlanChecks names %s, which holds no example", dir)
 		}
 	}
 	for _, dir := range dirs {
@@ -181,7 +203,8 @@ type guideExample struct {
 	terraform, providers, variables []*hclwrite.Block
 }
 
-// guideExampleDirs lists the directories under guidesDir that hold .tf files, relative to it.
+// guideExampleDirs lists the directories under guidesDir that hold .tf files or snippets,
+// relative to it.
 func guideExampleDirs(t *testing.T) []string {
 	t.Helper()
 	seen := map[string]bool{}
@@ -192,7 +215,7 @@ func guideExampleDirs(t *testing.T) []string {
 		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != guidesDir {
 			return filepath.SkipDir // e.g. a .terraform directory of someone's local init
 		}
-		if !d.IsDir() && strings.HasSuffix(d.Name(), ".tf") {
+		if !d.IsDir() && (strings.HasSuffix(d.Name(), ".tf") || isGuideSnippet(d.Name())) {
 			rel, err := filepath.Rel(guidesDir, filepath.Dir(path))
 			if err != nil {
 				return err
@@ -219,6 +242,15 @@ func loadGuideExample(t *testing.T, dir string) guideExample {
 	if err != nil {
 		t.Fatal(err)
 	}
+	snippets, err := filepath.Glob(filepath.Join(guidesDir, filepath.FromSlash(dir), "*"+guideSnippetExt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range snippets {
+		if isGuideSnippet(filepath.Base(s)) {
+			files = append(files, s)
+		}
+	}
 	sort.Strings(files)
 	var config strings.Builder
 	for _, path := range files {
@@ -241,10 +273,10 @@ func loadGuideExample(t *testing.T, dir string) guideExample {
 				ex.variables = append(ex.variables, b)
 			}
 		}
-		switch name {
-		case guideAWSFile:
+		switch {
+		case isGuideSnippet(name), name == guideAWSFile:
 			continue
-		case guideImportsFile:
+		case name == guideImportsFile:
 			ex.imports += string(raw)
 			continue
 		}
@@ -299,13 +331,18 @@ func planGuideProviderBlocks(t *testing.T, ex guideExample) {
 		f := hclwrite.NewEmptyFile()
 		b = f.Body().AppendBlock(b)
 		if b.Body().GetAttribute("default") == nil {
-			b.Body().SetAttributeValue("default", cty.StringVal("guide-"+b.Labels()[0]))
+			value, ok := guideVariableValues[b.Labels()[0]]
+			if !ok {
+				value = "guide-" + b.Labels()[0]
+			}
+			b.Body().SetAttributeValue("default", cty.StringVal(value))
 		}
 		cfg.Write(f.Bytes())
 	}
 
-	stubbed := map[string]bool{}
+	stubbed, taskGovernance := map[string]bool{}, false
 	for _, b := range ex.providers {
+		taskGovernance = taskGovernance || b.Body().FirstMatchingBlock("task_governance", nil) != nil
 		f := hclwrite.NewEmptyFile()
 		f.Body().AppendBlock(b)
 		text := eksClusterRef.ReplaceAllStringFunc(string(f.Bytes()), func(ref string) string {
@@ -328,6 +365,10 @@ func planGuideProviderBlocks(t *testing.T, ex guideExample) {
 		cfg.WriteString("}\n")
 	}
 
+	var efa knownvalue.Check = knownvalue.Int64Exact(1)
+	if taskGovernance {
+		efa = knownvalue.Null()
+	}
 	cfg.WriteString(`
 resource "hyperpod_compute_quota" "guide_provider_check" {
   name      = "guide-provider-check"
@@ -342,7 +383,7 @@ resource "hyperpod_compute_quota" "guide_provider_check" {
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
-				guideEntry("hyperpod_compute_quota.guide_provider_check", 0, 4, 48, 192, 1),
+				guideEntryEFA("hyperpod_compute_quota.guide_provider_check", 0, 4, 48, 192, efa),
 			}},
 		}},
 	})

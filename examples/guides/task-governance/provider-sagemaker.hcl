@@ -35,3 +35,8 @@ variable "hyperpod_cluster_arn" {
   type        = string
   description = "aws sagemaker describe-cluster --cluster-name <name> --query ClusterArn, e.g. arn:aws:sagemaker:us-west-2:111122223333:cluster/abcd1234efgh."
 }
+
+variable "eks_cluster_name" {
+  type        = string
+  description = "The EKS cluster that orchestrates the HyperPod cluster, for the Kubernetes connection's token."
+}
