@@ -40,6 +40,10 @@ type Traits struct {
 	// Versioned: the store gives each quota and scheduler config an id, an ARN and a version,
 	// which the state records and an update sends back.
 	Versioned bool
+	// QueuesByAddon: a team's LocalQueue is the task-governance add-on's, which creates it with
+	// the team's quota under the names the provider plans. The provider never writes or compares
+	// it, so it records those names whether or not the queue exists yet.
+	QueuesByAddon bool
 }
 
 // Claims deals with what a create claimed and could not hand to Terraform. Nobody is left to

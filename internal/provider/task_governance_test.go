@@ -714,3 +714,41 @@ func TestAccTaskGovernance_refusesThePathWithoutTheBlock(t *testing.T) {
 		},
 	})
 }
+
+// On the SageMaker path the add-on creates a team's LocalQueue with the team's quota, under the
+// name the provider plans: a namespace without a quota plans empty after apply, and the queue
+// the add-on creates once the quota exists is the one the namespace names.
+func TestAccTaskGovernance_namespaceBeforeItsQuota(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	team := "tg-ns-first"
+	namespace := acctest.TeamNamespace(team).HCL()
+	withQuota := namespace + acctest.Quota(team).Resource("ml.g5.12xlarge").Accelerators(1).HCL()
+	names := []statecheck.StateCheck{
+		statecheck.ExpectKnownValue("hyperpod_team_namespace.test", tfjsonpath.New("local_queue_name"), knownvalue.StringExact(quota.LocalQueueName(team))),
+		statecheck.ExpectKnownValue("hyperpod_team_namespace.test", tfjsonpath.New("cluster_queue_name"), knownvalue.StringExact(quota.ClusterQueueName(team))),
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: tg.ProviderHCL() + namespace, ConfigStateChecks: names},
+			{Config: tg.ProviderHCL() + namespace, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+			{
+				Config:            tg.ProviderHCL() + withQuota,
+				ConfigStateChecks: names,
+				Check: func(*terraform.State) error {
+					if err := tg.Emulator.Settle(context.Background()); err != nil {
+						return err
+					}
+					var lq kueue.LocalQueue
+					c := kube.NewClient(kube.Settings{ConfigPath: tg.Kubeconfig})
+					found, err := c.Get(context.Background(), kueue.LocalQueues, quota.NamespaceName(team), quota.LocalQueueName(team), &lq)
+					if err != nil || !found || lq.Spec.ClusterQueue != quota.ClusterQueueName(team) {
+						return fmt.Errorf("the add-on wrote no LocalQueue %s feeding %s (found %v, %+v, %v)",
+							quota.LocalQueueName(team), quota.ClusterQueueName(team), found, lq.Spec, err)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}

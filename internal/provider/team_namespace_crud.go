@@ -147,7 +147,7 @@ func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadReque
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	resp.Diagnostics.Append(teamNamespaceState(ctx, &state, team, ns)...)
+	resp.Diagnostics.Append(teamNamespaceState(ctx, &state, team, ns, r.data.backend.Traits.QueuesByAddon)...)
 	owner := state.OwnerID.ValueString()
 	var drift []string
 	var conflict *ownerConflict
@@ -341,7 +341,7 @@ func (r *teamNamespaceResource) ImportState(ctx context.Context, req resource.Im
 		return
 	}
 	var m teamNamespaceModel
-	resp.Diagnostics.Append(teamNamespaceState(ctx, &m, team, ns)...)
+	resp.Diagnostics.Append(teamNamespaceState(ctx, &m, team, ns, r.data.backend.Traits.QueuesByAddon)...)
 	labels, annotations := r.namespaces().Imported(ns)
 	resp.Diagnostics.Append(teamNamespaceImported(ctx, &m, labels, annotations)...)
 	if resp.Diagnostics.HasError() {

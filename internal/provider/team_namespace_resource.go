@@ -80,11 +80,14 @@ func (r *teamNamespaceResource) Schema(ctx context.Context, _ resource.SchemaReq
 		{&m.Namespace, computedName("Name of the team's Namespace, `hyperpod-ns-<team>`.")},
 		{&m.LocalQueueName, computedName("Name of the team's Kueue LocalQueue, `hyperpod-ns-<team>-localqueue`; jobs " +
 			"select it with the label `kueue.x-k8s.io/queue-name`. Null in state when a refresh found the LocalQueue " +
-			"missing, so the next plan creates it again.")},
+			"missing, so the next plan creates it again. With `task_governance` the add-on creates the LocalQueue, " +
+			"under this name, once the team's `hyperpod_compute_quota` exists; the provider neither writes nor " +
+			"checks it, and state holds the name either way.")},
 		{&m.ClusterQueueName, computedName("Name of the ClusterQueue the LocalQueue feeds, " +
 			"`hyperpod-ns-<team>-clusterqueue`, managed by the `hyperpod_compute_quota` of the same team. In state it " +
 			"is the LocalQueue's `spec.clusterQueue` as read from the cluster (null without a LocalQueue), so a " +
-			"LocalQueue that points elsewhere shows in the next plan and is recreated.")},
+			"LocalQueue that points elsewhere shows in the next plan and is recreated. With `task_governance` it is " +
+			"the name the add-on gives the team's ClusterQueue, as for `local_queue_name`.")},
 		{&m.OwnerID, ownerIDAttribute("Namespace and LocalQueue", "")},
 		{&m.Drift, driftAttribute("a label this provider sets (`app.kubernetes.io/managed-by`, " +
 			"`sagemaker.amazonaws.com/quota-allocation-id`, `sagemaker.amazonaws.com/sagemaker-managed-queue`) or its " +
