@@ -272,7 +272,7 @@ func (r *clusterSchedulerConfigResource) Delete(ctx context.Context, req resourc
 		return
 	}
 	if r.data.backend.SchedulerConfig != nil {
-		r.deleteConfig(ctx, resp)
+		r.deleteConfig(ctx, state, resp)
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
@@ -447,14 +447,17 @@ func (r *clusterSchedulerConfigResource) updateConfig(ctx context.Context, plan,
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-func (r *clusterSchedulerConfigResource) deleteConfig(ctx context.Context, resp *resource.DeleteResponse) {
+func (r *clusterSchedulerConfigResource) deleteConfig(ctx context.Context, state clusterSchedulerConfigModel, resp *resource.DeleteResponse) {
 	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
 	defer cancel()
-	store := r.data.backend.SchedulerConfig
-	c, err := store.Get(ctx)
-	if err == nil && c != nil {
-		err = store.Delete(ctx, c)
+	// The id in state names this resource's config, so one created since in its place (the
+	// cluster holds one) is not deleted, even by a destroy that did not refresh. A state without
+	// an id wrote no config through the API: there is nothing of its own to delete.
+	rec := state.record(state.ConfigID)
+	if rec == nil {
+		return
 	}
+	err := r.data.backend.SchedulerConfig.Delete(ctx, &backend.SchedulerConfig{Record: *rec})
 	if err != nil {
 		storeError(err).addTo(&resp.Diagnostics)
 	}
