@@ -174,19 +174,27 @@ func (b *bench) runOnce(ctx context.Context, n, run int, pdir, ddir string, tr *
 }
 
 // startClean empties the cluster (noting what an earlier run left) and both
-// configurations' state before a run.
+// state directories before a run.
 func (b *bench) startClean(ctx context.Context, n, run int, pdir, ddir string) error {
-	if left, err := b.cleaner.ensureClean(ctx); err != nil {
-		return err
-	} else if left != "" {
+	left, err := b.clean(ctx, pdir, ddir)
+	if left != "" {
 		b.note(fmt.Sprintf("%d teams, run %d: removed before the run: %s", n, run, left))
+	}
+	return err
+}
+
+// clean empties the cluster and both state directories, and says what the cluster held.
+func (b *bench) clean(ctx context.Context, pdir, ddir string) (string, error) {
+	left, err := b.cleaner.ensureClean(ctx)
+	if err != nil {
+		return "", err
 	}
 	for _, dir := range []string{pdir, ddir} {
 		if err := removeState(dir); err != nil {
-			return err
+			return left, err
 		}
 	}
-	return nil
+	return left, nil
 }
 
 // teamRun is one run of the commands at one team count: where its samples go, and the

@@ -144,15 +144,8 @@ func (b *bench) runShapeGroup(ctx context.Context, repo, providerBlock string, n
 			}
 		}
 	}
-	if _, err := b.cleaner.ensureClean(ctx); err != nil {
-		return err
-	}
-	for _, dir := range []string{pdir, ddir} {
-		if err := removeState(dir); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err = b.clean(ctx, pdir, ddir)
+	return err
 }
 
 // shapeGroupRun is where one group of shapes at one team count runs and what it records.
