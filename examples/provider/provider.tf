@@ -1,3 +1,12 @@
+terraform {
+  required_providers {
+    hyperpod = {
+      source  = "quotaworks/hyperpod"
+      version = "~> 0.1"
+    }
+  }
+}
+
 # Local or kind cluster: everything comes from the kubeconfig (or KUBE_CONFIG_PATH).
 provider "hyperpod" {
   config_path    = "~/.kube/config"

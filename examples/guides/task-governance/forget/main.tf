@@ -1,6 +1,15 @@
 # Step 1 of a move between the paths: the configuration of teams/main.tf with the quotas and
 # the cluster policy taken out (removed.tf forgets them). The team namespaces stay as they are.
 
+terraform {
+  required_providers {
+    hyperpod = {
+      source  = "quotaworks/hyperpod"
+      version = "~> 0.1"
+    }
+  }
+}
+
 variable "teams" {
   description = "The same teams as before the move."
   type = map(object({

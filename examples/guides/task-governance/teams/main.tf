@@ -3,6 +3,15 @@
 # the provider writes itself. It uses nothing only one path has: no cohort or efa (Kubernetes
 # path only), no fair_share or idle_resource_sharing (SageMaker path only).
 
+terraform {
+  required_providers {
+    hyperpod = {
+      source  = "quotaworks/hyperpod"
+      version = "~> 0.1"
+    }
+  }
+}
+
 variable "teams" {
   description = "Per team: one instance type, sized by accelerators or by whole instances (count)."
   type = map(object({
