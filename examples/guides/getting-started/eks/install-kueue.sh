@@ -2,8 +2,9 @@
 # (which brings its own Kueue and refuses to install next to another one). Run it once, as a
 # cluster administrator, before the first quota.
 #
-# Kueue v0.19.2 with fair sharing on (kueue-values.yaml). Any Kueue from v0.15 serves
-# kueue.x-k8s.io/v1beta2, which the provider needs; see "Supported versions".
+# Kueue v0.19.2 with fair sharing on and the integrations of the HyperPod CLI's jobs
+# (kueue-values.yaml; see "Jobs: Kueue integrations and queue labels"). Any Kueue from v0.15
+# serves kueue.x-k8s.io/v1beta2, which the provider needs; see "Supported versions".
 helm install kueue oci://registry.k8s.io/kueue/charts/kueue --version 0.19.2 \
   --namespace kueue-system --create-namespace \
   --values kueue-values.yaml --wait
