@@ -380,7 +380,13 @@ func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRe
 		return
 	}
 	if q != nil {
-		if err := r.quotas().Delete(ctx, q); err != nil {
+		err := r.quotas().Delete(ctx, q)
+		if err != nil && r.data.backend.Traits.Versioned {
+			// The API's own reason, not Kueue's finalizers: this store holds no ClusterQueue.
+			apiDeleteError(err, timeout).addTo(&resp.Diagnostics)
+			return
+		}
+		if err != nil {
 			detail := fmt.Sprintf("Deleting ClusterQueue %q failed: %s", name, storeCause(err))
 			if errors.Is(err, backend.ErrStillExists) {
 				detail = r.stillHeld(rpcCtx, team, timeout)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -117,6 +118,20 @@ func apiStoreError(re *backend.RequestError) kubeError {
 			"documentation (examples/iam/task-governance-policy.json)."
 	}
 	return kubeError{fmt.Sprintf("Cannot %s the %s", verb, re.Kind), detail}
+}
+
+// apiDeleteError words a failed delete on a store that is not Kubernetes: the API's reason (a
+// DeleteFailed status carries its FailureReason), then that the object stays in state and what
+// to do. timeout is the delete's.
+func apiDeleteError(err error, timeout time.Duration) kubeError {
+	e := storeError(err)
+	if errors.Is(err, backend.ErrStillExists) {
+		e.detail += fmt.Sprintf(" SageMaker had not finished deleting it within timeouts.delete (%s). It stays in state: "+
+			"run destroy again once SageMaker has deleted it, or raise timeouts.delete.", durationText(timeout))
+	} else {
+		e.detail += " It stays in state: fix what the reason names, then run destroy again."
+	}
+	return e
 }
 
 // storeCause is the failure a backend request reported, without what it means.
