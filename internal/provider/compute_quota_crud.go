@@ -203,10 +203,7 @@ func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaMod
 	written, createdFlavors, err = r.quotas().Put(ctx, rc, owner, over)
 	if err != nil {
 		if errors.Is(err, backend.ErrChanged) {
-			diags.AddError("Compute quota changed outside Terraform", fmt.Sprintf(
-				"%s %s was changed outside Terraform since the last refresh (it is no longer at version %s), so this "+
-					"apply would overwrite that change blindly. Run terraform plan again to see the change, then apply.",
-				written.Kind, over.ID, over.Version))
+			changedOutside("Compute quota changed outside Terraform", err, over).addTo(diags)
 			return written, createdFlavors, err
 		}
 		storeError(err).addTo(diags)

@@ -134,6 +134,20 @@ func apiDeleteError(err error, timeout time.Duration) kubeError {
 	return e
 }
 
+// changedOutside is the error of a write over the version the state last saw that the store
+// refused (ErrChanged): someone changed the object since the refresh. The kind comes from err,
+// since the record the write was given carries only the id and version.
+func changedOutside(summary string, err error, over *backend.Record) kubeError {
+	kind := "The object"
+	var re *backend.RequestError
+	if errors.As(err, &re) && re.Kind != "" {
+		kind = re.Kind
+	}
+	return kubeError{summary, fmt.Sprintf("%s %s was changed outside Terraform since the last refresh (it is no longer at "+
+		"version %s), so this apply would overwrite that change blindly. Run terraform plan again to see the change, then apply.",
+		kind, over.ID, over.Version)}
+}
+
 // storeCause is the failure a backend request reported, without what it means.
 func storeCause(err error) error {
 	var re *backend.RequestError

@@ -105,3 +105,16 @@ func TestAPIDeleteError(t *testing.T) {
 		}
 	}
 }
+
+// A write refused over a stale version names the object by its kind, which only the error
+// carries (the record in state has the id and the version).
+func TestChangedOutside(t *testing.T) {
+	err := &backend.RequestError{Op: backend.OpApply, Kind: "SageMaker cluster scheduler config", Name: "abcdefabcdef",
+		Err: errors.New("ConflictException"), Outcome: backend.ErrChanged}
+	got := changedOutside("Cluster scheduler config changed outside Terraform", err, &backend.Record{ID: "abcdefabcdef", Version: "2"})
+	want := "SageMaker cluster scheduler config abcdefabcdef was changed outside Terraform since the last refresh (it is no " +
+		"longer at version 2), so this apply would overwrite that change blindly. Run terraform plan again to see the change, then apply."
+	if got.summary != "Cluster scheduler config changed outside Terraform" || got.detail != want {
+		t.Errorf("changedOutside = %q: %q\nwant the summary given and %q", got.summary, got.detail, want)
+	}
+}

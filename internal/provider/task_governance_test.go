@@ -198,8 +198,9 @@ func TestAccTaskGovernance_versionConflict(t *testing.T) {
 						}
 					})
 				},
-				Config:      cfg(2),
-				ExpectError: regexp.MustCompile(`changed outside Terraform since the last refresh`),
+				Config: cfg(2),
+				// Terraform wraps the detail wherever its words fall: any space may be a line break.
+				ExpectError: regexp.MustCompile(`SageMaker\s+compute\s+quota\s+[a-z0-9]{12}\s+was\s+changed\s+outside\s+Terraform\s+since\s+the\s+last\s+refresh`),
 			},
 			{
 				Config: cfg(2),
