@@ -96,7 +96,8 @@ type TeamQuotas interface {
 	// RemoveUnusedInputs removes the inputs of these instance types that this provider
 	// created and no quota uses any more. What it cannot remove is returned as warnings.
 	RemoveUnusedInputs(ctx context.Context, instanceTypes []string) []Problem
-	// Delete deletes q and waits until it is gone; ErrStillExists when something holds it.
+	// Delete deletes q and waits until it is gone; ErrStillExists when it is not gone in time
+	// (something holds it). A store that fails a delete returns its reason in the error.
 	Delete(ctx context.Context, q *Quota) error
 	// Holders says what keeps the team's quota from being deleted: the finalizers it carries
 	// and the workloads still admitted to it (listErr when they could not be listed).

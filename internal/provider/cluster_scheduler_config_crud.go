@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -33,11 +35,16 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 	if resp.Diagnostics.HasError() || !r.data.ready("create priority classes", &resp.Diagnostics) {
 		return
 	}
-	if r.data.backend.SchedulerConfig != nil {
-		r.createConfig(ctx, plan, resp)
+	timeout, diags := plan.Timeouts.Create(ctx, defaultSchedulerConfigTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	run := r.data.startCreate(ctx, schedulerConfigResourceKind, schedulerConfigTimeout, &resp.Diagnostics)
+	if r.data.backend.SchedulerConfig != nil {
+		r.createConfig(ctx, plan, timeout, resp)
+		return
+	}
+	run := r.data.startCreate(ctx, schedulerConfigResourceKind, timeout, &resp.Diagnostics)
 	defer run.end()
 
 	classes := priorityClassesOf(plan.PriorityClasses)
@@ -179,12 +186,17 @@ func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resourc
 	if !ok || !r.data.ready("update priority classes", &resp.Diagnostics) {
 		return
 	}
+	timeout, diags := plan.Timeouts.Update(ctx, defaultSchedulerConfigTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	if r.data.backend.SchedulerConfig != nil {
 		r.updateConfig(ctx, plan, prior, resp)
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
-	defer cancel()
 
 	priorOwner := prior.OwnerID.ValueString()
 	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
@@ -271,12 +283,17 @@ func (r *clusterSchedulerConfigResource) Delete(ctx context.Context, req resourc
 		storePathChanged(state.ConfigID, r.data.backend.Traits.Versioned, &resp.Diagnostics) {
 		return
 	}
-	if r.data.backend.SchedulerConfig != nil {
-		r.deleteConfig(ctx, state, resp)
+	timeout, diags := state.Timeouts.Delete(ctx, defaultSchedulerConfigTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if r.data.backend.SchedulerConfig != nil {
+		r.deleteConfig(ctx, state, timeout, resp)
+		return
+	}
 	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
 	for _, c := range priorityClassesOf(state.PriorityClasses) {
 		r.deleteClass(ctx, c.Name, state.OwnerID.ValueString(), takeover, &resp.Diagnostics)
@@ -370,9 +387,9 @@ func configDrift(r backend.Record) []string {
 	return nil
 }
 
-func (r *clusterSchedulerConfigResource) createConfig(ctx context.Context, plan clusterSchedulerConfigModel, resp *resource.CreateResponse) {
+func (r *clusterSchedulerConfigResource) createConfig(ctx context.Context, plan clusterSchedulerConfigModel, timeout time.Duration, resp *resource.CreateResponse) {
 	store := r.data.backend.SchedulerConfig
-	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	existing, err := store.Get(ctx)
 	if err != nil {
@@ -423,16 +440,12 @@ func (r *clusterSchedulerConfigResource) readConfig(ctx context.Context, prior c
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
+// updateConfig runs within the update's timeout (ctx).
 func (r *clusterSchedulerConfigResource) updateConfig(ctx context.Context, plan, prior clusterSchedulerConfigModel, resp *resource.UpdateResponse) {
-	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
-	defer cancel()
 	over := prior.record(prior.ConfigID)
 	written, err := r.data.backend.SchedulerConfig.Put(ctx, policyOf(plan), over)
 	if errors.Is(err, backend.ErrChanged) {
-		resp.Diagnostics.AddError("Cluster scheduler config changed outside Terraform", fmt.Sprintf(
-			"%s %s was changed outside Terraform since the last refresh (it is no longer at version %s), so this apply "+
-				"would overwrite that change blindly. Run terraform plan again to see the change, then apply.",
-			written.Kind, over.ID, over.Version))
+		changedOutside("Cluster scheduler config changed outside Terraform", err, over).addTo(&resp.Diagnostics)
 		return
 	}
 	if err != nil {
@@ -447,9 +460,8 @@ func (r *clusterSchedulerConfigResource) updateConfig(ctx context.Context, plan,
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-func (r *clusterSchedulerConfigResource) deleteConfig(ctx context.Context, state clusterSchedulerConfigModel, resp *resource.DeleteResponse) {
-	ctx, cancel := context.WithTimeout(ctx, schedulerConfigTimeout)
-	defer cancel()
+// deleteConfig runs within the delete's timeout (ctx).
+func (r *clusterSchedulerConfigResource) deleteConfig(ctx context.Context, state clusterSchedulerConfigModel, timeout time.Duration, resp *resource.DeleteResponse) {
 	// The id in state names this resource's config, so one created since in its place (the
 	// cluster holds one) is not deleted, even by a destroy that did not refresh. A state without
 	// an id wrote no config through the API: there is nothing of its own to delete.
@@ -459,7 +471,7 @@ func (r *clusterSchedulerConfigResource) deleteConfig(ctx context.Context, state
 	}
 	err := r.data.backend.SchedulerConfig.Delete(ctx, &backend.SchedulerConfig{Record: *rec})
 	if err != nil {
-		storeError(err).addTo(&resp.Diagnostics)
+		apiDeleteError(err, timeout).addTo(&resp.Diagnostics)
 	}
 }
 
@@ -478,5 +490,6 @@ func (r *clusterSchedulerConfigResource) importConfig(ctx context.Context, resp 
 	var m clusterSchedulerConfigModel
 	m.setPolicy(c, nil)
 	m.OwnerID = types.StringValue(c.ID)
+	m.Timeouts = timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)} // not configured: null, so import plans empty
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

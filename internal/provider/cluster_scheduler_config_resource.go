@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -18,17 +19,105 @@ import (
 
 const (
 	schedulerConfigResourceKind = "hyperpod_cluster_scheduler_config"
-	// schedulerConfigTimeout bounds one create, update or delete: a few small writes.
-	schedulerConfigTimeout = 2 * time.Minute
+	// defaultSchedulerConfigTimeout is each operation's default in the timeouts block: on the
+	// SageMaker path an operation waits until the API has applied the config, which takes as long
+	// as a compute quota's, so it has the quota's default.
+	defaultSchedulerConfigTimeout = 10 * time.Minute
 )
 
 type clusterSchedulerConfigResource struct{ resourceBase }
 
-func (r *clusterSchedulerConfigResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *clusterSchedulerConfigResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	var (
 		m     clusterSchedulerConfigModel
 		class priorityClassModel
 	)
+	attributes, blocks := attributesAndBlocksOf(&m, []fieldSchema[schema.Attribute]{
+		{&m.ID, schema.StringAttribute{
+			Computed: true,
+			Description: "The class names joined by commas, in configuration order (e.g. `inference,training`); " +
+				"the same form is the import ID.",
+		}},
+		{&m.PriorityClasses, schema.ListNestedAttribute{
+			Required: true,
+			Description: fmt.Sprintf("Up to %d priority classes, like HyperPod's cluster policy. Each name appears "+
+				"once. Removing a class deletes its WorkloadPriorityClass; workloads that already took its value "+
+				"keep it. An empty list manages no class.", quota.MaxPriorityClasses),
+			Validators: []validator.List{listvalidator.SizeAtMost(quota.MaxPriorityClasses)},
+			NestedObject: schema.NestedAttributeObject{Attributes: attributesOf(&class, []fieldSchema[schema.Attribute]{
+				{&class.Name, schema.StringAttribute{
+					Required: true,
+					Description: fmt.Sprintf("Class name: 1-%d lower-case letters, digits and hyphens, starting and "+
+						"ending with a letter or digit (the AWS rule), e.g. `training`. Jobs reference "+
+						"`<name>-priority`.", quota.MaxPriorityClassNameLength),
+					Validators: []validator.String{
+						stringvalidator.LengthBetween(1, quota.MaxPriorityClassNameLength),
+						stringvalidator.RegexMatches(quota.TeamPattern, quota.PriorityClassRule),
+					},
+				}},
+				{&class.Weight, schema.Int64Attribute{
+					Required: true,
+					Description: fmt.Sprintf("Priority, 0-%d: the WorkloadPriorityClass value. Higher weights are "+
+						"admitted first and may preempt lower ones within a team.", quota.MaxPriorityWeight),
+					Validators: []validator.Int64{int64validator.Between(0, quota.MaxPriorityWeight)},
+				}},
+				{&class.PriorityClassName, schema.StringAttribute{
+					Computed: true,
+					Description: "The WorkloadPriorityClass, `<name>-priority`: the value of the job label " +
+						"`kueue.x-k8s.io/priority-class`.",
+				}},
+			})},
+		}},
+		{&m.FairShare, schema.StringAttribute{
+			Optional: true, Computed: true,
+			Description: "`Enabled` (the default) lets teams borrow idle compute in proportion to their " +
+				"`fair_share_weight`; `Disabled` lends it first come, first served. Only on a cluster managed through " +
+				"`task_governance`: with your own Kueue, fair sharing is the Kueue manager's configuration, and setting " +
+				"it here is an error.",
+			Validators: []validator.String{stringvalidator.OneOf(quota.ActivationEnabled, quota.ActivationDisabled)},
+		}},
+		{&m.IdleResourceSharing, schema.StringAttribute{
+			Optional: true, Computed: true,
+			Description: "`Enabled` makes unallocated compute available for teams to borrow; `Disabled` does not. " +
+				"Only on a cluster managed through `task_governance`; unset, the SageMaker API's own default applies " +
+				"(AWS documents none), and it is known after apply.",
+			Validators:    []validator.String{stringvalidator.OneOf(quota.ActivationEnabled, quota.ActivationDisabled)},
+			PlanModifiers: keptWhileUnknown,
+		}},
+		{&m.ConfigID, storeIDAttribute("cluster scheduler config", "")},
+		{&m.ARN, storeARNAttribute("cluster scheduler config")},
+		{&m.Version, storeVersionAttribute("cluster scheduler config")},
+		{&m.Status, storeStatusAttribute("cluster scheduler config")},
+		{&m.OwnerID, schema.StringAttribute{
+			Computed: true,
+			Description: "Identity of this resource, recorded on each WorkloadPriorityClass as the annotation `" +
+				quota.AnnotationOwner + "` when it is created. A resource in this or any other state that declares " +
+				"a class already recorded for another owner is refused instead of taking it over; import takes " +
+				"classes over explicitly, and the first apply after an import records a new identity." +
+				apiHoldsNoOwner("cluster scheduler config"),
+			PlanModifiers: keptWhileUnknown,
+		}},
+		{&m.Drift, schema.ListAttribute{
+			ElementType: types.StringType, Computed: true,
+			Description: "What the last refresh found changed in the cluster that `priority_classes` cannot show, one " +
+				"readable line each: an edited label or annotation this provider owns, or another owner. Empty when " +
+				"the cluster matches. A changed value shows as a `weight` change and a deleted class as a missing " +
+				"element.",
+		}},
+	}, []fieldSchema[schema.Block]{
+		{&m.Timeouts, describedTimeoutsBlock(ctx, timeouts.Opts{
+			Create: true,
+			Update: true,
+			Delete: true,
+			CreateDescription: fmt.Sprintf("How long creating may take, a Go duration such as `\"20m\"` (default `%s`): "+
+				"creating the WorkloadPriorityClasses or, with `task_governance`, creating the cluster scheduler config and "+
+				"waiting until SageMaker has applied it.", durationText(defaultSchedulerConfigTimeout)),
+			UpdateDescription: fmt.Sprintf("How long an in-place update may take (default `%s`), including, with "+
+				"`task_governance`, the wait until SageMaker has applied it.", durationText(defaultSchedulerConfigTimeout)),
+			DeleteDescription: fmt.Sprintf("How long deleting may take (default `%s`), including, with `task_governance`, "+
+				"the wait until SageMaker has deleted the cluster scheduler config.", durationText(defaultSchedulerConfigTimeout)),
+		})},
+	})
 	resp.Schema = schema.Schema{
 		Description: "HyperPod's cluster policy (the AWS cluster scheduler config). Its priority classes: each " +
 			"becomes a Kueue WorkloadPriorityClass `<name>-priority` whose value is the class's weight. Jobs take a " +
@@ -36,81 +125,8 @@ func (r *clusterSchedulerConfigResource) Schema(_ context.Context, _ resource.Sc
 			"admitted first and, where the team's `preempt_team_tasks` is `LowerPriority`, preempts lower ones. With " +
 			"the provider's `task_governance` block it is the cluster's one ClusterSchedulerConfig in the SageMaker API, " +
 			"with `fair_share` and `idle_resource_sharing` too; on a cluster that runs its own Kueue, fair sharing is " +
-			"Kueue's manager configuration, which this resource cannot change: see the documentation. It has no " +
-			"`timeouts` block: each create, update and delete gives up after `" + durationText(schedulerConfigTimeout) +
-			"`, on the SageMaker path including the wait until the config is applied.",
-		Attributes: attributesOf(&m, []fieldSchema[schema.Attribute]{
-			{&m.ID, schema.StringAttribute{
-				Computed: true,
-				Description: "The class names joined by commas, in configuration order (e.g. `inference,training`); " +
-					"the same form is the import ID.",
-			}},
-			{&m.PriorityClasses, schema.ListNestedAttribute{
-				Required: true,
-				Description: fmt.Sprintf("Up to %d priority classes, like HyperPod's cluster policy. Each name appears "+
-					"once. Removing a class deletes its WorkloadPriorityClass; workloads that already took its value "+
-					"keep it. An empty list manages no class.", quota.MaxPriorityClasses),
-				Validators: []validator.List{listvalidator.SizeAtMost(quota.MaxPriorityClasses)},
-				NestedObject: schema.NestedAttributeObject{Attributes: attributesOf(&class, []fieldSchema[schema.Attribute]{
-					{&class.Name, schema.StringAttribute{
-						Required: true,
-						Description: fmt.Sprintf("Class name: 1-%d lower-case letters, digits and hyphens, starting and "+
-							"ending with a letter or digit (the AWS rule), e.g. `training`. Jobs reference "+
-							"`<name>-priority`.", quota.MaxPriorityClassNameLength),
-						Validators: []validator.String{
-							stringvalidator.LengthBetween(1, quota.MaxPriorityClassNameLength),
-							stringvalidator.RegexMatches(quota.TeamPattern, quota.PriorityClassRule),
-						},
-					}},
-					{&class.Weight, schema.Int64Attribute{
-						Required: true,
-						Description: fmt.Sprintf("Priority, 0-%d: the WorkloadPriorityClass value. Higher weights are "+
-							"admitted first and may preempt lower ones within a team.", quota.MaxPriorityWeight),
-						Validators: []validator.Int64{int64validator.Between(0, quota.MaxPriorityWeight)},
-					}},
-					{&class.PriorityClassName, schema.StringAttribute{
-						Computed: true,
-						Description: "The WorkloadPriorityClass, `<name>-priority`: the value of the job label " +
-							"`kueue.x-k8s.io/priority-class`.",
-					}},
-				})},
-			}},
-			{&m.FairShare, schema.StringAttribute{
-				Optional: true, Computed: true,
-				Description: "`Enabled` (the default) lets teams borrow idle compute in proportion to their " +
-					"`fair_share_weight`; `Disabled` lends it first come, first served. Only on a cluster managed through " +
-					"`task_governance`: with your own Kueue, fair sharing is the Kueue manager's configuration, and setting " +
-					"it here is an error.",
-				Validators: []validator.String{stringvalidator.OneOf(quota.ActivationEnabled, quota.ActivationDisabled)},
-			}},
-			{&m.IdleResourceSharing, schema.StringAttribute{
-				Optional: true, Computed: true,
-				Description: "`Enabled` makes unallocated compute available for teams to borrow; `Disabled` does not. " +
-					"Only on a cluster managed through `task_governance`; unset, the SageMaker API's own default applies " +
-					"(AWS documents none), and it is known after apply.",
-				Validators:    []validator.String{stringvalidator.OneOf(quota.ActivationEnabled, quota.ActivationDisabled)},
-				PlanModifiers: keptWhileUnknown,
-			}},
-			{&m.ConfigID, storeIDAttribute("cluster scheduler config", "")},
-			{&m.ARN, storeARNAttribute("cluster scheduler config")},
-			{&m.Version, storeVersionAttribute("cluster scheduler config")},
-			{&m.Status, storeStatusAttribute("cluster scheduler config")},
-			{&m.OwnerID, schema.StringAttribute{
-				Computed: true,
-				Description: "Identity of this resource, recorded on each WorkloadPriorityClass as the annotation `" +
-					quota.AnnotationOwner + "` when it is created. A resource in this or any other state that declares " +
-					"a class already recorded for another owner is refused instead of taking it over; import takes " +
-					"classes over explicitly, and the first apply after an import records a new identity." +
-					apiHoldsNoOwner("cluster scheduler config"),
-				PlanModifiers: keptWhileUnknown,
-			}},
-			{&m.Drift, schema.ListAttribute{
-				ElementType: types.StringType, Computed: true,
-				Description: "What the last refresh found changed in the cluster that `priority_classes` cannot show, one " +
-					"readable line each: an edited label or annotation this provider owns, or another owner. Empty when " +
-					"the cluster matches. A changed value shows as a `weight` change and a deleted class as a missing " +
-					"element.",
-			}},
-		}),
+			"Kueue's manager configuration, which this resource cannot change: see the documentation.",
+		Attributes: attributes,
+		Blocks:     blocks,
 	}
 }

@@ -203,10 +203,7 @@ func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaMod
 	written, createdFlavors, err = r.quotas().Put(ctx, rc, owner, over)
 	if err != nil {
 		if errors.Is(err, backend.ErrChanged) {
-			diags.AddError("Compute quota changed outside Terraform", fmt.Sprintf(
-				"%s %s was changed outside Terraform since the last refresh (it is no longer at version %s), so this "+
-					"apply would overwrite that change blindly. Run terraform plan again to see the change, then apply.",
-				written.Kind, over.ID, over.Version))
+			changedOutside("Compute quota changed outside Terraform", err, over).addTo(diags)
 			return written, createdFlavors, err
 		}
 		storeError(err).addTo(diags)
@@ -380,7 +377,13 @@ func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRe
 		return
 	}
 	if q != nil {
-		if err := r.quotas().Delete(ctx, q); err != nil {
+		err := r.quotas().Delete(ctx, q)
+		if err != nil && r.data.backend.Traits.Versioned {
+			// The API's own reason, not Kueue's finalizers: this store holds no ClusterQueue.
+			apiDeleteError(err, timeout).addTo(&resp.Diagnostics)
+			return
+		}
+		if err != nil {
 			detail := fmt.Sprintf("Deleting ClusterQueue %q failed: %s", name, storeCause(err))
 			if errors.Is(err, backend.ErrStillExists) {
 				detail = r.stillHeld(rpcCtx, team, timeout)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -117,6 +118,34 @@ func apiStoreError(re *backend.RequestError) kubeError {
 			"documentation (examples/iam/task-governance-policy.json)."
 	}
 	return kubeError{fmt.Sprintf("Cannot %s the %s", verb, re.Kind), detail}
+}
+
+// apiDeleteError words a failed delete on a store that is not Kubernetes: the API's reason (a
+// DeleteFailed status carries its FailureReason), then that the object stays in state and what
+// to do. timeout is the delete's.
+func apiDeleteError(err error, timeout time.Duration) kubeError {
+	e := storeError(err)
+	if errors.Is(err, backend.ErrStillExists) {
+		e.detail += fmt.Sprintf(" SageMaker had not finished deleting it within timeouts.delete (%s). It stays in state: "+
+			"run destroy again once SageMaker has deleted it, or raise timeouts.delete.", durationText(timeout))
+	} else {
+		e.detail += " It stays in state: fix what the reason names, then run destroy again."
+	}
+	return e
+}
+
+// changedOutside is the error of a write over the version the state last saw that the store
+// refused (ErrChanged): someone changed the object since the refresh. The kind comes from err,
+// since the record the write was given carries only the id and version.
+func changedOutside(summary string, err error, over *backend.Record) kubeError {
+	kind := "The object"
+	var re *backend.RequestError
+	if errors.As(err, &re) && re.Kind != "" {
+		kind = re.Kind
+	}
+	return kubeError{summary, fmt.Sprintf("%s %s was changed outside Terraform since the last refresh (it is no longer at "+
+		"version %s), so this apply would overwrite that change blindly. Run terraform plan again to see the change, then apply.",
+		kind, over.ID, over.Version)}
 }
 
 // storeCause is the failure a backend request reported, without what it means.

@@ -3,7 +3,9 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -77,5 +79,42 @@ func TestStoreError(t *testing.T) {
 	}
 	if storeCause(exists) != forbidden {
 		t.Errorf("storeCause(%v) = %v, want the request's own error", exists, storeCause(exists))
+	}
+}
+
+// A failed delete on the SageMaker API says the API's reason and what to do: run destroy again
+// after fixing the cause, or, when it only ran out of time, raise timeouts.delete.
+func TestAPIDeleteError(t *testing.T) {
+	failed := &backend.RequestError{Op: backend.OpDelete, Kind: "SageMaker compute quota", Name: "abcdefabcdef",
+		Err: errors.New("compute quota abcdefabcdef is DeleteFailed: the team has running tasks")}
+	slow := &backend.RequestError{Op: backend.OpDelete, Kind: "SageMaker compute quota", Name: "abcdefabcdef",
+		Err: errors.New("compute quota abcdefabcdef is still Deleting after 10m"), Outcome: backend.ErrStillExists}
+	for _, c := range []struct {
+		err          error
+		want, absent string
+	}{
+		{failed, `SageMaker compute quota "abcdefabcdef": compute quota abcdefabcdef is DeleteFailed: the team has running tasks. ` +
+			"It stays in state: fix what the reason names, then run destroy again.", "timeouts.delete"},
+		{slow, "within timeouts.delete (10m). It stays in state: run destroy again once SageMaker has deleted it, or raise timeouts.delete.",
+			"fix what the reason names"},
+	} {
+		got := apiDeleteError(c.err, 10*time.Minute)
+		if got.summary != "Cannot delete the SageMaker compute quota" || !strings.Contains(got.detail, c.want) || strings.Contains(got.detail, c.absent) {
+			t.Errorf("apiDeleteError(%v) = %q: %q\nwant the summary \"Cannot delete the SageMaker compute quota\" and %q, without %q",
+				c.err, got.summary, got.detail, c.want, c.absent)
+		}
+	}
+}
+
+// A write refused over a stale version names the object by its kind, which only the error
+// carries (the record in state has the id and the version).
+func TestChangedOutside(t *testing.T) {
+	err := &backend.RequestError{Op: backend.OpApply, Kind: "SageMaker cluster scheduler config", Name: "abcdefabcdef",
+		Err: errors.New("ConflictException"), Outcome: backend.ErrChanged}
+	got := changedOutside("Cluster scheduler config changed outside Terraform", err, &backend.Record{ID: "abcdefabcdef", Version: "2"})
+	want := "SageMaker cluster scheduler config abcdefabcdef was changed outside Terraform since the last refresh (it is no " +
+		"longer at version 2), so this apply would overwrite that change blindly. Run terraform plan again to see the change, then apply."
+	if got.summary != "Cluster scheduler config changed outside Terraform" || got.detail != want {
+		t.Errorf("changedOutside = %q: %q\nwant the summary given and %q", got.summary, got.detail, want)
 	}
 }

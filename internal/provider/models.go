@@ -140,8 +140,9 @@ type clusterSchedulerConfigModel struct {
 	IdleResourceSharing types.String `tfsdk:"idle_resource_sharing"`
 	ConfigID            types.String `tfsdk:"config_id"`
 	storeRecordModel
-	OwnerID types.String `tfsdk:"owner_id"`
-	Drift   types.List   `tfsdk:"drift" elem:"string"`
+	OwnerID  types.String   `tfsdk:"owner_id"`
+	Drift    types.List     `tfsdk:"drift" elem:"string"`
+	Timeouts timeouts.Value `tfsdk:"timeouts" model:"timeoutsModel"`
 }
 
 // Nested objects. Each attribute is named once, in its tag; attrTypesOf derives the types.

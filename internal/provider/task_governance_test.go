@@ -48,14 +48,16 @@ func emulatorQuota(t *testing.T, tg *acctest.TaskGovernance, team string) sagema
 
 // The quota lifecycle through the SageMaker API: the plan shows the ratio defaults, apply sends
 // every amount explicitly and waits for Created, the add-on turns it into a ClusterQueue, a
-// change made in the API is drift that the next apply repairs over the current version, and
-// import by team and by quota id reads back what plans empty.
+// change made in the API is drift that the next apply repairs over the current version,
+// import by team and by quota id reads back what plans empty, and a delete the API fails is
+// reported with its reason and keeps the quota in state.
 func TestAccTaskGovernance_quotaLifecycle(t *testing.T) {
 	tg := acctest.RequireTaskGovernance(t)
 	team := "tg-life"
 	cfg := func(accelerators int) string {
 		return tg.ProviderHCL() + acctest.Quota(team).Resource("ml.g5.12xlarge").Accelerators(accelerators).HCL()
 	}
+	var failedDelete string // the id of the quota whose delete the API failed
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		// Destroy deletes the quota its state names by id and waits until the API no longer knows it.
@@ -118,6 +120,35 @@ func TestAccTaskGovernance_quotaLifecycle(t *testing.T) {
 			{ResourceName: tgQuota, ImportState: true, ImportStateIdFunc: func(*terraform.State) (string, error) {
 				return emulatorQuota(t, tg, team).ID, nil
 			}, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"owner_id", "timeouts", "drift"}},
+			{
+				// A delete the API fails (DeleteFailed) is an error carrying its FailureReason, not
+				// the Kubernetes path's finalizer story.
+				PreConfig: func() {
+					failedDelete = emulatorQuota(t, tg, team).ID
+					tg.Emulator.FailDelete(team+"-quota", "tasks of the team are still running")
+				},
+				Config:  cfg(3),
+				Destroy: true,
+				ExpectError: regexp.MustCompile(`(?s)Cannot delete the SageMaker compute quota.*DeleteFailed:\s+tasks\s+of\s+the\s+team\s+are\s+still\s+running` +
+					`.*It\s+stays\s+in\s+state`),
+			},
+			{
+				// It stayed in state under its id: the next apply updates it (its status is drift)
+				// instead of creating another, and the test's destroy then deletes it.
+				Config: cfg(3),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(tgQuota, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(tgQuota, tfjsonpath.New("quota_id"), knownvalue.StringFunc(func(id string) error {
+						if id != failedDelete {
+							return fmt.Errorf("quota_id %q after the failed destroy, want %q, the quota whose delete failed", id, failedDelete)
+						}
+						return nil
+					})),
+					statecheck.ExpectKnownValue(tgQuota, tfjsonpath.New("status"), knownvalue.StringExact("Updated")),
+				},
+			},
 		},
 	})
 }
@@ -167,8 +198,9 @@ func TestAccTaskGovernance_versionConflict(t *testing.T) {
 						}
 					})
 				},
-				Config:      cfg(2),
-				ExpectError: regexp.MustCompile(`changed outside Terraform since the last refresh`),
+				Config: cfg(2),
+				// Terraform wraps the detail wherever its words fall: any space may be a line break.
+				ExpectError: regexp.MustCompile(`SageMaker\s+compute\s+quota\s+[a-z0-9]{12}\s+was\s+changed\s+outside\s+Terraform\s+since\s+the\s+last\s+refresh`),
 			},
 			{
 				Config: cfg(2),

@@ -203,6 +203,33 @@ func (e *Emulator) UpdateQuota(id string, change func(*ComputeQuota)) error {
 	return nil
 }
 
+// UpdateSchedulerConfig changes a cluster scheduler config as someone else would through
+// UpdateClusterSchedulerConfig, over its current version: change edits a copy, of which
+// Description and Config are taken; they are checked as the API checks them, the version goes
+// up by one and the config is Updating.
+func (e *Emulator) UpdateSchedulerConfig(id string, change func(*ClusterSchedulerConfig)) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ent, aerr := e.configs.get(id)
+	if aerr != nil {
+		return aerr
+	}
+	c := clone(ent.obj)
+	change(&c)
+	in := updateSchedulerConfigInput{
+		ClusterSchedulerConfigId: &id, TargetVersion: &ent.obj.Version, SchedulerConfig: &c.Config, Description: &c.Description,
+	}
+	var v violations
+	in.check(&v)
+	if aerr := v.err(); aerr != nil {
+		return aerr
+	}
+	if _, aerr := e.applyConfigUpdate(in); aerr != nil {
+		return aerr
+	}
+	return nil
+}
+
 // DeleteQuota deletes a compute quota as someone else would through DeleteComputeQuota.
 func (e *Emulator) DeleteQuota(id string) error {
 	if aerr := remove(e, e.quotas, id); aerr != nil {

@@ -283,25 +283,39 @@ func (e *Emulator) createClusterSchedulerConfig(_ context.Context, body []byte) 
 	})
 }
 
-func (e *Emulator) updateClusterSchedulerConfig(_ context.Context, body []byte) (any, *apiError) {
-	var in struct {
-		ClusterSchedulerConfigId *string          `json:"ClusterSchedulerConfigId"`
-		TargetVersion            *int32           `json:"TargetVersion"`
-		SchedulerConfig          *SchedulerConfig `json:"SchedulerConfig"`
-		Description              *string          `json:"Description"`
+type updateSchedulerConfigInput struct {
+	ClusterSchedulerConfigId *string          `json:"ClusterSchedulerConfigId"`
+	TargetVersion            *int32           `json:"TargetVersion"`
+	SchedulerConfig          *SchedulerConfig `json:"SchedulerConfig"`
+	Description              *string          `json:"Description"`
+}
+
+func (in *updateSchedulerConfigInput) check(v *violations) {
+	v.checkID(in.ClusterSchedulerConfigId, "clusterSchedulerConfigId")
+	v.required(in.TargetVersion != nil, "targetVersion")
+	if in.SchedulerConfig != nil {
+		v.checkSchedulerConfig(in.SchedulerConfig, "schedulerConfig")
 	}
-	if err := decodeChecked(body, &in, func(v *violations) {
-		v.checkID(in.ClusterSchedulerConfigId, "clusterSchedulerConfigId")
-		v.required(in.TargetVersion != nil, "targetVersion")
-		if in.SchedulerConfig != nil {
-			v.checkSchedulerConfig(in.SchedulerConfig, "schedulerConfig")
-		}
-		v.checkDescription(in.Description)
-	}); err != nil {
+	v.checkDescription(in.Description)
+}
+
+func (e *Emulator) updateClusterSchedulerConfig(_ context.Context, body []byte) (any, *apiError) {
+	var in updateSchedulerConfigInput
+	if err := decodeChecked(body, &in, in.check); err != nil {
 		return nil, err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	c, err := e.applyConfigUpdate(in)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"ClusterSchedulerConfigArn": c.ARN, "ClusterSchedulerConfigVersion": c.Version}, nil
+}
+
+// applyConfigUpdate updates a cluster scheduler config from a checked input, as
+// applyQuotaUpdate does a quota. Callers hold mu.
+func (e *Emulator) applyConfigUpdate(in updateSchedulerConfigInput) (*ClusterSchedulerConfig, *apiError) {
 	ent, err := e.configs.get(*in.ClusterSchedulerConfigId)
 	if err != nil {
 		return nil, err
@@ -313,7 +327,7 @@ func (e *Emulator) updateClusterSchedulerConfig(_ context.Context, body []byte) 
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"ClusterSchedulerConfigArn": ent.obj.ARN, "ClusterSchedulerConfigVersion": ent.obj.Version}, nil
+	return &ent.obj, nil
 }
 
 type schedulerConfigSummary struct {

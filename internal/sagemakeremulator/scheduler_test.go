@@ -190,3 +190,45 @@ func TestClusterSchedulerConfigValidation(t *testing.T) {
 		})
 	}
 }
+
+// UpdateSchedulerConfig is a change made elsewhere: checked as the API checks an update, over
+// the current version, which it bumps, so an update from the old version conflicts.
+func TestUpdateSchedulerConfigElsewhere(t *testing.T) {
+	ctx := context.Background()
+	e := start(t, sagemakeremulator.Options{})
+	c := client(e)
+	created, err := c.CreateClusterSchedulerConfig(ctx, schedulerInput(e, "policy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := aws.ToString(created.ClusterSchedulerConfigId)
+	if err := e.UpdateSchedulerConfig(id, func(sc *sagemakeremulator.ClusterSchedulerConfig) {
+		sc.Config.PriorityClasses[0].Weight = aws.Int32(70)
+		sc.Config.FairShare = "Disabled"
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.DescribeClusterSchedulerConfig(ctx, &sagemaker.DescribeClusterSchedulerConfigInput{ClusterSchedulerConfigId: &id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if aws.ToInt32(got.ClusterSchedulerConfigVersion) != 2 || got.Status != types.SchedulerResourceStatusUpdating ||
+		aws.ToInt32(got.SchedulerConfig.PriorityClasses[0].Weight) != 70 || got.SchedulerConfig.FairShare != types.FairShareDisabled ||
+		aws.ToString(got.Description) != "cluster policy" {
+		t.Errorf("after the change elsewhere: %+v, want version 2, Updating, weight 70, FairShare Disabled, the description kept", got)
+	}
+	_, err = c.UpdateClusterSchedulerConfig(ctx, &sagemaker.UpdateClusterSchedulerConfigInput{ClusterSchedulerConfigId: &id,
+		TargetVersion: aws.Int32(1), SchedulerConfig: &types.SchedulerConfig{FairShare: types.FairShareEnabled}})
+	if errorCode(err) != "ConflictException" {
+		t.Errorf("update from version 1 after a change elsewhere: %v, want ConflictException", err)
+	}
+	err = e.UpdateSchedulerConfig(id, func(sc *sagemakeremulator.ClusterSchedulerConfig) {
+		sc.Config.PriorityClasses[0].Weight = aws.Int32(101)
+	})
+	if err == nil || !strings.Contains(err.Error(), "schedulerConfig.priorityClasses.1.member.weight") {
+		t.Errorf("UpdateSchedulerConfig with weight 101: %v, want a validation error", err)
+	}
+	if err := e.UpdateSchedulerConfig("000000000000", func(*sagemakeremulator.ClusterSchedulerConfig) {}); err == nil {
+		t.Error("UpdateSchedulerConfig of a missing config succeeded")
+	}
+}

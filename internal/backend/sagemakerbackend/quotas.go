@@ -301,10 +301,12 @@ func (s *teamQuotas) Holders(context.Context, string) ([]string, []string, error
 	return nil, nil, nil
 }
 
-// requestError wraps a failed request on one quota with what it means.
+// requestError wraps a failed request on one quota with what it means. A delete that SageMaker
+// failed (DeleteFailed) has no outcome of its own: its error carries the FailureReason, which is
+// what the caller reports. Only a delete still under way when the time ran out is
+// ErrStillExists, the seam's "not gone in time".
 func requestError(op backend.Op, name string, err error) error {
 	e := &backend.RequestError{Op: op, Kind: KindComputeQuota, Name: name, Err: err}
-	var status *sagemakerclient.StatusError
 	switch {
 	case sagemakerclient.IsOutcomeUnknown(err):
 		e.Outcome = backend.ErrOutcomeUnknown
@@ -312,7 +314,7 @@ func requestError(op backend.Op, name string, err error) error {
 		e.Outcome = backend.ErrExists
 	case op == backend.OpApply && sagemakerclient.IsConflict(err):
 		e.Outcome = backend.ErrChanged
-	case op == backend.OpDelete && errors.As(err, &status):
+	case op == backend.OpDelete && errors.Is(err, context.DeadlineExceeded):
 		e.Outcome = backend.ErrStillExists
 	}
 	return e

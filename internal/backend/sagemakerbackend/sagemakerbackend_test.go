@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,5 +114,51 @@ func TestUpdateOverAStaleVersion(t *testing.T) {
 	}
 	if _, _, err := b.Quotas.Put(ctx, planned(t, "ml", 2), "", &current.Record); err != nil {
 		t.Fatalf("update over the current version %s: %v", current.Version, err)
+	}
+}
+
+// A delete SageMaker fails (DeleteFailed) is an error carrying its FailureReason, not "still
+// exists": nothing holds the quota that waiting longer would release.
+func TestDeleteFailedCarriesTheReason(t *testing.T) {
+	ctx := context.Background()
+	e := startEmulator(t)
+	b := newBackend(t, e)
+	rec, _, err := b.Quotas.Put(ctx, planned(t, "ml", 1), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.FailDelete(rec.Name, "the quota's team still has running tasks")
+	err = b.Quotas.Delete(ctx, &backend.Quota{Record: rec})
+	var re *backend.RequestError
+	if !errors.As(err, &re) || re.Op != backend.OpDelete || errors.Is(err, backend.ErrStillExists) ||
+		!strings.Contains(err.Error(), "DeleteFailed: the quota's team still has running tasks") {
+		t.Fatalf("a delete SageMaker failed: %v, want a delete RequestError with the FailureReason, not ErrStillExists", err)
+	}
+}
+
+// A delete still under way when the time runs out is ErrStillExists.
+func TestDeleteNotDoneInTime(t *testing.T) {
+	ctx := context.Background()
+	// Transitions complete only when the test settles them.
+	e, err := sagemakeremulator.Start(sagemakeremulator.Options{Settle: &sagemakeremulator.SettleRule{Observations: -1},
+		Clusters: []sagemakeremulator.Cluster{{Name: "ml", InstanceGroups: []sagemakeremulator.InstanceGroup{{Name: "gpu", InstanceType: "ml.g5.12xlarge", Count: 4}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	b := newBackend(t, e)
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	rec, _, _ := b.Quotas.Put(short, planned(t, "ml", 1), "", nil)
+	if rec.ID == "" {
+		t.Fatal("the create sent no quota")
+	}
+	if err := e.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel = context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if err := b.Quotas.Delete(short, &backend.Quota{Record: rec}); !errors.Is(err, backend.ErrStillExists) {
+		t.Fatalf("a delete not finished in time: %v, want ErrStillExists", err)
 	}
 }

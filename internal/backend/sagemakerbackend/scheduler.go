@@ -28,18 +28,26 @@ type schedulerConfigs struct {
 	poll    sagemakerclient.Poll
 }
 
-// Get finds the cluster's config with one ListClusterSchedulerConfigs and reads it with one
-// DescribeClusterSchedulerConfig (the list does not carry the policy).
+// Get finds the cluster's config with a paged ListClusterSchedulerConfigs and reads it with one
+// DescribeClusterSchedulerConfig (the list does not carry the policy). Every page is read: the
+// live config may follow ones being deleted, and a second live one must not go unseen.
 func (s *schedulerConfigs) Get(ctx context.Context) (*backend.SchedulerConfig, error) {
-	out, err := s.api.ListClusterSchedulerConfigs(ctx, &sagemaker.ListClusterSchedulerConfigsInput{ClusterArn: aws.String(s.cluster)})
-	if err != nil {
-		return nil, schedulerError(backend.OpRead, "", err)
-	}
 	var found []types.ClusterSchedulerConfigSummary
-	for _, c := range out.ClusterSchedulerConfigSummaries {
-		if live(c.Status) {
-			found = append(found, c)
+	in := &sagemaker.ListClusterSchedulerConfigsInput{ClusterArn: aws.String(s.cluster)}
+	for {
+		out, err := s.api.ListClusterSchedulerConfigs(ctx, in)
+		if err != nil {
+			return nil, schedulerError(backend.OpRead, "", err)
 		}
+		for _, c := range out.ClusterSchedulerConfigSummaries {
+			if live(c.Status) {
+				found = append(found, c)
+			}
+		}
+		if aws.ToString(out.NextToken) == "" {
+			break
+		}
+		in.NextToken = out.NextToken
 	}
 	switch len(found) {
 	case 0:
