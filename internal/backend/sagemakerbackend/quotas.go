@@ -153,7 +153,8 @@ func (s *teamQuotas) Get(ctx context.Context, team string, last *backend.Quota) 
 	q := &backend.Quota{Record: s.record(aws.ToString(sum.Name), aws.ToString(sum.ComputeQuotaId), aws.ToString(sum.ComputeQuotaArn),
 		sum.ComputeQuotaVersion, sum.Status, ""), Named: true}
 	description := ""
-	if last != nil && last.Version == q.Version && last.ID == q.ID {
+	// The list carries no FailureReason: a failed quota is described for it, whatever its version.
+	if last != nil && last.Version == q.Version && last.ID == q.ID && !strings.HasSuffix(q.Status, "Failed") {
 		description = last.Config.Config.Description
 	} else {
 		out, err := s.api.DescribeComputeQuota(ctx, &sagemaker.DescribeComputeQuotaInput{ComputeQuotaId: sum.ComputeQuotaId})
@@ -257,9 +258,17 @@ func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, _ string,
 		written = s.record(aws.ToString(out.Name), id, aws.ToString(out.ComputeQuotaArn), out.ComputeQuotaVersion, out.Status, aws.ToString(out.FailureReason))
 	}
 	if err != nil {
-		return written, nil, requestError(backend.OpApply, id, err)
+		return written, nil, requestError(writeOp(over), id, err)
 	}
 	return written, nil, nil
+}
+
+// writeOp is the operation a write's wait belongs to: the create of a new object or the update of over.
+func writeOp(over *backend.Record) backend.Op {
+	if over == nil {
+		return backend.OpCreate
+	}
+	return backend.OpApply
 }
 
 func optional(s string) *string {

@@ -136,6 +136,35 @@ func TestDeleteFailedCarriesTheReason(t *testing.T) {
 	}
 }
 
+// A failed delete leaves the version as it was, and the list carries no FailureReason: a refresh
+// that knew the version still describes the quota, so its drift gives SageMaker's reason.
+func TestRefreshGivesAFailedQuotasReason(t *testing.T) {
+	ctx := context.Background()
+	e := startEmulator(t)
+	b := newBackend(t, e)
+	rec, _, err := b.Quotas.Put(ctx, planned(t, "ml", 1), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.FailDelete(rec.Name, "the quota's team still has running tasks")
+	if err := b.Quotas.Delete(ctx, &backend.Quota{Record: rec}); err == nil {
+		t.Fatal("the delete SageMaker failed succeeded")
+	}
+	last := &backend.Quota{Record: rec}
+	refresh := newBackend(t, e)
+	q, err := refresh.Quotas.Get(ctx, "ml", last)
+	if err != nil || q == nil {
+		t.Fatalf("Get after a failed delete = %v, %v", q, err)
+	}
+	if q.Version != rec.Version {
+		t.Fatalf("a failed delete moved the version from %s to %s; this test needs it unchanged", rec.Version, q.Version)
+	}
+	drift, err := refresh.Quotas.Drift(ctx, q, quota.ResolvedConfig{}, "", false)
+	if err != nil || len(drift) != 1 || !strings.Contains(drift[0], "DeleteFailed: the quota's team still has running tasks") {
+		t.Fatalf("drift after a failed delete = %q, %v; want the status with SageMaker's reason", drift, err)
+	}
+}
+
 // A delete still under way when the time runs out is ErrStillExists.
 func TestDeleteNotDoneInTime(t *testing.T) {
 	ctx := context.Background()

@@ -129,7 +129,7 @@ func (s *schedulerConfigs) Put(ctx context.Context, p quota.SchedulerPolicy, ove
 			out.Status, aws.ToString(out.FailureReason))
 	}
 	if err != nil {
-		return written, schedulerError(backend.OpApply, id, err)
+		return written, schedulerError(writeOp(over), id, err)
 	}
 	return written, nil
 }
