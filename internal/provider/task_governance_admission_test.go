@@ -3,7 +3,10 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -100,5 +103,52 @@ func TestAccTaskGovernance_lenderReclaims(t *testing.T) {
 				return jobs.lenderReclaims(t, lender, borrower)
 			},
 		}},
+	})
+}
+
+// One owner per team within one apply: two resources of the same team, under different names,
+// are created at the same time; both find no quota in the run's list, but only one is created,
+// and the other is refused as an existing quota, naming the first's.
+func TestAccTaskGovernance_oneOwnerInOneApply(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	const team = "tg-twice"
+	twice := tg.ProviderHCL()
+	for _, name := range []string{"first", "second"} {
+		twice += fmt.Sprintf(`
+resource "hyperpod_compute_quota" %[1]q {
+  name      = "%[2]s-%[1]s"
+  team      = %[2]q
+  resources = [{ instance_type = "ml.c5.4xlarge", vcpu = 1 }]
+}
+`, name, team)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             tgTeamsGone(tg, team),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					// The first create request is held long enough for the other resource's
+					// check to run before the API answers it: without the claim, both would
+					// pass the check and create.
+					tg.Emulator.BeforeNext("CreateComputeQuota", func() { time.Sleep(2 * time.Second) })
+				},
+				Config:      twice,
+				ExpectError: regexp.MustCompile(`(?s)SageMaker compute quota "tg-twice-(first|second)" \(id [a-z0-9]{12}\)\s+already\s+exists`),
+			},
+			{
+				PreConfig: func() {
+					var names []string
+					for _, q := range tgQuotasOf(tg, team) {
+						names = append(names, q.Name)
+					}
+					if len(names) != 1 {
+						t.Errorf("the API holds quotas %s for team %q, want one", strings.Join(names, ", "), team)
+					}
+				},
+				// Without the resources: destroys the one created.
+				Config: tg.ProviderHCL(),
+			},
+		},
 	})
 }
