@@ -75,9 +75,11 @@ type TeamQuotas interface {
 	// TeamOf is the team of the quota the store identifies by id, for an import by id; ok is
 	// false when the store has no such quota or assigns no ids.
 	TeamOf(ctx context.Context, id string) (team string, ok bool, err error)
-	// Claim creates the team's quota holding only the owner identity, so that of two creators
-	// only one succeeds: a quota that exists already fails with ErrExists. version is the
-	// created quota's, "" when it could not be read back.
+	// Claim makes sure that of two creators of the team only one goes on to Put: the store
+	// creates the quota holding only the owner identity, or holds the team until this
+	// creator's Put has sent its create (or ctx ends). A quota that exists already fails with
+	// ErrExists. version is the created quota's, "" when it created none or could not read it
+	// back.
 	Claim(ctx context.Context, team, owner string) (version string, err error)
 	// WaitGone waits until the team's quota, being deleted, is gone.
 	WaitGone(ctx context.Context, team string) error

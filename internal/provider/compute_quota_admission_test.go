@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
@@ -35,16 +36,33 @@ import (
 // decides admission for the quotas the provider writes. They need HYPERPOD_KUEUE on (the
 // default); with it off they fail rather than pass without Kueue.
 
+// jobCluster is where an admission test submits jobs and reads Kueue's decisions: the suite's
+// own cluster (suiteJobs) or the task-governance cluster, whose Kueue objects the add-on writes
+// (tgJobs). The functions below without a cluster work on the suite's.
+type jobCluster struct {
+	clientset kubernetes.Interface
+	dynamic   dynamic.Interface
+}
+
+// suiteJobs is the cluster of the Kubernetes-path tests.
+func suiteJobs() jobCluster { return jobCluster{clientset: acc.clientset, dynamic: acc.dynamic} }
+
 // submitJob creates a suspended batch/v1 Job in the team's namespace, labelled with its
 // LocalQueue, on the instance type's nodes, requesting the given resources for one pod.
 func submitJob(t *testing.T, team, name, instanceType string, requests corev1.ResourceList) {
 	t.Helper()
-	submitJobWithPriority(t, team, name, instanceType, "", requests)
+	suiteJobs().submit(t, team, name, instanceType, "", requests)
 }
 
 // submitJobWithPriority is submitJob with the label that names a WorkloadPriorityClass (none
 // when priorityClass is "").
 func submitJobWithPriority(t *testing.T, team, name, instanceType, priorityClass string, requests corev1.ResourceList) {
+	t.Helper()
+	suiteJobs().submit(t, team, name, instanceType, priorityClass, requests)
+}
+
+// submit is submitJobWithPriority on c.
+func (c jobCluster) submit(t *testing.T, team, name, instanceType, priorityClass string, requests corev1.ResourceList) {
 	t.Helper()
 	labels := map[string]string{"kueue.x-k8s.io/queue-name": quota.LocalQueueName(team)}
 	if priorityClass != "" {
@@ -66,7 +84,7 @@ func submitJobWithPriority(t *testing.T, team, name, instanceType, priorityClass
 			}},
 		},
 	}
-	if _, err := acc.clientset.BatchV1().Jobs(job.Namespace).Create(context.Background(), job, metav1.CreateOptions{}); err != nil {
+	if _, err := c.clientset.BatchV1().Jobs(job.Namespace).Create(context.Background(), job, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating Job %s: %v", name, err)
 	}
 }
@@ -84,10 +102,15 @@ func acceleratorLimits(requests corev1.ResourceList) corev1.ResourceList {
 
 // workloadOf waits for the Workload Kueue made for a Job until decided says it is decided.
 func workloadOf(team, job string, decided func(*unstructured.Unstructured) bool, timeout time.Duration) (*unstructured.Unstructured, error) {
+	return suiteJobs().workloadOf(team, job, decided, timeout)
+}
+
+// workloadOf is workloadOf on c.
+func (c jobCluster) workloadOf(team, job string, decided func(*unstructured.Unstructured) bool, timeout time.Duration) (*unstructured.Unstructured, error) {
 	deadline := time.Now().Add(timeout)
 	var last *unstructured.Unstructured
 	for time.Now().Before(deadline) {
-		list, err := acc.dynamic.Resource(kueue.Workloads).Namespace(quota.NamespaceName(team)).List(context.Background(), metav1.ListOptions{})
+		list, err := c.dynamic.Resource(kueue.Workloads).Namespace(quota.NamespaceName(team)).List(context.Background(), metav1.ListOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("listing Workloads: %w", err)
 		}
@@ -126,11 +149,15 @@ func jobUnsuspended(team, name string, timeout time.Duration) error {
 }
 
 // lenderAndBorrower is two teams with one ml.g5.12xlarge (4 GPUs) each in a cohort of their
-// own: an idle lender (strategy Lend) and a borrower with the given resource_sharing.
+// own: an idle lender (strategy Lend) and a borrower with the given resource_sharing. With
+// cohort "" they set none: the SageMaker path has no cohort field and puts every team in one.
 func lenderAndBorrower(cohort, lender, borrower, borrowerSharing string) string {
 	one := `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
-  cohort    = "` + cohort + `"
 `
+	if cohort != "" {
+		one += `  cohort    = "` + cohort + `"
+`
+	}
 	return e2eTeam(lender, one+`  resource_sharing = { strategy = "Lend" }`) + e2eTeam(borrower, one+"  resource_sharing = "+borrowerSharing)
 }
 
@@ -145,8 +172,13 @@ func e2eCleanup(t *testing.T, teams ...string) {
 }
 
 func deleteAllWork(t *testing.T, teams []string) {
+	suiteJobs().deleteAllWork(t, teams)
+}
+
+// deleteAllWork is deleteWork of every team on c.
+func (c jobCluster) deleteAllWork(t *testing.T, teams []string) {
 	for _, team := range teams {
-		deleteWork(t, team)
+		c.deleteWork(t, team)
 	}
 }
 
@@ -154,18 +186,24 @@ func deleteAllWork(t *testing.T, teams []string) {
 // here), so that Kueue releases the quota and the queue can be destroyed.
 func deleteWork(t *testing.T, team string) {
 	t.Helper()
+	suiteJobs().deleteWork(t, team)
+}
+
+// deleteWork is deleteWork on c.
+func (c jobCluster) deleteWork(t *testing.T, team string) {
+	t.Helper()
 	ctx := context.Background()
 	ns := quota.NamespaceName(team)
 	policy := metav1.DeletePropagationBackground
-	if err := acc.clientset.BatchV1().Jobs(ns).DeleteCollection(ctx, metav1.DeleteOptions{PropagationPolicy: &policy}, metav1.ListOptions{}); err != nil {
+	if err := c.clientset.BatchV1().Jobs(ns).DeleteCollection(ctx, metav1.DeleteOptions{PropagationPolicy: &policy}, metav1.ListOptions{}); err != nil {
 		t.Errorf("deleting Jobs: %v", err)
 	}
-	if err := acc.dynamic.Resource(kueue.Workloads).Namespace(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+	if err := c.dynamic.Resource(kueue.Workloads).Namespace(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
 		t.Errorf("deleting Workloads: %v", err)
 	}
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
-		list, err := acc.dynamic.Resource(kueue.Workloads).Namespace(ns).List(ctx, metav1.ListOptions{})
+		list, err := c.dynamic.Resource(kueue.Workloads).Namespace(ns).List(ctx, metav1.ListOptions{})
 		if err == nil && len(list.Items) == 0 {
 			return
 		}
@@ -196,6 +234,12 @@ func condition(w *unstructured.Unstructured, typ string) (status, reason, messag
 
 func admitted(w *unstructured.Unstructured) bool {
 	s, _, _ := condition(w, "Admitted")
+	return s == "True"
+}
+
+// evicted: Kueue took the workload's admission back (its reason says why).
+func evicted(w *unstructured.Unstructured) bool {
+	s, _, _ := condition(w, "Evicted")
 	return s == "True"
 }
 
@@ -308,11 +352,16 @@ func gpus(n string) corev1.ResourceList {
 // admitBorrowing submits a job of n GPUs on ml.g5.12xlarge and waits until Kueue admits it
 // with the team borrowing exactly borrowed GPUs.
 func admitBorrowing(t *testing.T, team, job, n, borrowed string) error {
-	submitJob(t, team, job, "ml.g5.12xlarge", gpus(n))
-	if _, err := workloadOf(team, job, admitted, time.Minute); err != nil {
+	return suiteJobs().admitBorrowing(t, team, job, n, borrowed)
+}
+
+// admitBorrowing is admitBorrowing on c.
+func (c jobCluster) admitBorrowing(t *testing.T, team, job, n, borrowed string) error {
+	c.submit(t, team, job, "ml.g5.12xlarge", "", gpus(n))
+	if _, err := c.workloadOf(team, job, admitted, time.Minute); err != nil {
 		return err
 	}
-	return waitBorrowed(acc.dynamic, team, "ml.g5.12xlarge", "nvidia.com/gpu", borrowed)
+	return waitBorrowed(c.dynamic, team, "ml.g5.12xlarge", "nvidia.com/gpu", borrowed)
 }
 
 // waitBorrowed waits until the team's ClusterQueue reports want borrowed of a resource in a
@@ -841,35 +890,40 @@ func TestAccAdmission_lenderReclaims(t *testing.T) {
 	acctest.RequireKueue(t)
 	teams := []string{"e2e-reclaim-lender", "e2e-reclaim-borrower"}
 	e2eCleanup(t, teams...)
-	config := lenderAndBorrower("e2e-reclaim", "e2e-reclaim-lender", "e2e-reclaim-borrower", `{ strategy = "LendAndBorrow", borrow_limit = 100 }`)
-	evicted := func(w *unstructured.Unstructured) bool {
-		s, _, _ := condition(w, "Evicted")
-		return s == "True"
-	}
+	config := lenderAndBorrower("e2e-reclaim", "e2e-reclaim-lender", "e2e-reclaim-borrower", reclaimBorrowerSharing)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: config,
 			Check: func(*terraform.State) error {
 				defer deleteAllWork(t, teams)
-				// The borrower takes all 8 GPUs of the cohort: 4 own, 4 borrowed.
-				if err := admitBorrowing(t, "e2e-reclaim-borrower", "all", "8", "4"); err != nil {
-					return err
-				}
-				// The lender wants 2 of its own GPUs back.
-				submitJob(t, "e2e-reclaim-lender", "mine", "ml.g5.12xlarge", gpus("2"))
-				w, err := workloadOf("e2e-reclaim-borrower", "all", evicted, time.Minute)
-				if err != nil {
-					return err
-				}
-				if _, reason, _ := condition(w, "Evicted"); reason != "Preempted" {
-					return fmt.Errorf("borrower evicted for %q, want Preempted", reason)
-				}
-				_, err = workloadOf("e2e-reclaim-lender", "mine", admitted, time.Minute)
-				return err
+				return suiteJobs().lenderReclaims(t, "e2e-reclaim-lender", "e2e-reclaim-borrower")
 			},
 		}},
 	})
+}
+
+// reclaimBorrowerSharing lets the borrower of the reclaim story borrow all the lender's GPUs.
+const reclaimBorrowerSharing = `{ strategy = "LendAndBorrow", borrow_limit = 100 }`
+
+// lenderReclaims is the reclaim story on c, after lenderAndBorrower's quotas with
+// reclaimBorrowerSharing (and nothing else of ml.g5.12xlarge in their cohort): the borrower's
+// job takes the cohort's 8 GPUs, 4 of them borrowed; the lender's job of 2 then has Kueue
+// preempt the borrower's workload and admit the lender's.
+func (c jobCluster) lenderReclaims(t *testing.T, lender, borrower string) error {
+	if err := c.admitBorrowing(t, borrower, "all", "8", "4"); err != nil {
+		return err
+	}
+	c.submit(t, lender, "mine", "ml.g5.12xlarge", "", gpus("2"))
+	w, err := c.workloadOf(borrower, "all", evicted, time.Minute)
+	if err != nil {
+		return err
+	}
+	if _, reason, _ := condition(w, "Evicted"); reason != "Preempted" {
+		return fmt.Errorf("borrower evicted for %q, want Preempted", reason)
+	}
+	_, err = c.workloadOf(lender, "mine", admitted, time.Minute)
+	return err
 }
 
 // Absolute borrow limits cap borrowing per resource, whatever the percentage allows: with
@@ -924,10 +978,6 @@ func TestAccAdmission_fairShareWeightZero(t *testing.T) {
 		team("e2e-fs1-lender", "e2e-fs1", `{ strategy = "Lend" }`, "") +
 		team("e2e-fs1-small", "e2e-fs1", borrow, "1") +
 		team("e2e-fs1-big", "e2e-fs1", borrow, "1")
-	evicted := func(w *unstructured.Unstructured) bool {
-		s, _, _ := condition(w, "Evicted")
-		return s == "True"
-	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	sdkacctest "github.com/hashicorp/terraform-plugin-testing/helper/acctest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -26,6 +27,7 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakerclient"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakeremulator"
 )
 
@@ -573,8 +575,21 @@ func TestAccTaskGovernanceAWS_quota(t *testing.T) {
 	if arn == "" {
 		t.Skip("HYPERPOD_CLUSTER_ARN is not set: no real HyperPod cluster with the task-governance add-on to test against")
 	}
-	if os.Getenv("AWS_ACCESS_KEY_ID") == "" && os.Getenv("AWS_PROFILE") == "" && os.Getenv("AWS_WEB_IDENTITY_TOKEN_FILE") == "" {
-		t.Skip("no AWS credentials in the environment (AWS_ACCESS_KEY_ID, AWS_PROFILE or AWS_WEB_IDENTITY_TOKEN_FILE)")
+	cluster, err := sagemakerclient.ParseClusterARN(arn)
+	if err != nil {
+		t.Fatalf("HYPERPOD_CLUSTER_ARN: %v", err)
+	}
+	// Credentials come from the whole default chain, as the provider's do (a default profile,
+	// SSO, web identity, pod identity, IMDS), not only from the environment. The chain's last
+	// link asks the instance metadata service, which off EC2 never answers: the timeout bounds it.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	awsConfig, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(cluster.Region))
+	if err == nil {
+		_, err = awsConfig.Credentials.Retrieve(ctx)
+	}
+	if err != nil {
+		t.Skipf("no AWS credentials resolve the way the provider resolves them: %v", err)
 	}
 	instanceType := os.Getenv("HYPERPOD_TEST_INSTANCE_TYPE")
 	if instanceType == "" {

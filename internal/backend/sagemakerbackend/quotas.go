@@ -40,6 +40,15 @@ type teamQuotas struct {
 	// written is the id of each team's quota this run wrote ("" once deleted): read by id,
 	// since the list predates the write.
 	written map[string]string
+	// claims holds each team that a create of this run has claimed and not yet sent (Claim).
+	claims map[string]*teamClaim
+}
+
+// teamClaim is one create's hold on a team, from its Claim until its create request has been
+// answered or the create has ended.
+type teamClaim struct {
+	owner string
+	done  chan struct{} // closed on release
 }
 
 // live reports whether a status is that of a quota that exists and is not being deleted.
@@ -201,9 +210,78 @@ func (s *teamQuotas) record(name, id, arn string, version *int32, status types.S
 	}
 }
 
-// Claim has nothing to claim: the API creates a quota and its content in one request (Put),
-// and refuses a second quota for a team.
-func (s *teamQuotas) Claim(context.Context, string, string) (string, error) { return "", nil }
+// Claim holds the team for this create until its Put has sent the create request, or until
+// ctx ends for a create that stops before it. The API refuses a second quota of the same name
+// only, and the caller's check before the claim reads the run's list, which cannot show a quota
+// another resource of the same apply is creating: without the hold, two resources of one team
+// with different names would both pass the check and both be created. A second claim of the
+// team waits for the first to be released, then fails with ErrExists if the team has a quota,
+// which the caller's next Get shows, so it is refused as any existing quota is.
+func (s *teamQuotas) Claim(ctx context.Context, team, owner string) (string, error) {
+	for {
+		s.mu.Lock()
+		held := s.claims[team]
+		if held == nil {
+			if s.hasQuota(team) {
+				s.mu.Unlock()
+				return "", &backend.RequestError{Op: backend.OpCreate, Kind: KindComputeQuota, Name: team, Outcome: backend.ErrExists,
+					Err: fmt.Errorf("team %q has a compute quota already: another resource of this run created it", team)}
+			}
+			c := &teamClaim{owner: owner, done: make(chan struct{})}
+			if s.claims == nil {
+				s.claims = map[string]*teamClaim{}
+			}
+			s.claims[team] = c
+			s.mu.Unlock()
+			context.AfterFunc(ctx, func() { s.release(team, c) })
+			return "", nil
+		}
+		s.mu.Unlock()
+		select {
+		case <-held.done:
+		case <-ctx.Done():
+			return "", backend.Problem{Summary: "Compute quota not created", Detail: fmt.Sprintf(
+				"Another resource of this apply was creating the compute quota of team %q, and this create ended (%v) "+
+					"while it waited for that one. The provider manages one quota per team: give each team one "+
+					"hyperpod_compute_quota resource.", team, ctx.Err())}
+		}
+	}
+}
+
+// hasQuota reports whether the team has a live quota as this run knows it: the one it wrote,
+// else the run's list (when read); s.mu is held.
+func (s *teamQuotas) hasQuota(team string) bool {
+	if id, ok := s.written[team]; ok {
+		return id != ""
+	}
+	for _, q := range s.byTeam[team] {
+		if live(q.Status) {
+			return true
+		}
+	}
+	return false
+}
+
+// release ends claim c of team, once; a later claim of the team is not touched.
+func (s *teamQuotas) release(team string, c *teamClaim) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.claims[team] != c {
+		return
+	}
+	delete(s.claims, team)
+	close(c.done)
+}
+
+// releaseOwner ends the team's claim if owner holds it.
+func (s *teamQuotas) releaseOwner(team, owner string) {
+	s.mu.Lock()
+	c := s.claims[team]
+	s.mu.Unlock()
+	if c != nil && c.owner == owner {
+		s.release(team, c)
+	}
+}
 
 func (s *teamQuotas) WaitGone(ctx context.Context, team string) error {
 	q, err := s.Get(ctx, team, nil)
@@ -222,7 +300,7 @@ func (s *teamQuotas) Adopt(context.Context, *backend.Quota) error { return nil }
 // Put creates the team's quota (over == nil) or updates it over the version the caller last
 // saw, then waits until the API has applied it. The record is returned even on failure once
 // the quota exists, so the caller can save it.
-func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, _ string, over *backend.Record) (backend.Record, []string, error) {
+func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner string, over *backend.Record) (backend.Record, []string, error) {
 	doc := quota.ComputeQuotaOf(rc)
 	var id, arn string
 	if over == nil {
@@ -231,10 +309,13 @@ func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, _ string,
 			ActivationState: types.ActivationState(doc.ActivationState), ComputeQuotaTarget: sdkTarget(doc), ComputeQuotaConfig: sdkConfig(doc),
 		})
 		if err != nil {
+			s.releaseOwner(doc.Team, owner)
 			return backend.Record{}, nil, requestError(backend.OpCreate, doc.Name, err)
 		}
 		id, arn = aws.ToString(out.ComputeQuotaId), aws.ToString(out.ComputeQuotaArn)
 		s.wrote(doc.Team, id)
+		// Recorded first: a create waiting for the team now finds this quota.
+		s.releaseOwner(doc.Team, owner)
 		tflog.Info(ctx, "created compute quota", map[string]any{"id": id, "team": doc.Team})
 	} else {
 		id, arn = over.ID, over.ARN

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -189,5 +190,120 @@ func TestDeleteNotDoneInTime(t *testing.T) {
 	defer cancel()
 	if err := b.Quotas.Delete(short, &backend.Quota{Record: rec}); !errors.Is(err, backend.ErrStillExists) {
 		t.Fatalf("a delete not finished in time: %v, want ErrStillExists", err)
+	}
+}
+
+// Two resources of one team in one apply (one provider run, so one backend) both find no quota
+// in the run's list, since both checks run before either creates. The claim lets only one
+// create: the other is refused with ErrExists and then reads the first's quota, which the
+// provider refuses as any existing quota; the API holds one quota for the team.
+func TestTwoCreatesOfOneTeam(t *testing.T) {
+	e := startEmulator(t)
+	// Bounded: a create that never released the team would hold the other's claim forever.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b := newBackend(t, e)
+	type outcome struct {
+		checkErr, claimErr, putErr error
+		created                    backend.Record
+		refusedBy                  *backend.Quota
+	}
+	names := []string{"ml-a", "ml-b"}
+	outcomes := make([]outcome, len(names))
+	var checked, finished sync.WaitGroup
+	bothChecked := make(chan struct{})
+	checked.Add(len(names))
+	finished.Add(len(names))
+	for i, name := range names {
+		go func() {
+			defer finished.Done()
+			o := &outcomes[i]
+			// The provider's create: the check, the claim, the write.
+			existing, err := b.Quotas.Get(ctx, "ml", nil)
+			if err == nil && existing != nil {
+				err = fmt.Errorf("found quota %s", existing.ID)
+			}
+			o.checkErr = err
+			checked.Done()
+			<-bothChecked
+			if o.checkErr != nil {
+				return
+			}
+			owner := "owner-" + name
+			if _, o.claimErr = b.Quotas.Claim(ctx, "ml", owner); o.claimErr != nil {
+				o.refusedBy, _ = b.Quotas.Get(ctx, "ml", nil)
+				return
+			}
+			rc := planned(t, "ml", 1)
+			rc.Config.Name = name
+			o.created, _, o.putErr = b.Quotas.Put(ctx, rc, owner, nil)
+		}()
+	}
+	checked.Wait()
+	close(bothChecked)
+	finished.Wait()
+
+	var created, refused []outcome
+	for i, o := range outcomes {
+		switch {
+		case o.checkErr != nil || o.putErr != nil:
+			t.Fatalf("create %s: check %v, write %v; want the check to find nothing and the write to succeed", names[i], o.checkErr, o.putErr)
+		case o.claimErr == nil:
+			created = append(created, o)
+		default:
+			refused = append(refused, o)
+		}
+	}
+	if len(created) != 1 || len(refused) != 1 {
+		t.Fatalf("%d creates went through and %d were refused; want one of each", len(created), len(refused))
+	}
+	if r := refused[0]; !errors.Is(r.claimErr, backend.ErrExists) || r.refusedBy == nil || r.refusedBy.ID != created[0].created.ID {
+		t.Errorf("the second create's claim: %v, then read %+v; want ErrExists and the first's quota %s", r.claimErr, r.refusedBy, created[0].created.ID)
+	}
+	var held []string
+	for _, q := range e.Quotas() {
+		if q.Target.TeamName != nil && *q.Target.TeamName == "ml" {
+			held = append(held, q.Name)
+		}
+	}
+	if len(held) != 1 {
+		t.Errorf("the API holds quotas %v for team ml, want one", held)
+	}
+}
+
+// A create that ends before it writes (its context ends: a plan problem, an interrupt) releases
+// the team, so a later create of it is not held up; while the claim is held, the later one
+// waits, and gives up with the create's own context.
+func TestClaimReleasedWhenTheCreateEnds(t *testing.T) {
+	e := startEmulator(t)
+	b := newBackend(t, e)
+	first, endFirst := context.WithCancel(context.Background())
+	if _, err := b.Quotas.Claim(first, "ml", "first"); err != nil {
+		t.Fatal(err)
+	}
+	impatient, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	var problem backend.Problem
+	if _, err := b.Quotas.Claim(impatient, "ml", "impatient"); !errors.As(err, &problem) || !strings.Contains(problem.Detail, `team "ml"`) {
+		t.Fatalf("a claim while another create holds the team, ended by its own timeout: %v, want the problem naming the team", err)
+	}
+	claimed := make(chan error, 1)
+	go func() {
+		_, err := b.Quotas.Claim(context.Background(), "ml", "second")
+		claimed <- err
+	}()
+	select {
+	case err := <-claimed:
+		t.Fatalf("a second claim returned %v while the first create still held the team", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	endFirst()
+	select {
+	case err := <-claimed:
+		if err != nil {
+			t.Fatalf("the claim after the first create ended without writing: %v, want it to succeed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the claim still waits after the first create ended")
 	}
 }
