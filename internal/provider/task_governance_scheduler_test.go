@@ -150,7 +150,7 @@ func TestAccTaskGovernance_schedulerConfigCreateFailed(t *testing.T) {
 					tg.Emulator.FailCreate(quota.SchedulerConfigName, "the add-on could not write the priority classes")
 				},
 				Config:      tgSchedulerHCL(tg, 100, ""),
-				ExpectError: regexp.MustCompile(`(?s)CreateFailed:\s+the\s+add-on\s+could\s+not\s+write\s+the\s+priority\s+classes`),
+				ExpectError: regexp.MustCompile(`(?s)Cannot\s+create\s+the\s+SageMaker\s+cluster\s+scheduler\s+config.*CreateFailed:\s+the\s+add-on\s+could\s+not\s+write\s+the\s+priority\s+classes`),
 			},
 			{
 				Config: tgSchedulerHCL(tg, 100, ""),

@@ -226,7 +226,7 @@ func TestAccTaskGovernance_createFailed(t *testing.T) {
 			{
 				PreConfig:   func() { tg.Emulator.FailCreate(team+"-quota", "the cluster's task-governance add-on is not ready") },
 				Config:      cfg,
-				ExpectError: regexp.MustCompile(`CreateFailed: the cluster's task-governance add-on is not ready`),
+				ExpectError: regexp.MustCompile(`(?s)Cannot\s+create\s+the\s+SageMaker\s+compute\s+quota.*CreateFailed: the cluster's task-governance add-on is not ready`),
 			},
 			{
 				Config: cfg,
