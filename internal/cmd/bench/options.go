@@ -49,7 +49,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.CommandTimeout, "command-timeout", time.Hour, "limit for one Terraform command")
 	fs.StringVar(&o.Findings, "findings", "bench/findings.md", "hand-written analysis copied into the results, relative to the repository root (skipped when missing)")
 	shapesTeams := fs.String("shapes-teams", "100", "comma-separated team counts of the workspace shapes section (\"none\" skips it); "+
-		"each is one run of every shape and its terraform_data floor: at 1000 teams about 30 minutes")
+		"each is one run of every shape and its terraform_data floor: at 100 and 1000 teams about 16-32 minutes")
 	shapes := fs.String("shapes", "chained,indexed,module,key-depends-on,key-no-reference", "workspace shapes to measure")
 	fs.BoolVar(&o.ShapesPlanNew, "shapes-plan-new", true, "also plan every shape's new resources against an empty state")
 	fs.BoolVar(&o.ShapesVariants, "shapes-variants", true, "also plan the chained shape with -refresh=false, -parallelism=20 and -parallelism=50")
