@@ -372,10 +372,6 @@ func TestAccAdmission_priorityPreemption(t *testing.T) {
 	}
 	config := acctest.SchedulerConfig(quota.PriorityClass{Name: "e2e-low", Weight: 10}, quota.PriorityClass{Name: "e2e-high", Weight: 90}).HCL() +
 		team("e2e-prio-preempt", "LowerPriority") + team("e2e-prio-never", "Never")
-	evicted := func(w *unstructured.Unstructured) bool {
-		s, _, _ := condition(w, "Evicted")
-		return s == "True"
-	}
 	priority := func(w *unstructured.Unstructured) int64 {
 		p, _, _ := unstructured.NestedInt64(w.Object, "spec", "priority")
 		return p
