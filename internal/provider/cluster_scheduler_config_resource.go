@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -105,18 +104,10 @@ func (r *clusterSchedulerConfigResource) Schema(ctx context.Context, _ resource.
 				"element.",
 		}},
 	}, []fieldSchema[schema.Block]{
-		{&m.Timeouts, describedTimeoutsBlock(ctx, timeouts.Opts{
-			Create: true,
-			Update: true,
-			Delete: true,
-			CreateDescription: fmt.Sprintf("How long creating may take, a Go duration such as `\"20m\"` (default `%s`): "+
-				"creating the WorkloadPriorityClasses or, with `task_governance`, creating the cluster scheduler config and "+
-				"waiting until SageMaker has applied it.", durationText(defaultSchedulerConfigTimeout)),
-			UpdateDescription: fmt.Sprintf("How long an in-place update may take (default `%s`), including, with "+
-				"`task_governance`, the wait until SageMaker has applied it.", durationText(defaultSchedulerConfigTimeout)),
-			DeleteDescription: fmt.Sprintf("How long deleting may take (default `%s`), including, with `task_governance`, "+
-				"the wait until SageMaker has deleted the cluster scheduler config.", durationText(defaultSchedulerConfigTimeout)),
-		})},
+		{&m.Timeouts, waitingTimeoutsBlock(ctx, defaultSchedulerConfigTimeout,
+			"creating the WorkloadPriorityClasses or, with `task_governance`, creating the cluster scheduler config and "+
+				"waiting until SageMaker has applied it.",
+			", including, with `task_governance`, the wait until SageMaker has deleted the cluster scheduler config.")},
 	})
 	resp.Schema = schema.Schema{
 		Description: "HyperPod's cluster policy (the AWS cluster scheduler config). Its priority classes: each " +

@@ -2,10 +2,8 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -151,20 +149,12 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			})},
 		}},
 	}, []fieldSchema[schema.Block]{
-		{&m.Timeouts, describedTimeoutsBlock(ctx, timeouts.Opts{
-			Create: true,
-			Update: true,
-			Delete: true,
-			CreateDescription: fmt.Sprintf("How long creating may take, a Go duration such as `\"20m\"` (default `%s`): "+
-				"claiming and writing the ClusterQueue and any missing ResourceFlavor or, with `task_governance`, creating "+
-				"the compute quota and waiting until SageMaker has applied it.", durationText(defaultQuotaTimeout)),
-			UpdateDescription: fmt.Sprintf("How long an in-place update may take (default `%s`), including, with "+
-				"`task_governance`, the wait until SageMaker has applied it.", durationText(defaultQuotaTimeout)),
-			DeleteDescription: fmt.Sprintf("How long deleting may take (default `%s`), including the wait until the "+
-				"ClusterQueue is gone: Kueue's finalizer holds it while workloads are still admitted to it, and past the "+
-				"timeout the error names them. With `task_governance`, the wait until SageMaker has deleted the compute quota.",
-				durationText(defaultQuotaTimeout)),
-		})},
+		{&m.Timeouts, waitingTimeoutsBlock(ctx, defaultQuotaTimeout,
+			"claiming and writing the ClusterQueue and any missing ResourceFlavor or, with `task_governance`, creating "+
+				"the compute quota and waiting until SageMaker has applied it.",
+			", including the wait until the ClusterQueue is gone: Kueue's finalizer holds it while workloads are still "+
+				"admitted to it, and past the timeout the error names them. With `task_governance`, the wait until "+
+				"SageMaker has deleted the compute quota.")},
 	})
 	resp.Schema = schema.Schema{
 		Description: "A HyperPod task-governance compute quota for one team, written to the cluster as the Kueue " +

@@ -409,6 +409,22 @@ func describedTimeoutsBlock(ctx context.Context, opts timeouts.Opts) schema.Bloc
 	return block
 }
 
+// waitingTimeoutsBlock is the timeouts block of a resource whose writes, with task_governance,
+// wait until SageMaker has applied them: creating and deleting end the create and delete
+// descriptions; an update's wait is the same for every such resource.
+func waitingTimeoutsBlock(ctx context.Context, def time.Duration, creating, deleting string) schema.Block {
+	d := durationText(def)
+	return describedTimeoutsBlock(ctx, timeouts.Opts{
+		Create:            true,
+		Update:            true,
+		Delete:            true,
+		CreateDescription: fmt.Sprintf("How long creating may take, a Go duration such as `\"20m\"` (default `%s`): %s", d, creating),
+		UpdateDescription: fmt.Sprintf("How long an in-place update may take (default `%s`), including, with "+
+			"`task_governance`, the wait until SageMaker has applied it.", d),
+		DeleteDescription: fmt.Sprintf("How long deleting may take (default `%s`)%s", d, deleting),
+	})
+}
+
 // durationText writes a timeout default as users write it: "10m", not "10m0s".
 func durationText(d time.Duration) string {
 	return strings.TrimSuffix(d.String(), "0s")
