@@ -35,9 +35,8 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 	if resp.Diagnostics.HasError() || !r.data.ready("create priority classes", &resp.Diagnostics) {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, defaultSchedulerConfigTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	timeout, ok := timeoutOf(ctx, plan.Timeouts.Create, defaultSchedulerConfigTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	if r.data.backend.SchedulerConfig != nil {
@@ -186,9 +185,8 @@ func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resourc
 	if !ok || !r.data.ready("update priority classes", &resp.Diagnostics) {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, defaultSchedulerConfigTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	timeout, ok := timeoutOf(ctx, plan.Timeouts.Update, defaultSchedulerConfigTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -283,9 +281,8 @@ func (r *clusterSchedulerConfigResource) Delete(ctx context.Context, req resourc
 		storePathChanged(state.ConfigID, r.data.backend.Traits.Versioned, &resp.Diagnostics) {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, defaultSchedulerConfigTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	timeout, ok := timeoutOf(ctx, state.Timeouts.Delete, defaultSchedulerConfigTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)

@@ -27,8 +27,10 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	if resp.Diagnostics.HasError() || r.data.client("create a ClusterQueue", &resp.Diagnostics) == nil {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, defaultQuotaTimeout)
-	resp.Diagnostics.Append(diags...)
+	timeout, ok := timeoutOf(ctx, plan.Timeouts.Create, defaultQuotaTimeout, &resp.Diagnostics)
+	if !ok {
+		return
+	}
 	run := r.data.startCreate(ctx, quotaResourceKind, timeout, &resp.Diagnostics)
 	defer run.end()
 
@@ -149,8 +151,10 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 	if resp.Diagnostics.HasError() || r.data.client("update a ClusterQueue", &resp.Diagnostics) == nil {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, defaultQuotaTimeout)
-	resp.Diagnostics.Append(diags...)
+	timeout, ok := timeoutOf(ctx, plan.Timeouts.Update, defaultQuotaTimeout, &resp.Diagnostics)
+	if !ok {
+		return
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -364,8 +368,10 @@ func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRe
 		storePathChanged(state.QuotaID, r.data.backend.Traits.Versioned, &resp.Diagnostics) {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, defaultQuotaTimeout)
-	resp.Diagnostics.Append(diags...)
+	timeout, ok := timeoutOf(ctx, state.Timeouts.Delete, defaultQuotaTimeout, &resp.Diagnostics)
+	if !ok {
+		return
+	}
 	rpcCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -425,6 +425,15 @@ func waitingTimeoutsBlock(ctx context.Context, def time.Duration, creating, dele
 	})
 }
 
+// timeoutOf is the timeout that get reads from a timeouts block, def where the block sets none;
+// false when the block's value could not be read, with the diagnostic in diags.
+func timeoutOf(ctx context.Context, get func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
+	def time.Duration, diags *diag.Diagnostics) (time.Duration, bool) {
+	timeout, d := get(ctx, def)
+	diags.Append(d...)
+	return timeout, !d.HasError()
+}
+
 // durationText writes a timeout default as users write it: "10m", not "10m0s".
 func durationText(d time.Duration) string {
 	return strings.TrimSuffix(d.String(), "0s")

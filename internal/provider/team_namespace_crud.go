@@ -31,9 +31,8 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 	if resp.Diagnostics.HasError() || !r.data.ready("create a Namespace", &resp.Diagnostics) {
 		return
 	}
-	timeout, d := plan.Timeouts.Create(ctx, teamNamespaceCreateTimeout)
-	resp.Diagnostics.Append(d...)
-	if resp.Diagnostics.HasError() {
+	timeout, ok := timeoutOf(ctx, plan.Timeouts.Create, teamNamespaceCreateTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	run := r.data.startCreate(ctx, teamNamespaceResourceKind, timeout, &resp.Diagnostics)
