@@ -32,19 +32,16 @@ func (r *clusterSchedulerConfigResource) classes() backend.PriorityClasses {
 func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan clusterSchedulerConfigModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.data.ready("create priority classes", &resp.Diagnostics) {
+	run := r.data.startCreate(ctx, schedulerConfigResourceKind, "create priority classes", plan.Timeouts.Create,
+		defaultSchedulerConfigTimeout, &resp.Diagnostics)
+	if run == nil {
 		return
 	}
-	timeout, ok := timeoutOf(ctx, plan.Timeouts.Create, defaultSchedulerConfigTimeout, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	if r.data.backend.SchedulerConfig != nil {
-		r.createConfig(ctx, plan, timeout, resp)
-		return
-	}
-	run := r.data.startCreate(ctx, schedulerConfigResourceKind, timeout, &resp.Diagnostics)
 	defer run.end()
+	if r.data.backend.SchedulerConfig != nil {
+		r.createConfig(run.ctx, plan, resp)
+		return
+	}
 
 	classes := priorityClassesOf(plan.PriorityClasses)
 	var created []quota.PriorityClass
@@ -181,16 +178,12 @@ func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.
 }
 
 func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	plan, prior, ok := updateModels[clusterSchedulerConfigModel](ctx, req, &resp.Diagnostics)
-	if !ok || !r.data.ready("update priority classes", &resp.Diagnostics) {
-		return
-	}
-	timeout, ok := timeoutOf(ctx, plan.Timeouts.Update, defaultSchedulerConfigTimeout, &resp.Diagnostics)
+	plan, prior, _ := updateModels[clusterSchedulerConfigModel](ctx, req, &resp.Diagnostics)
+	ctx, cancel, _, ok := r.data.begin(ctx, "update priority classes", plan.Timeouts.Update, defaultSchedulerConfigTimeout, &resp.Diagnostics)
+	defer cancel()
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	if r.data.backend.SchedulerConfig != nil {
 		r.updateConfig(ctx, plan, prior, resp)
 		return
@@ -276,17 +269,12 @@ func (r *clusterSchedulerConfigResource) deleteClass(ctx context.Context, class,
 
 // Delete deletes the classes this resource owns. Workloads that took a class's value keep it.
 func (r *clusterSchedulerConfigResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	state, ok := stateOf[clusterSchedulerConfigModel](ctx, req.State, &resp.Diagnostics)
-	if !ok || !r.data.ready("delete priority classes", &resp.Diagnostics) ||
-		storePathChanged(state.ConfigID, r.data.backend.Traits.Versioned, &resp.Diagnostics) {
-		return
-	}
-	timeout, ok := timeoutOf(ctx, state.Timeouts.Delete, defaultSchedulerConfigTimeout, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	state, _ := stateOf[clusterSchedulerConfigModel](ctx, req.State, &resp.Diagnostics)
+	ctx, cancel, timeout, ok := r.data.begin(ctx, "delete priority classes", state.Timeouts.Delete, defaultSchedulerConfigTimeout, &resp.Diagnostics)
 	defer cancel()
+	if !ok || storePathChanged(state.ConfigID, r.data.backend.Traits.Versioned, &resp.Diagnostics) {
+		return
+	}
 	if r.data.backend.SchedulerConfig != nil {
 		r.deleteConfig(ctx, state, timeout, resp)
 		return
@@ -384,10 +372,9 @@ func configDrift(r backend.Record) []string {
 	return nil
 }
 
-func (r *clusterSchedulerConfigResource) createConfig(ctx context.Context, plan clusterSchedulerConfigModel, timeout time.Duration, resp *resource.CreateResponse) {
+// createConfig runs within the create's timeout (ctx).
+func (r *clusterSchedulerConfigResource) createConfig(ctx context.Context, plan clusterSchedulerConfigModel, resp *resource.CreateResponse) {
 	store := r.data.backend.SchedulerConfig
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	existing, err := store.Get(ctx)
 	if err != nil {
 		storeError(err).addTo(&resp.Diagnostics)

@@ -24,14 +24,10 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	var plan, config computeQuotaModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() || r.data.client("create a ClusterQueue", &resp.Diagnostics) == nil {
+	run := r.data.startCreate(ctx, quotaResourceKind, "create a ClusterQueue", plan.Timeouts.Create, defaultQuotaTimeout, &resp.Diagnostics)
+	if run == nil {
 		return
 	}
-	timeout, ok := timeoutOf(ctx, plan.Timeouts.Create, defaultQuotaTimeout, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	run := r.data.startCreate(ctx, quotaResourceKind, timeout, &resp.Diagnostics)
 	defer run.end()
 
 	team := plan.Team.ValueString()
@@ -148,15 +144,11 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 	plan, prior, _ := updateModels[computeQuotaModel](ctx, req, &resp.Diagnostics)
 	var config computeQuotaModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() || r.data.client("update a ClusterQueue", &resp.Diagnostics) == nil {
-		return
-	}
-	timeout, ok := timeoutOf(ctx, plan.Timeouts.Update, defaultQuotaTimeout, &resp.Diagnostics)
+	ctx, cancel, _, ok := r.data.begin(ctx, "update a ClusterQueue", plan.Timeouts.Update, defaultQuotaTimeout, &resp.Diagnostics)
+	defer cancel()
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 
 	team := prior.Team.ValueString()
 	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
@@ -363,18 +355,13 @@ func (r *computeQuotaResource) refreshDrift(ctx context.Context, req resource.Re
 }
 
 func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	state, ok := stateOf[computeQuotaModel](ctx, req.State, &resp.Diagnostics)
-	if !ok || r.data.client("delete a ClusterQueue", &resp.Diagnostics) == nil ||
-		storePathChanged(state.QuotaID, r.data.backend.Traits.Versioned, &resp.Diagnostics) {
-		return
-	}
-	timeout, ok := timeoutOf(ctx, state.Timeouts.Delete, defaultQuotaTimeout, &resp.Diagnostics)
-	if !ok {
-		return
-	}
+	state, _ := stateOf[computeQuotaModel](ctx, req.State, &resp.Diagnostics)
 	rpcCtx := ctx
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, timeout, ok := r.data.begin(ctx, "delete a ClusterQueue", state.Timeouts.Delete, defaultQuotaTimeout, &resp.Diagnostics)
 	defer cancel()
+	if !ok || storePathChanged(state.QuotaID, r.data.backend.Traits.Versioned, &resp.Diagnostics) {
+		return
+	}
 
 	team := state.Team.ValueString()
 	name := quota.ClusterQueueName(team)

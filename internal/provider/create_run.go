@@ -29,7 +29,8 @@ import (
 // A createRun is one Create: it holds what every create needs besides the objects it writes, so
 // that a resource's Create states only those, in order:
 //
-//	run := r.data.startCreate(ctx, kind, timeout, &resp.Diagnostics)
+//	run := r.data.startCreate(ctx, kind, "create a ...", plan.Timeouts.Create, defaultTimeout, &resp.Diagnostics)
+//	if run == nil { return }
 //	defer run.end()
 //	run.saveTainted = ...            // the state to save when the create stops halfway
 //	if run.claimStopped(r.claim(run.ctx, ...), claimed) { return }
@@ -56,9 +57,13 @@ type createRun struct {
 	saveState func(drift types.List)
 }
 
-// startCreate begins a create bounded by timeout. The caller defers end.
-func (pd *providerData) startCreate(rpcCtx context.Context, resourceKind string, timeout time.Duration, diags *diag.Diagnostics) *createRun {
-	ctx, cancel := context.WithTimeout(rpcCtx, timeout)
+// startCreate begins a create as begin does, nil when it cannot start. The caller defers end.
+func (pd *providerData) startCreate(rpcCtx context.Context, resourceKind, what string, get timeoutGetter, def time.Duration,
+	diags *diag.Diagnostics) *createRun {
+	ctx, cancel, _, ok := pd.begin(rpcCtx, what, get, def, diags)
+	if !ok {
+		return nil
+	}
 	return &createRun{rpcCtx: rpcCtx, ctx: ctx, cancel: cancel, data: pd, resourceKind: resourceKind, owner: newOwnerID(), diags: diags}
 }
 

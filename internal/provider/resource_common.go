@@ -425,13 +425,25 @@ func waitingTimeoutsBlock(ctx context.Context, def time.Duration, creating, dele
 	})
 }
 
-// timeoutOf is the timeout that get reads from a timeouts block, def where the block sets none;
-// false when the block's value could not be read, with the diagnostic in diags.
-func timeoutOf(ctx context.Context, get func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
-	def time.Duration, diags *diag.Diagnostics) (time.Duration, bool) {
+// timeoutGetter reads one operation's timeout from a timeouts block, def where the block sets none.
+type timeoutGetter func(ctx context.Context, def time.Duration) (time.Duration, diag.Diagnostics)
+
+// begin starts a write: the cluster ready for what, and ctx bounded by the timeout that get
+// reads from the resource's timeouts block (def where it sets none). ok is false, with the
+// problem in diags, when diags already holds one (the plan or state could not be read), the
+// cluster is not ready or the block cannot be read. cancel is always safe to defer.
+func (pd *providerData) begin(ctx context.Context, what string, get timeoutGetter, def time.Duration,
+	diags *diag.Diagnostics) (bounded context.Context, cancel context.CancelFunc, timeout time.Duration, ok bool) {
+	if diags.HasError() || !pd.ready(what, diags) {
+		return ctx, func() {}, 0, false
+	}
 	timeout, d := get(ctx, def)
 	diags.Append(d...)
-	return timeout, !d.HasError()
+	if d.HasError() {
+		return ctx, func() {}, timeout, false
+	}
+	bounded, cancel = context.WithTimeout(ctx, timeout)
+	return bounded, cancel, timeout, true
 }
 
 // durationText writes a timeout default as users write it: "10m", not "10m0s".

@@ -28,14 +28,10 @@ func (r *teamNamespaceResource) get(ctx context.Context, team string) (*backend.
 func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan teamNamespaceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.data.ready("create a Namespace", &resp.Diagnostics) {
+	run := r.data.startCreate(ctx, teamNamespaceResourceKind, "create a Namespace", plan.Timeouts.Create, teamNamespaceCreateTimeout, &resp.Diagnostics)
+	if run == nil {
 		return
 	}
-	timeout, ok := timeoutOf(ctx, plan.Timeouts.Create, teamNamespaceCreateTimeout, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	run := r.data.startCreate(ctx, teamNamespaceResourceKind, timeout, &resp.Diagnostics)
 	defer run.end()
 
 	team := plan.Team.ValueString()
@@ -190,21 +186,15 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 	clearOwnershipMarks(ctx, resp.Private, &resp.Diagnostics)
 }
 
-// begin starts an update or delete (what): unless reading the request failed or the provider
-// cannot reach the cluster, it bounds ctx by the timeout the timeouts attribute gives (timeout,
-// with its default), names the team in its logs and reads the team's objects; it reads nothing
-// when the timeout is invalid. The caller returns when diags has an error.
-func (r *teamNamespaceResource) begin(ctx context.Context, what, team string, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
+// begin starts an update or delete as providerData.begin does, then names the team in its logs
+// and reads the team's objects; it reads nothing when the write cannot start. The caller
+// returns when diags has an error.
+func (r *teamNamespaceResource) begin(ctx context.Context, what, team string, get timeoutGetter,
 	defaultTimeout time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, time.Duration, *backend.TeamNamespace) {
-	if diags.HasError() || !r.data.ready(what, diags) {
-		return ctx, func() {}, 0, nil
+	ctx, cancel, limit, ok := r.data.begin(ctx, what, get, defaultTimeout, diags)
+	if !ok {
+		return ctx, cancel, limit, nil
 	}
-	limit, d := timeout(ctx, defaultTimeout)
-	diags.Append(d...)
-	if diags.HasError() {
-		return ctx, func() {}, limit, nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, limit)
 	ctx = tflog.SetField(ctx, "team", team)
 	ns, d := r.get(ctx, team)
 	diags.Append(d...)

@@ -184,23 +184,15 @@ func all[T any, P object[T]](s *store[T, P]) []T {
 func (e *Emulator) UpdateQuota(id string, change func(*ComputeQuota)) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	ent, aerr := e.quotas.get(id)
+	q, version, aerr := e.quotas.editedCopy(id, change)
 	if aerr != nil {
 		return aerr
 	}
-	q := clone(ent.obj)
-	change(&q)
 	in := updateComputeQuotaInput{
-		ComputeQuotaId: &id, TargetVersion: &ent.obj.Version, ComputeQuotaConfig: &q.Config,
+		ComputeQuotaId: &id, TargetVersion: &version, ComputeQuotaConfig: &q.Config,
 		ComputeQuotaTarget: &q.Target, ActivationState: q.ActivationState, Description: &q.Description,
 	}
-	if aerr := in.check(); aerr != nil {
-		return aerr
-	}
-	if _, aerr := e.applyQuotaUpdate(in); aerr != nil {
-		return aerr
-	}
-	return nil
+	return updateFromOutside(in, in.check, e.applyQuotaUpdate)
 }
 
 // UpdateSchedulerConfig changes a cluster scheduler config as someone else would through
@@ -210,21 +202,24 @@ func (e *Emulator) UpdateQuota(id string, change func(*ComputeQuota)) error {
 func (e *Emulator) UpdateSchedulerConfig(id string, change func(*ClusterSchedulerConfig)) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	ent, aerr := e.configs.get(id)
+	c, version, aerr := e.configs.editedCopy(id, change)
 	if aerr != nil {
 		return aerr
 	}
-	c := clone(ent.obj)
-	change(&c)
 	in := updateSchedulerConfigInput{
-		ClusterSchedulerConfigId: &id, TargetVersion: &ent.obj.Version, SchedulerConfig: &c.Config, Description: &c.Description,
+		ClusterSchedulerConfigId: &id, TargetVersion: &version, SchedulerConfig: &c.Config, Description: &c.Description,
 	}
+	return updateFromOutside(in, in.check, e.applyConfigUpdate)
+}
+
+// updateFromOutside checks in as the API checks an update and applies it. Callers hold mu.
+func updateFromOutside[In, T any](in In, check func(*violations), apply func(In) (T, *apiError)) error {
 	var v violations
-	in.check(&v)
+	check(&v)
 	if aerr := v.err(); aerr != nil {
 		return aerr
 	}
-	if _, aerr := e.applyConfigUpdate(in); aerr != nil {
+	if _, aerr := apply(in); aerr != nil {
 		return aerr
 	}
 	return nil

@@ -149,8 +149,7 @@ type updateComputeQuotaInput struct {
 	Description        *string             `json:"Description"`
 }
 
-func (in *updateComputeQuotaInput) check() *apiError {
-	var v violations
+func (in *updateComputeQuotaInput) check(v *violations) {
 	v.checkID(in.ComputeQuotaId, "computeQuotaId")
 	v.required(in.TargetVersion != nil, "targetVersion")
 	if in.ComputeQuotaConfig != nil {
@@ -161,24 +160,29 @@ func (in *updateComputeQuotaInput) check() *apiError {
 	}
 	v.enum(in.ActivationState, "activationState", activationStates)
 	v.checkDescription(in.Description)
-	return v.err()
 }
 
 func (e *Emulator) updateComputeQuota(_ context.Context, body []byte) (any, *apiError) {
 	var in updateComputeQuotaInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	if err := in.check(); err != nil {
+	return update(e, body, &in, in.check, e.applyQuotaUpdate, func(q *ComputeQuota) any {
+		return map[string]any{"ComputeQuotaArn": q.ARN, "ComputeQuotaVersion": q.Version}
+	})
+}
+
+// update answers an Update operation: body decoded into in and checked by check, then applied
+// under mu, and the answer made of the updated object.
+func update[In, T any](e *Emulator, body []byte, in *In, check func(*violations), apply func(In) (T, *apiError),
+	answer func(T) any) (any, *apiError) {
+	if err := decodeChecked(body, in, check); err != nil {
 		return nil, err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	q, err := e.applyQuotaUpdate(in)
+	out, err := apply(*in)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"ComputeQuotaArn": q.ARN, "ComputeQuotaVersion": q.Version}, nil
+	return answer(out), nil
 }
 
 // applyQuotaUpdate updates a quota from a checked input; members left out keep their value, a
@@ -301,16 +305,9 @@ func (in *updateSchedulerConfigInput) check(v *violations) {
 
 func (e *Emulator) updateClusterSchedulerConfig(_ context.Context, body []byte) (any, *apiError) {
 	var in updateSchedulerConfigInput
-	if err := decodeChecked(body, &in, in.check); err != nil {
-		return nil, err
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	c, err := e.applyConfigUpdate(in)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"ClusterSchedulerConfigArn": c.ARN, "ClusterSchedulerConfigVersion": c.Version}, nil
+	return update(e, body, &in, in.check, e.applyConfigUpdate, func(c *ClusterSchedulerConfig) any {
+		return map[string]any{"ClusterSchedulerConfigArn": c.ARN, "ClusterSchedulerConfigVersion": c.Version}
+	})
 }
 
 // applyConfigUpdate updates a cluster scheduler config from a checked input, as

@@ -106,6 +106,19 @@ func (s *store[T, P]) get(id string) (*entry[T], *apiError) {
 // API model behind https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_CreateComputeQuota.html).
 // The model's error for a create that conflicts is ConflictException. An object being deleted
 // still holds its name (emulator's choice).
+// editedCopy is a copy of object id with change applied, and the version it was read at: what
+// an update someone else sends starts from.
+func (s *store[T, P]) editedCopy(id string, change func(*T)) (T, int32, *apiError) {
+	ent, aerr := s.get(id)
+	if aerr != nil {
+		var zero T
+		return zero, 0, aerr
+	}
+	c := clone(ent.obj)
+	change(&c)
+	return c, P(&ent.obj).record().Version, nil
+}
+
 func (s *store[T, P]) create(e *Emulator, obj T) (*entry[T], *apiError) {
 	r := rec[T, P](&obj)
 	for _, ent := range s.entries {
