@@ -152,21 +152,7 @@ func TestAccTaskGovernance_schedulerConfigCreateFailed(t *testing.T) {
 				Config:      tgSchedulerHCL(tg, 100, ""),
 				ExpectError: regexp.MustCompile(`(?s)Cannot\s+create\s+the\s+SageMaker\s+cluster\s+scheduler\s+config.*CreateFailed:\s+the\s+add-on\s+could\s+not\s+write\s+the\s+priority\s+classes`),
 			},
-			{
-				Config: tgSchedulerHCL(tg, 100, ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(tgSchedulerConfig, plancheck.ResourceActionReplace),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(tgSchedulerConfig, tfjsonpath.New("status"), knownvalue.StringExact("Created")),
-				},
-				Check: func(*terraform.State) error {
-					if n := len(tg.Emulator.SchedulerConfigs()); n != 1 {
-						return fmt.Errorf("the API holds %d cluster scheduler configs after the replacement, want 1", n)
-					}
-					return nil
-				},
-			},
+			tgSchedulerReplaced(tg, tgSchedulerHCL(tg, 100, "")),
 		},
 	})
 }
@@ -187,17 +173,29 @@ func TestAccTaskGovernance_schedulerConfigTimeouts(t *testing.T) {
 				Config:      tgSchedulerHCL(tg, 100, `timeouts { create = "2s" }`),
 				ExpectError: regexp.MustCompile(`(?s)SageMaker\s+cluster\s+scheduler\s+config.*deadline\s+exceeded`),
 			},
-			{
-				// Time enough for the emulator's polls (a create takes a few seconds).
-				Config: tgSchedulerHCL(tg, 100, `timeouts { create = "5m" }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(tgSchedulerConfig, plancheck.ResourceActionReplace),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(tgSchedulerConfig, tfjsonpath.New("status"), knownvalue.StringExact("Created")),
-					statecheck.ExpectKnownValue(tgSchedulerConfig, tfjsonpath.New("timeouts").AtMapKey("create"), knownvalue.StringExact("5m")),
-				},
-			},
+			// Time enough for the emulator's polls (a create takes a few seconds).
+			tgSchedulerReplaced(tg, tgSchedulerHCL(tg, 100, `timeouts { create = "5m" }`),
+				statecheck.ExpectKnownValue(tgSchedulerConfig, tfjsonpath.New("timeouts").AtMapKey("create"), knownvalue.StringExact("5m"))),
 		},
 	})
+}
+
+// tgSchedulerReplaced is the step after a create that was saved tainted: config replaces the
+// config, which ends Created, and the API holds only the replacement.
+func tgSchedulerReplaced(tg *acctest.TaskGovernance, config string, checks ...statecheck.StateCheck) resource.TestStep {
+	return resource.TestStep{
+		Config: config,
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectResourceAction(tgSchedulerConfig, plancheck.ResourceActionReplace),
+		}},
+		ConfigStateChecks: append([]statecheck.StateCheck{
+			statecheck.ExpectKnownValue(tgSchedulerConfig, tfjsonpath.New("status"), knownvalue.StringExact("Created")),
+		}, checks...),
+		Check: func(*terraform.State) error {
+			if n := len(tg.Emulator.SchedulerConfigs()); n != 1 {
+				return fmt.Errorf("the API holds %d cluster scheduler configs after the replacement, want 1", n)
+			}
+			return nil
+		},
+	}
 }

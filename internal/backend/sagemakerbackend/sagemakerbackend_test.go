@@ -118,9 +118,10 @@ func TestUpdateOverAStaleVersion(t *testing.T) {
 	}
 }
 
-// A delete SageMaker fails (DeleteFailed) is an error carrying its FailureReason, not "still
-// exists": nothing holds the quota that waiting longer would release.
-func TestDeleteFailedCarriesTheReason(t *testing.T) {
+// deleteThatFails creates team ml's quota and deletes it with SageMaker set to fail the delete
+// (DeleteFailed, because the team still has running tasks); it returns the delete's error.
+func deleteThatFails(t *testing.T) (*sagemakeremulator.Emulator, backend.Record, error) {
+	t.Helper()
 	ctx := context.Background()
 	e := startEmulator(t)
 	b := newBackend(t, e)
@@ -129,7 +130,13 @@ func TestDeleteFailedCarriesTheReason(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.FailDelete(rec.Name, "the quota's team still has running tasks")
-	err = b.Quotas.Delete(ctx, &backend.Quota{Record: rec})
+	return e, rec, b.Quotas.Delete(ctx, &backend.Quota{Record: rec})
+}
+
+// A delete SageMaker fails (DeleteFailed) is an error carrying its FailureReason, not "still
+// exists": nothing holds the quota that waiting longer would release.
+func TestDeleteFailedCarriesTheReason(t *testing.T) {
+	_, _, err := deleteThatFails(t)
 	var re *backend.RequestError
 	if !errors.As(err, &re) || re.Op != backend.OpDelete || errors.Is(err, backend.ErrStillExists) ||
 		!strings.Contains(err.Error(), "DeleteFailed: the quota's team still has running tasks") {
@@ -141,14 +148,8 @@ func TestDeleteFailedCarriesTheReason(t *testing.T) {
 // that knew the version still describes the quota, so its drift gives SageMaker's reason.
 func TestRefreshGivesAFailedQuotasReason(t *testing.T) {
 	ctx := context.Background()
-	e := startEmulator(t)
-	b := newBackend(t, e)
-	rec, _, err := b.Quotas.Put(ctx, planned(t, "ml", 1), "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.FailDelete(rec.Name, "the quota's team still has running tasks")
-	if err := b.Quotas.Delete(ctx, &backend.Quota{Record: rec}); err == nil {
+	e, rec, err := deleteThatFails(t)
+	if err == nil {
 		t.Fatal("the delete SageMaker failed succeeded")
 	}
 	last := &backend.Quota{Record: rec}
