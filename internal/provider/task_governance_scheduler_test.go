@@ -69,92 +69,80 @@ func tgHighWeight(want int64) statecheck.StateCheck {
 // apply over the version the refresh read.
 func TestAccTaskGovernance_schedulerConfigDrift(t *testing.T) {
 	tg := acctest.RequireTaskGovernance(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             tgNoSchedulerConfig(tg),
-		Steps: []resource.TestStep{
-			{Config: tgSchedulerHCL(tg, 100, "")},
-			{
-				PreConfig: func() {
-					changeSchedulerConfig(t, tg, func(c *sagemakeremulator.ClusterSchedulerConfig) {
-						w := int32(40)
-						c.Config.PriorityClasses[0].Weight = &w
-						c.Config.FairShare = quota.ActivationDisabled
-					})
-				},
-				Config: tgSchedulerHCL(tg, 100, ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(tgSchedulerConfig, plancheck.ResourceActionUpdate),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					tgHighWeight(100),
-					statecheck.ExpectKnownValue(tgSchedulerConfig, tfjsonpath.New("fair_share"), knownvalue.StringExact(quota.ActivationEnabled)),
-					// 1 created, 2 changed in the API, 3 repaired.
-					statecheck.ExpectKnownValue(tgSchedulerConfig, tfjsonpath.New("version"), knownvalue.Int64Exact(3)),
-				},
-				Check: func(*terraform.State) error {
-					c := emulatorSchedulerConfig(t, tg)
-					if w := c.Config.PriorityClasses[0].Weight; w == nil || *w != 100 || c.Config.FairShare != quota.ActivationEnabled {
-						return fmt.Errorf("the API holds %+v after the repair, want tg-high at 100 and FairShare Enabled", c.Config)
-					}
-					return nil
-				},
+	resource.Test(t, tgSchedulerCase(tg, []resource.TestStep{
+		{Config: tgSchedulerHCL(tg, 100, "")},
+		{
+			PreConfig: func() {
+				changeSchedulerConfig(t, tg, func(c *sagemakeremulator.ClusterSchedulerConfig) {
+					w := int32(40)
+					c.Config.PriorityClasses[0].Weight = &w
+					c.Config.FairShare = quota.ActivationDisabled
+				})
+			},
+			Config: tgSchedulerHCL(tg, 100, ""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(tgSchedulerConfig, plancheck.ResourceActionUpdate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				tgHighWeight(100),
+				statecheck.ExpectKnownValue(tgSchedulerConfig, tfjsonpath.New("fair_share"), knownvalue.StringExact(quota.ActivationEnabled)),
+				// 1 created, 2 changed in the API, 3 repaired.
+				statecheck.ExpectKnownValue(tgSchedulerConfig, tfjsonpath.New("version"), knownvalue.Int64Exact(3)),
+			},
+			Check: func(*terraform.State) error {
+				c := emulatorSchedulerConfig(t, tg)
+				if w := c.Config.PriorityClasses[0].Weight; w == nil || *w != 100 || c.Config.FairShare != quota.ActivationEnabled {
+					return fmt.Errorf("the API holds %+v after the repair, want tg-high at 100 and FairShare Enabled", c.Config)
+				}
+				return nil
 			},
 		},
-	})
+	}))
 }
 
 // A change made in the API between the refresh and the update is refused, naming the config and
 // the version, never overwritten; the next plan starts from it.
 func TestAccTaskGovernance_schedulerConfigVersionConflict(t *testing.T) {
 	tg := acctest.RequireTaskGovernance(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             tgNoSchedulerConfig(tg),
-		Steps: []resource.TestStep{
-			{Config: tgSchedulerHCL(tg, 100, "")},
-			{
-				PreConfig: func() {
-					tg.Emulator.BeforeNext("UpdateClusterSchedulerConfig", func() {
-						changeSchedulerConfig(t, tg, func(c *sagemakeremulator.ClusterSchedulerConfig) { c.Description = "edited in the console" })
-					})
-				},
-				Config: tgSchedulerHCL(tg, 90, ""),
-				ExpectError: regexp.MustCompile(`(?s)SageMaker\s+cluster\s+scheduler\s+config\s+[a-z0-9]{12}\s+was\s+changed\s+outside\s+Terraform\s+since\s+the\s+last\s+refresh` +
-					`.*no\s+longer\s+at\s+version\s+1\b.*Run\s+terraform\s+plan\s+again`),
+	resource.Test(t, tgSchedulerCase(tg, []resource.TestStep{
+		{Config: tgSchedulerHCL(tg, 100, "")},
+		{
+			PreConfig: func() {
+				tg.Emulator.BeforeNext("UpdateClusterSchedulerConfig", func() {
+					changeSchedulerConfig(t, tg, func(c *sagemakeremulator.ClusterSchedulerConfig) { c.Description = "edited in the console" })
+				})
 			},
-			{
-				Config: tgSchedulerHCL(tg, 90, ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(tgSchedulerConfig, plancheck.ResourceActionUpdate),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					tgHighWeight(90),
-					statecheck.ExpectKnownValue(tgSchedulerConfig, tfjsonpath.New("version"), knownvalue.Int64Exact(3)),
-				},
+			Config: tgSchedulerHCL(tg, 90, ""),
+			ExpectError: regexp.MustCompile(`(?s)SageMaker\s+cluster\s+scheduler\s+config\s+[a-z0-9]{12}\s+was\s+changed\s+outside\s+Terraform\s+since\s+the\s+last\s+refresh` +
+				`.*no\s+longer\s+at\s+version\s+1\b.*Run\s+terraform\s+plan\s+again`),
+		},
+		{
+			Config: tgSchedulerHCL(tg, 90, ""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(tgSchedulerConfig, plancheck.ResourceActionUpdate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				tgHighWeight(90),
+				statecheck.ExpectKnownValue(tgSchedulerConfig, tfjsonpath.New("version"), knownvalue.Int64Exact(3)),
 			},
 		},
-	})
+	}))
 }
 
 // A create that the API fails (CreateFailed) is an error carrying its FailureReason, and the
 // config is saved tainted, so the next apply replaces it instead of leaving it untracked.
 func TestAccTaskGovernance_schedulerConfigCreateFailed(t *testing.T) {
 	tg := acctest.RequireTaskGovernance(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             tgNoSchedulerConfig(tg),
-		Steps: []resource.TestStep{
-			{
-				PreConfig: func() {
-					tg.Emulator.FailCreate(quota.SchedulerConfigName, "the add-on could not write the priority classes")
-				},
-				Config:      tgSchedulerHCL(tg, 100, ""),
-				ExpectError: regexp.MustCompile(`(?s)Cannot\s+create\s+the\s+SageMaker\s+cluster\s+scheduler\s+config.*CreateFailed:\s+the\s+add-on\s+could\s+not\s+write\s+the\s+priority\s+classes`),
+	resource.Test(t, tgSchedulerCase(tg, []resource.TestStep{
+		{
+			PreConfig: func() {
+				tg.Emulator.FailCreate(quota.SchedulerConfigName, "the add-on could not write the priority classes")
 			},
-			tgSchedulerReplaced(tg, tgSchedulerHCL(tg, 100, "")),
+			Config:      tgSchedulerHCL(tg, 100, ""),
+			ExpectError: regexp.MustCompile(`(?s)Cannot\s+create\s+the\s+SageMaker\s+cluster\s+scheduler\s+config.*CreateFailed:\s+the\s+add-on\s+could\s+not\s+write\s+the\s+priority\s+classes`),
 		},
-	})
+		tgSchedulerReplaced(tg, tgSchedulerHCL(tg, 100, "")),
+	}))
 }
 
 // timeouts.create bounds the create, including the wait until SageMaker has applied the config:
@@ -162,22 +150,18 @@ func TestAccTaskGovernance_schedulerConfigCreateFailed(t *testing.T) {
 // which exists, is saved tainted and replaced by the next apply.
 func TestAccTaskGovernance_schedulerConfigTimeouts(t *testing.T) {
 	tg := acctest.RequireTaskGovernance(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             tgNoSchedulerConfig(tg),
-		Steps: []resource.TestStep{
-			{
-				PreConfig: func() {
-					tg.Emulator.BeforeNext("DescribeClusterSchedulerConfig", func() { time.Sleep(8 * time.Second) })
-				},
-				Config:      tgSchedulerHCL(tg, 100, `timeouts { create = "2s" }`),
-				ExpectError: regexp.MustCompile(`(?s)SageMaker\s+cluster\s+scheduler\s+config.*deadline\s+exceeded`),
+	resource.Test(t, tgSchedulerCase(tg, []resource.TestStep{
+		{
+			PreConfig: func() {
+				tg.Emulator.BeforeNext("DescribeClusterSchedulerConfig", func() { time.Sleep(8 * time.Second) })
 			},
-			// Time enough for the emulator's polls (a create takes a few seconds).
-			tgSchedulerReplaced(tg, tgSchedulerHCL(tg, 100, `timeouts { create = "5m" }`),
-				statecheck.ExpectKnownValue(tgSchedulerConfig, tfjsonpath.New("timeouts").AtMapKey("create"), knownvalue.StringExact("5m"))),
+			Config:      tgSchedulerHCL(tg, 100, `timeouts { create = "2s" }`),
+			ExpectError: regexp.MustCompile(`(?s)SageMaker\s+cluster\s+scheduler\s+config.*deadline\s+exceeded`),
 		},
-	})
+		// Time enough for the emulator's polls (a create takes a few seconds).
+		tgSchedulerReplaced(tg, tgSchedulerHCL(tg, 100, `timeouts { create = "5m" }`),
+			statecheck.ExpectKnownValue(tgSchedulerConfig, tfjsonpath.New("timeouts").AtMapKey("create"), knownvalue.StringExact("5m"))),
+	}))
 }
 
 // tgSchedulerReplaced is the step after a create that was saved tainted: config replaces the
@@ -197,5 +181,15 @@ func tgSchedulerReplaced(tg *acctest.TaskGovernance, config string, checks ...st
 			}
 			return nil
 		},
+	}
+}
+
+// tgSchedulerCase is a test of the cluster scheduler config on the task-governance cluster:
+// steps, then a destroy that must leave no config in the API.
+func tgSchedulerCase(tg *acctest.TaskGovernance, steps []resource.TestStep) resource.TestCase {
+	return resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             tgNoSchedulerConfig(tg),
+		Steps:                    steps,
 	}
 }
