@@ -244,6 +244,8 @@ type Record struct {
 	// asynchronously (e.g. "Created", "UpdateFailed"); Failure is the store's reason for a
 	// failed one.
 	Status, Failure string
+	// ChangeFailed reports that the store could not apply the object's last change.
+	ChangeFailed bool
 	// Terminating reports an object being deleted; HeldBy names what holds it.
 	Terminating bool
 	HeldBy      []string

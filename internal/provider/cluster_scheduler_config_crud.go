@@ -366,7 +366,7 @@ func stringOrNull(s string) types.String {
 
 // configDrift is what the attributes cannot show: a change the store could not apply.
 func configDrift(r backend.Record) []string {
-	if strings.HasSuffix(r.Status, "Failed") {
+	if r.ChangeFailed {
 		return []string{fmt.Sprintf("the config's status is %s: %s", r.Status, r.Failure)}
 	}
 	return nil

@@ -82,9 +82,9 @@ func inProgress(s types.SchedulerResourceStatus) bool {
 	return false
 }
 
-// failed reports whether s is one of the *Failed statuses (CreateFailed,
-// UpdateRollbackFailed, ...).
-func failed(s types.SchedulerResourceStatus) bool {
+// Failed reports whether s is one of the *Failed statuses (CreateFailed,
+// UpdateRollbackFailed, ...): the object's last change could not be applied.
+func Failed(s types.SchedulerResourceStatus) bool {
 	return strings.HasSuffix(string(s), "Failed")
 }
 
@@ -101,7 +101,7 @@ func Settled(o Observation) (bool, error) {
 		return true, fmt.Errorf("%s %s was deleted while waiting for it to settle", o.Kind, o.ID)
 	case inProgress(o.Status):
 		return false, nil
-	case failed(o.Status):
+	case Failed(o.Status):
 		return true, statusError(o)
 	}
 	return true, nil
@@ -113,7 +113,7 @@ func Deleted(o Observation) (bool, error) {
 	switch {
 	case o.Gone || o.Status == types.SchedulerResourceStatusDeleted:
 		return true, nil
-	case failed(o.Status):
+	case Failed(o.Status):
 		return true, statusError(o)
 	}
 	return false, nil

@@ -163,7 +163,7 @@ func (s *teamQuotas) Get(ctx context.Context, team string, last *backend.Quota) 
 		sum.ComputeQuotaVersion, sum.Status, ""), Named: true}
 	description := ""
 	// The list carries no FailureReason: a failed quota is described for it, whatever its version.
-	if last != nil && last.Version == q.Version && last.ID == q.ID && !strings.HasSuffix(q.Status, "Failed") {
+	if last != nil && last.Version == q.Version && last.ID == q.ID && !q.ChangeFailed {
 		description = last.Config.Config.Description
 	} else {
 		out, err := s.api.DescribeComputeQuota(ctx, &sagemaker.DescribeComputeQuotaInput{ComputeQuotaId: sum.ComputeQuotaId})
@@ -201,11 +201,16 @@ func (s *teamQuotas) TeamOf(ctx context.Context, id string) (string, bool, error
 
 // record is what the provider records of a quota besides its content.
 func (s *teamQuotas) record(name, id, arn string, version *int32, status types.SchedulerResourceStatus, failure string) backend.Record {
+	return recordOf(KindComputeQuota, name, id, arn, version, status, failure)
+}
+
+// recordOf is the record of an object of the API, of kind. The API records no owner: the
+// object's id in state is its identity (see Get's callers).
+func recordOf(kind, name, id, arn string, version *int32, status types.SchedulerResourceStatus, failure string) backend.Record {
 	return backend.Record{
-		Kind: KindComputeQuota, Name: name, ID: id, ARN: arn,
+		Kind: kind, Name: name, ID: id, ARN: arn,
 		Version: strconv.Itoa(int(aws.ToInt32(version))), Status: string(status), Failure: failure,
-		Terminating: !live(status),
-		// The API records no owner; the quota's id in state is its identity (see Get's callers).
+		ChangeFailed: sagemakerclient.Failed(status), Terminating: !live(status),
 		Owner: backend.Ownership{Description: sageMakerOwner, Owns: func(string) bool { return true }},
 	}
 }
@@ -361,7 +366,7 @@ func optional(s string) *string {
 
 // Drift lists what the attributes cannot show: a change the API could not apply.
 func (s *teamQuotas) Drift(_ context.Context, q *backend.Quota, _ quota.ResolvedConfig, _ string, _ bool) ([]string, error) {
-	if strings.HasSuffix(q.Status, "Failed") {
+	if q.ChangeFailed {
 		reason := q.Failure
 		if reason == "" {
 			reason = "SageMaker gave no reason"

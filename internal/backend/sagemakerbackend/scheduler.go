@@ -82,12 +82,7 @@ func (s *schedulerConfigs) Get(ctx context.Context) (*backend.SchedulerConfig, e
 }
 
 func schedulerRecord(name, id, arn string, version *int32, status types.SchedulerResourceStatus, failure string) backend.Record {
-	return backend.Record{
-		Kind: KindSchedulerConfig, Name: name, ID: id, ARN: arn,
-		Version: strconv.Itoa(int(aws.ToInt32(version))), Status: string(status), Failure: failure,
-		Terminating: !live(status),
-		Owner:       backend.Ownership{Description: sageMakerOwner, Owns: func(string) bool { return true }},
-	}
+	return recordOf(KindSchedulerConfig, name, id, arn, version, status, failure)
 }
 
 func sdkPolicy(p quota.SchedulerPolicy) *types.SchedulerConfig {
