@@ -63,7 +63,9 @@ import (
 //     provider checks its settings (PEM data, exec, retry) without connecting, and planning a new
 //     quota makes no request, so the plan succeeds without any cluster. The blocks name the
 //     provider as quotaworks/hyperpod, so this subtest serves the provider under that namespace
-//     (TF_ACC_PROVIDER_NAMESPACE, as examples_complete_test.go does).
+//     (TF_ACC_PROVIDER_NAMESPACE, as examples_complete_test.go does). A directory of
+//     guideOfflinePlanChecks is planned there whole instead of the one new quota: its resources
+//     with its own provider block, without any cluster or AWS API.
 //   - A .hcl file is a snippet the guide shows on its own (a provider block, a step of a
 //     migration). It must parse; its provider "hyperpod" and variable blocks join the offline
 //     plan above, while its other blocks (removed, import) need a configuration around them and
@@ -130,6 +132,17 @@ var guidePlanChecks = map[string][]plancheck.PlanCheck{
 	},
 }
 
+// guideOfflinePlanChecks are the directories whose whole configuration plans offline with their
+// own provider block (the add-on's getting-started configuration: the SageMaker path plans new
+// quotas and namespaces without a request), with checks of that plan.
+var guideOfflinePlanChecks = map[string][]plancheck.PlanCheck{
+	"getting-started-task-governance/first-quota": {
+		guideEntryEFA("hyperpod_compute_quota.research", 0, 2, 24, 96, knownvalue.Null()),
+		plancheck.ExpectUnknownValue("hyperpod_compute_quota.research", tfjsonpath.New("quota_id")),
+		plancheck.ExpectKnownOutputValue("queue_label", knownvalue.StringExact("kueue.x-k8s.io/queue-name: hyperpod-ns-guide-research-localqueue")),
+	},
+}
+
 // guideEntry checks the planned amounts of entry i of a quota's resources.
 func guideEntry(addr string, i int, accelerators int64, vcpu, memoryInGiB float64, efa int64) plancheck.PlanCheck {
 	return guideEntryEFA(addr, i, accelerators, vcpu, memoryInGiB, knownvalue.Int64Exact(efa))
@@ -158,6 +171,11 @@ func TestAccGuideExamples_plan(t *testing.T) {
 	for dir := range guidePlanChecks {
 		if !slices.Contains(dirs, dir) {
 			t.Errorf("guidePlanChecks names %s, which holds no example", dir)
+		}
+	}
+	for dir := range guideOfflinePlanChecks {
+		if !slices.Contains(dirs, dir) {
+			t.Errorf("guideOfflinePlanChecks names %s, which holds no example", dir)
 		}
 	}
 	for _, dir := range dirs {
@@ -195,10 +213,11 @@ func TestAccGuideExamples_plan(t *testing.T) {
 type guideExample struct {
 	dir string
 	// config is the directory's .tf files except aws.tf and imports.tf, without terraform and
-	// provider "hyperpod" blocks; plannable says it declares a resource or data source.
-	config    string
-	plannable bool
-	imports   string
+	// provider "hyperpod" blocks; plannable says it declares a resource or data source. body
+	// is config without variable blocks too.
+	config, body string
+	plannable    bool
+	imports      string
 	// The blocks planned offline, from every file.
 	terraform, providers, variables []*hclwrite.Block
 }
@@ -252,7 +271,7 @@ func loadGuideExample(t *testing.T, dir string) guideExample {
 		}
 	}
 	sort.Strings(files)
-	var config strings.Builder
+	var config, body strings.Builder
 	for _, path := range files {
 		raw, err := os.ReadFile(path)
 		if err != nil {
@@ -291,8 +310,14 @@ func loadGuideExample(t *testing.T, dir string) guideExample {
 			}
 		}
 		fmt.Fprintf(&config, "# %s\n%s\n", name, f.Bytes())
+		for _, b := range f.Body().Blocks() {
+			if b.Type() == "variable" {
+				f.Body().RemoveBlock(b)
+			}
+		}
+		fmt.Fprintf(&body, "# %s\n%s\n", name, f.Bytes())
 	}
-	ex.config = config.String()
+	ex.config, ex.body = config.String(), body.String()
 	return ex
 }
 
@@ -369,22 +394,26 @@ func planGuideProviderBlocks(t *testing.T, ex guideExample) {
 	if taskGovernance {
 		efa = knownvalue.Null()
 	}
-	cfg.WriteString(`
+	checks, whole := guideOfflinePlanChecks[ex.dir]
+	if whole {
+		cfg.WriteString(ex.body)
+	} else {
+		cfg.WriteString(`
 resource "hyperpod_compute_quota" "guide_provider_check" {
   name      = "guide-provider-check"
   team      = "guide-provider-check"
   resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
 }
 `)
+		checks = []plancheck.PlanCheck{guideEntryEFA("hyperpod_compute_quota.guide_provider_check", 0, 4, 48, 192, efa)}
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:             cfg.String(),
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
-				guideEntryEFA("hyperpod_compute_quota.guide_provider_check", 0, 4, 48, 192, efa),
-			}},
+			ConfigPlanChecks:   resource.ConfigPlanChecks{PostApplyPreRefresh: checks},
 		}},
 	})
 }

@@ -23,10 +23,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ktypes "k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -39,10 +42,24 @@ var (
 	gvrClusterRoleBindings = schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}
 )
 
-// rbacExample reads the ClusterRole and ClusterRoleBinding of examples/rbac.
-func rbacExample(t *testing.T) (*rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding) {
+// rbacTarget is a local control plane on which RBAC tests create users, with its admin
+// clients, and the example manifest whose ClusterRole they are given.
+type rbacTarget struct {
+	cluster   *localcluster.Cluster
+	clientset kubernetes.Interface
+	dynamic   dynamic.Interface
+	manifest  string
+}
+
+// suiteRBAC is the acceptance tests' cluster with the Kubernetes path's example role.
+func suiteRBAC() rbacTarget {
+	return rbacTarget{cluster: acc.cluster, clientset: acc.clientset, dynamic: acc.dynamic, manifest: rbacManifest}
+}
+
+// rbacExample reads the ClusterRole and ClusterRoleBinding of an examples/rbac manifest.
+func rbacExample(t *testing.T, manifest string) (*rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding) {
 	t.Helper()
-	f, err := os.Open(rbacManifest)
+	f, err := os.Open(manifest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +73,7 @@ func rbacExample(t *testing.T) (*rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding)
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			t.Fatalf("decoding %s: %v", rbacManifest, err)
+			t.Fatalf("decoding %s: %v", manifest, err)
 		}
 		if len(u.Object) == 0 {
 			continue
@@ -73,11 +90,11 @@ func rbacExample(t *testing.T) (*rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding)
 				t.Fatal(err)
 			}
 		default:
-			t.Fatalf("%s: unexpected kind %s", rbacManifest, u.GetKind())
+			t.Fatalf("%s: unexpected kind %s", manifest, u.GetKind())
 		}
 	}
 	if role == nil || binding == nil {
-		t.Fatalf("%s must hold a ClusterRole and a ClusterRoleBinding", rbacManifest)
+		t.Fatalf("%s must hold a ClusterRole and a ClusterRoleBinding", manifest)
 	}
 	return role, binding
 }
@@ -85,6 +102,7 @@ func rbacExample(t *testing.T) (*rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding)
 // rbacUser is a user whose only permissions come from its own copy of the example ClusterRole.
 type rbacUser struct {
 	t          *testing.T
+	on         rbacTarget
 	name       string
 	groups     []string
 	role       *rbacv1.ClusterRole
@@ -101,13 +119,19 @@ func newRBACUser(t *testing.T, suffix string) *rbacUser {
 		t.Skip("RBAC tests provision users with the local control plane's client CA; KUBE_CONFIG_PATH names an " +
 			"external cluster, whose users this test cannot create (unset it to run against the local control plane)")
 	}
-	role, binding := rbacExample(t)
+	return newRBACUserOn(t, suiteRBAC(), suffix)
+}
+
+// newRBACUserOn is newRBACUser on another local control plane, with its manifest's role.
+func newRBACUserOn(t *testing.T, on rbacTarget, suffix string) *rbacUser {
+	t.Helper()
+	role, binding := rbacExample(t, on.manifest)
 	name := "hyperpod-provider-" + suffix
 	role.Name, binding.Name, binding.RoleRef.Name = name, name, name
 	for i := range binding.Subjects {
 		binding.Subjects[i].Name = name
 	}
-	u := &rbacUser{t: t, name: "rbac-" + suffix, groups: []string{name, "system:authenticated"}, role: role,
+	u := &rbacUser{t: t, on: on, name: "rbac-" + suffix, groups: []string{name, "system:authenticated"}, role: role,
 		full: slices.Clone(role.Rules)}
 	ctx := context.Background()
 	for _, o := range []struct {
@@ -118,17 +142,17 @@ func newRBACUser(t *testing.T, suffix string) *rbacUser {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_ = acc.dynamic.Resource(o.gvr).Delete(ctx, name, metav1.DeleteOptions{})
-		if _, err := acc.dynamic.Resource(o.gvr).Create(ctx, &unstructured.Unstructured{Object: content}, metav1.CreateOptions{}); err != nil {
+		_ = on.dynamic.Resource(o.gvr).Delete(ctx, name, metav1.DeleteOptions{})
+		if _, err := on.dynamic.Resource(o.gvr).Create(ctx, &unstructured.Unstructured{Object: content}, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("creating %s %s: %v", o.gvr.Resource, name, err)
 		}
 		t.Cleanup(func() {
-			if err := acc.dynamic.Resource(o.gvr).Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			if err := on.dynamic.Resource(o.gvr).Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 				t.Errorf("deleting %s %s: %v", o.gvr.Resource, name, err)
 			}
 		})
 	}
-	path, err := acc.cluster.AddUser(u.name, []string{name})
+	path, err := on.cluster.AddUser(u.name, []string{name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,12 +192,12 @@ func without(rules []rbacv1.PolicyRule, resource, verb string) []rbacv1.PolicyRu
 func (u *rbacUser) setRules(rules []rbacv1.PolicyRule, removedResource, removedVerb string) {
 	t := u.t
 	ctx := context.Background()
-	cr, err := acc.clientset.RbacV1().ClusterRoles().Get(ctx, u.role.Name, metav1.GetOptions{})
+	cr, err := u.on.clientset.RbacV1().ClusterRoles().Get(ctx, u.role.Name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cr.Rules = rules
-	if _, err := acc.clientset.RbacV1().ClusterRoles().Update(ctx, cr, metav1.UpdateOptions{}); err != nil {
+	if _, err := u.on.clientset.RbacV1().ClusterRoles().Update(ctx, cr, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	u.waitFor(rules, removedResource, removedVerb)
@@ -183,7 +207,7 @@ func (u *rbacUser) waitFor(rules []rbacv1.PolicyRule, removedResource, removedVe
 	t := u.t
 	ctx := context.Background()
 	allowed := func(group, resource, verb string) bool {
-		sar, err := acc.clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authzv1.SubjectAccessReview{
+		sar, err := u.on.clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authzv1.SubjectAccessReview{
 			Spec: authzv1.SubjectAccessReviewSpec{User: u.name, Groups: u.groups,
 				ResourceAttributes: &authzv1.ResourceAttributes{Group: group, Resource: resource, Verb: verb}},
 		}, metav1.CreateOptions{})
@@ -533,17 +557,8 @@ func TestAccRBAC_missingRule(t *testing.T) {
 		t.Skip("RBAC tests provision users with the local control plane's client CA; KUBE_CONFIG_PATH names an external cluster")
 	}
 	// Every verb of the example role is covered by a case.
-	role, _ := rbacExample(t)
 	cases := rbacMissingCases()
-	for _, r := range role.Rules {
-		for _, res := range r.Resources {
-			for _, v := range r.Verbs {
-				if !slices.ContainsFunc(cases, func(c rbacCase) bool { return c.resource == res && c.verb == v }) {
-					t.Errorf("no case removes %s on %s", v, res)
-				}
-			}
-		}
-	}
+	checkEveryVerbCovered(t, rbacManifest, cases)
 	types := rbacInstanceTypes()
 	for i, c := range cases {
 		t.Run(c.name(), func(t *testing.T) {
@@ -558,41 +573,63 @@ func TestAccRBAC_missingRule(t *testing.T) {
 			cleanupQueue(t, team)
 			cleanupPriorityClasses(t, classNames(rbacClasses(team, 17, 0))...)
 			cleanupFlavor(t, it)
-			reduced := without(u.full, c.resource, c.verb)
-			reduce := func() { u.setRules(reduced, c.resource, c.verb) }
-			restore := func() { u.setRules(u.full, "", "") }
-
-			var steps []resource.TestStep
-			if c.setup != nil {
-				steps = append(steps, resource.TestStep{Config: u.provider() + c.setup(team, it)})
-			}
-			config := c.config
-			if config == nil {
-				config = c.setup
-			}
-			step := resource.TestStep{PreConfig: reduce, Config: u.provider() + config(team, it), Destroy: c.destroy}
-			if c.setup == nil {
-				reduce() // before the provider's first request
-				step.PreConfig = nil
-			}
-			if c.wantErr != "" {
-				step.ExpectError = regexp.MustCompile("(?s)" + c.wantErr)
-			}
-			steps = append(steps, step)
-			if c.wantErr != "" {
-				// Destroy what is left with the full role again.
-				steps = append(steps, resource.TestStep{PreConfig: restore, Config: u.provider() + config(team, it), Destroy: true})
-			}
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-				Steps:                    steps,
-				CheckDestroy: func(*terraform.State) error {
-					if c.checkDestroy != nil {
-						return c.checkDestroy(team, it)
-					}
-					return nil
-				},
-			})
+			runRBACCase(t, u, u.provider(), c, team, it)
 		})
 	}
+}
+
+// checkEveryVerbCovered fails for each verb of the manifest's role that no case removes.
+func checkEveryVerbCovered(t *testing.T, manifest string, cases []rbacCase) {
+	t.Helper()
+	role, _ := rbacExample(t, manifest)
+	for _, r := range role.Rules {
+		for _, res := range r.Resources {
+			for _, v := range r.Verbs {
+				if !slices.ContainsFunc(cases, func(c rbacCase) bool { return c.resource == res && c.verb == v }) {
+					t.Errorf("no case removes %s on %s", v, res)
+				}
+			}
+		}
+	}
+}
+
+// runRBACCase runs one case as user u (whose provider block is provider): the setup with the
+// full role, then the configuration without the case's verb, then, after a failure, a destroy
+// with the full role again.
+func runRBACCase(t *testing.T, u *rbacUser, provider string, c rbacCase, team, it string) {
+	reduced := without(u.full, c.resource, c.verb)
+	reduce := func() { u.setRules(reduced, c.resource, c.verb) }
+	restore := func() { u.setRules(u.full, "", "") }
+
+	var steps []resource.TestStep
+	if c.setup != nil {
+		steps = append(steps, resource.TestStep{Config: provider + c.setup(team, it)})
+	}
+	config := c.config
+	if config == nil {
+		config = c.setup
+	}
+	step := resource.TestStep{PreConfig: reduce, Config: provider + config(team, it), Destroy: c.destroy}
+	if c.setup == nil {
+		reduce() // before the provider's first request
+		step.PreConfig = nil
+	}
+	if c.wantErr != "" {
+		step.ExpectError = regexp.MustCompile("(?s)" + c.wantErr)
+	}
+	steps = append(steps, step)
+	if c.wantErr != "" {
+		// Destroy what is left with the full role again.
+		steps = append(steps, resource.TestStep{PreConfig: restore, Config: provider + config(team, it), Destroy: true})
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps:                    steps,
+		CheckDestroy: func(*terraform.State) error {
+			if c.checkDestroy != nil {
+				return c.checkDestroy(team, it)
+			}
+			return nil
+		},
+	})
 }
