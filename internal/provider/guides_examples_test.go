@@ -24,6 +24,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -48,7 +49,8 @@ import (
 //     KUBE_CONFIG_PATH names), with the provider under test configured from KUBE_CONFIG_PATH as
 //     TestMain set it, so the guides' provider blocks never point the plan elsewhere. The examples
 //     only add teams (all named guide-*), so the plan makes no API request for them; data sources
-//     read the cluster. The plan must not be empty, and some directories have checks of the
+//     read the cluster; variables without a default get the values of guideVariableValue. The
+//     plan must not be empty, and some directories have checks of the
 //     planned values below (the numbers the guides quote).
 //   - Two file names have a role. aws.tf holds what needs the AWS provider and credentials
 //     (data "aws_eks_cluster" and provider "aws"), which cannot be planned here: it is left out.
@@ -83,6 +85,14 @@ const (
 // the provider checks; any other such variable gets "guide-<name>".
 var guideVariableValues = map[string]string{
 	"hyperpod_cluster_arn": "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcd1234efgh",
+}
+
+// guideVariableValue is the value a guide's variable without a default is planned with.
+func guideVariableValue(name string) string {
+	if value, ok := guideVariableValues[name]; ok {
+		return value
+	}
+	return "guide-" + name
 }
 
 // isGuideSnippet reports whether a file name is a snippet's (not Terraform's lock file).
@@ -185,6 +195,7 @@ func TestAccGuideExamples_plan(t *testing.T) {
 			if ex.plannable {
 				steps = append(steps, resource.TestStep{
 					Config:             ex.config,
+					ConfigVariables:    ex.values,
 					PlanOnly:           true,
 					ExpectNonEmptyPlan: true,
 					ConfigPlanChecks:   resource.ConfigPlanChecks{PostApplyPreRefresh: guidePlanChecks[dir]},
@@ -194,9 +205,10 @@ func TestAccGuideExamples_plan(t *testing.T) {
 			}
 			if ex.imports != "" {
 				steps = append(steps, resource.TestStep{
-					Config:      ex.config + "\n" + ex.imports,
-					PlanOnly:    true,
-					ExpectError: missingImportTarget,
+					Config:          ex.config + "\n" + ex.imports,
+					ConfigVariables: ex.values,
+					PlanOnly:        true,
+					ExpectError:     missingImportTarget,
 				})
 			}
 			if len(steps) > 0 {
@@ -217,7 +229,9 @@ type guideExample struct {
 	// is config without variable blocks too.
 	config, body string
 	plannable    bool
-	imports      string
+	// values are given to config's variables that have no default.
+	values  config.Variables
+	imports string
 	// The blocks planned offline, from every file.
 	terraform, providers, variables []*hclwrite.Block
 }
@@ -271,7 +285,7 @@ func loadGuideExample(t *testing.T, dir string) guideExample {
 		}
 	}
 	sort.Strings(files)
-	var config, body strings.Builder
+	var text, body strings.Builder
 	for _, path := range files {
 		raw, err := os.ReadFile(path)
 		if err != nil {
@@ -290,6 +304,12 @@ func loadGuideExample(t *testing.T, dir string) guideExample {
 				ex.providers = append(ex.providers, b)
 			case b.Type() == "variable":
 				ex.variables = append(ex.variables, b)
+				if b.Body().GetAttribute("default") == nil && !isGuideSnippet(name) && name != guideAWSFile {
+					if ex.values == nil {
+						ex.values = config.Variables{}
+					}
+					ex.values[b.Labels()[0]] = config.StringVariable(guideVariableValue(b.Labels()[0]))
+				}
 			}
 		}
 		switch {
@@ -309,7 +329,7 @@ func loadGuideExample(t *testing.T, dir string) guideExample {
 				ex.plannable = true
 			}
 		}
-		fmt.Fprintf(&config, "# %s\n%s\n", name, f.Bytes())
+		fmt.Fprintf(&text, "# %s\n%s\n", name, f.Bytes())
 		for _, b := range f.Body().Blocks() {
 			if b.Type() == "variable" {
 				f.Body().RemoveBlock(b)
@@ -317,7 +337,7 @@ func loadGuideExample(t *testing.T, dir string) guideExample {
 		}
 		fmt.Fprintf(&body, "# %s\n%s\n", name, f.Bytes())
 	}
-	ex.config, ex.body = config.String(), body.String()
+	ex.config, ex.body = text.String(), body.String()
 	return ex
 }
 
@@ -356,11 +376,7 @@ func planGuideProviderBlocks(t *testing.T, ex guideExample) {
 		f := hclwrite.NewEmptyFile()
 		b = f.Body().AppendBlock(b)
 		if b.Body().GetAttribute("default") == nil {
-			value, ok := guideVariableValues[b.Labels()[0]]
-			if !ok {
-				value = "guide-" + b.Labels()[0]
-			}
-			b.Body().SetAttributeValue("default", cty.StringVal(value))
+			b.Body().SetAttributeValue("default", cty.StringVal(guideVariableValue(b.Labels()[0])))
 		}
 		cfg.Write(f.Bytes())
 	}
