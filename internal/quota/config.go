@@ -38,13 +38,19 @@ type Sharing struct {
 	AbsoluteBorrowLimits []AbsoluteBorrowLimit
 }
 
-// AbsoluteBorrowLimit caps borrowing for one instance type regardless of the percentage. A nil
-// field leaves that resource to borrow_limit.
+// AbsoluteBorrowLimit caps borrowing for one instance type regardless of the percentage: the
+// SageMaker API's ComputeQuotaResourceConfig in ResourceSharingConfig.AbsoluteBorrowLimits.
+// Count caps every resource of the instance type (accelerators, cpu, memory, EFA) at Count
+// instances' worth; Accelerators, VCPU and MemoryGiB cap their resource, winning over Count;
+// Partition caps the MIG resource of its profile. A resource none of them caps is left to
+// borrow_limit.
 type AbsoluteBorrowLimit struct {
 	InstanceType string
+	Count        *int64
 	Accelerators *int64
 	VCPU         *big.Rat
 	MemoryGiB    *big.Rat
+	Partition    *Partition
 }
 
 // Partition is an accelerator_partition block: Count MIG partitions of profile Type.
@@ -145,8 +151,16 @@ func (e Entry) clone() Entry {
 }
 
 func (a AbsoluteBorrowLimit) clone() AbsoluteBorrowLimit {
-	return AbsoluteBorrowLimit{InstanceType: a.InstanceType, Accelerators: cloneInt(a.Accelerators),
-		VCPU: cloneRat(a.VCPU), MemoryGiB: cloneRat(a.MemoryGiB)}
+	return AbsoluteBorrowLimit{InstanceType: a.InstanceType, Count: cloneInt(a.Count), Accelerators: cloneInt(a.Accelerators),
+		VCPU: cloneRat(a.VCPU), MemoryGiB: cloneRat(a.MemoryGiB), Partition: clonePartition(a.Partition)}
+}
+
+func clonePartition(p *Partition) *Partition {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	return &c
 }
 
 // Clone returns a deep copy of c.
