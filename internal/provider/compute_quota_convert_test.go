@@ -58,7 +58,15 @@ func sharing(strategy types.String, borrow types.Int64, limits types.List) types
 }
 
 func limit(it types.String, vcpu types.Float64) types.Object {
-	return types.ObjectValueMust(absoluteLimitAttrTypes, map[string]attr.Value{"instance_type": it, "accelerators": types.Int64Null(), "vcpu": vcpu, "memory_in_gib": types.Float64Null()})
+	return limitWith(map[string]attr.Value{"instance_type": it, "vcpu": vcpu})
+}
+
+// limitWith is an absolute_borrow_limits element with the given attributes, the others null.
+func limitWith(set map[string]attr.Value) types.Object {
+	attrs := map[string]attr.Value{"instance_type": types.StringNull(), "count": types.Int64Null(), "accelerators": types.Int64Null(),
+		"accelerator_partition": types.ObjectNull(partitionAttrTypes), "vcpu": types.Float64Null(), "memory_in_gib": types.Float64Null()}
+	maps.Copy(attrs, set)
+	return types.ObjectValueMust(absoluteLimitAttrTypes, attrs)
 }
 
 func editEntry(m *computeQuotaModel, i int, f func(types.Object) attr.Value) {
@@ -133,6 +141,22 @@ func TestPlannedQuotaModel_unknownAndNull(t *testing.T) {
 		{"absolute_borrow_limits element field", func(m *computeQuotaModel) {
 			m.ResourceSharing = sharing(types.StringNull(), types.Int64Null(), types.ListValueMust(limitType, []attr.Value{
 				limit(us, types.Float64Unknown())}))
+		}, "", nil},
+		{"absolute_borrow_limits element count", func(m *computeQuotaModel) {
+			m.ResourceSharing = sharing(types.StringNull(), types.Int64Null(), types.ListValueMust(limitType, []attr.Value{
+				limitWith(map[string]attr.Value{"instance_type": types.StringValue("ml.g5.12xlarge"), "count": types.Int64Unknown(),
+					"accelerators": types.Int64Value(1)})}))
+		}, "", nil},
+		{"absolute_borrow_limits element accelerator_partition", func(m *computeQuotaModel) {
+			m.ResourceSharing = sharing(types.StringNull(), types.Int64Null(), types.ListValueMust(limitType, []attr.Value{
+				limitWith(map[string]attr.Value{"instance_type": types.StringValue("ml.p4d.24xlarge"),
+					"accelerator_partition": types.ObjectUnknown(partitionAttrTypes)})}))
+		}, "", nil},
+		{"absolute_borrow_limits element accelerator_partition.type", func(m *computeQuotaModel) {
+			m.ResourceSharing = sharing(types.StringNull(), types.Int64Null(), types.ListValueMust(limitType, []attr.Value{
+				limitWith(map[string]attr.Value{"instance_type": types.StringValue("ml.p4d.24xlarge"),
+					"accelerator_partition": types.ObjectValueMust(partitionAttrTypes, map[string]attr.Value{
+						"type": types.StringUnknown(), "count": types.Int64Value(2)})})}))
 		}, "", nil},
 		{"resources", func(m *computeQuotaModel) { m.Resources = types.ListUnknown(entryType) }, "", nil},
 		{"resources element", func(m *computeQuotaModel) {

@@ -78,10 +78,11 @@ func PathKey(steps ...string) string { return strings.Join(steps, ".") }
 // MarkUnknown records that the attribute at path is unknown at plan time. Typical marks:
 // "resources" (the whole list), "resources.<i>" or "resources.<i>.<attribute>",
 // "resources.<i>.accelerator_partition[.type|.count]", "resource_sharing[.strategy|.borrow_limit|
-// .absolute_borrow_limits[.<i>[.<attribute>]]]", "team", "name", "cohort", "fair_share_weight",
-// "activation_state", "preempt_team_tasks". "resources.<i>.capacity" says that the per-instance
-// capacity of the entry's (known) instance type is not known yet: the entry is checked only for
-// what does not depend on its type, and its computed amounts stay unknown.
+// .absolute_borrow_limits[.<i>[.<attribute>|.accelerator_partition[.type|.count]]]]", "team", "name",
+// "cohort", "fair_share_weight", "activation_state", "preempt_team_tasks".
+// "resources.<i>.capacity" (and "resource_sharing.absolute_borrow_limits.<i>.capacity") says
+// that the per-instance capacity of the element's (known) instance type is not known yet: it is
+// checked only for what does not depend on its type, and an entry's computed amounts stay unknown.
 func (c *Config) MarkUnknown(steps ...string) {
 	if c.Unknown == nil {
 		c.Unknown = map[string]bool{}
