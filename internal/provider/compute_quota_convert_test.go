@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math/big"
+	"reflect"
 	"slices"
 	"sort"
 	"testing"
@@ -247,3 +249,37 @@ func TestPlannedQuotaModel_unknownAndNull(t *testing.T) {
 		})
 	}
 }
+
+// Every field of an absolute borrow limit reaches the state and is read back from it as
+// configured: the state of a read or an import holds what the user set.
+func TestQuotaModelFromResolved_absoluteBorrowLimits(t *testing.T) {
+	i := func(n int64) *int64 { return &n }
+	limits := []quota.AbsoluteBorrowLimit{
+		{InstanceType: "ml.g5.12xlarge", Count: i(2), MemoryGiB: big.NewRat(201, 2)},
+		{InstanceType: "ml.p4d.24xlarge", Partition: &quota.Partition{Type: "mig-1g.5gb", Count: 3}, VCPU: big.NewRat(3, 2)},
+		{InstanceType: "ml.c5.4xlarge", Accelerators: i(0), VCPU: big.NewRat(1, 1)},
+	}
+	cfg := quotaConfigFromModel(baseQuotaConfig())
+	cfg.Sharing.AbsoluteBorrowLimits = limits
+	rc, problems := quota.Plan(catalog.Builtin(), cfg)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	m, diags := quotaModelFromResolved(rc)
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	got := quotaConfigFromModel(m).Sharing.AbsoluteBorrowLimits
+	if len(got) != len(limits) {
+		t.Fatalf("read back %d limits, want %d", len(got), len(limits))
+	}
+	for j, want := range limits {
+		g := got[j]
+		if g.InstanceType != want.InstanceType || !reflect.DeepEqual(g.Count, want.Count) || !reflect.DeepEqual(g.Accelerators, want.Accelerators) ||
+			!reflect.DeepEqual(g.Partition, want.Partition) || !ratsEqual(g.VCPU, want.VCPU) || !ratsEqual(g.MemoryGiB, want.MemoryGiB) {
+			t.Errorf("limit %d read back %+v, want %+v", j, g, want)
+		}
+	}
+}
+
+func ratsEqual(a, b *big.Rat) bool { return (a == nil) == (b == nil) && (a == nil || a.Cmp(b) == 0) }
