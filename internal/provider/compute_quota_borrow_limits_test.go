@@ -67,19 +67,22 @@ func checkBorrowLimitsRendered(get func() (kueue.ClusterQueue, error)) resource.
 	}
 }
 
-// expectAttributeChange is a plan check that the update changes attr of the quota: what the
-// refresh read differs from what the configuration plans.
-type expectAttributeChange struct{ attr string }
+// expectAttribute is a plan check of attr of the quota: with changes, the update changes it
+// (what the refresh or import read differs from what the configuration plans); without, it does not.
+type expectAttribute struct {
+	attr    string
+	changes bool
+}
 
-func (e expectAttributeChange) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+func (e expectAttribute) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
 	for _, rc := range req.Plan.ResourceChanges {
 		if rc.Address != quotaAddr || rc.Change == nil {
 			continue
 		}
 		before, _ := rc.Change.Before.(map[string]any)
 		after, _ := rc.Change.After.(map[string]any)
-		if reflect.DeepEqual(before[e.attr], after[e.attr]) {
-			resp.Error = fmt.Errorf("the plan does not change %s: %v", e.attr, before[e.attr])
+		if reflect.DeepEqual(before[e.attr], after[e.attr]) == e.changes {
+			resp.Error = fmt.Errorf("the plan changes %s = %v to %v; want a change: %v", e.attr, before[e.attr], after[e.attr], e.changes)
 		}
 		return
 	}
@@ -100,7 +103,7 @@ func TestAccComputeQuota_absoluteBorrowLimits(t *testing.T) {
 		}
 		return cq, nil
 	})
-	drifted := preApply(plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionUpdate), expectAttributeChange{"resource_sharing"})
+	drifted := preApply(plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionUpdate), expectAttribute{"resource_sharing", true})
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -137,7 +140,20 @@ func TestAccComputeQuota_absoluteBorrowLimits(t *testing.T) {
 				ImportStateVerifyIdentifierAttribute: "id",
 				ImportStateVerifyIgnore:              []string{"timeouts", "owner_id", "drift"},
 			},
-			{Config: cfg, PlanOnly: true},
+			{
+				// An import takes the queue over (a new owner_id), and changes nothing else.
+				Config:             cfg,
+				ResourceName:       quotaAddr,
+				ImportState:        true,
+				ImportStateKind:    resource.ImportBlockWithID,
+				ImportStateId:      team,
+				ExpectNonEmptyPlan: true,
+				ImportPlanChecks: resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionUpdate),
+					expectAttribute{"resource_sharing", false},
+					expectAttribute{"resources", false},
+				}},
+			},
 		},
 	})
 }
@@ -185,7 +201,7 @@ func TestAccTaskGovernance_absoluteBorrowLimits(t *testing.T) {
 			}
 		}
 	}
-	drifted := preApply(plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionUpdate), expectAttributeChange{"resource_sharing"})
+	drifted := preApply(plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionUpdate), expectAttribute{"resource_sharing", true})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
@@ -214,7 +230,8 @@ func TestAccTaskGovernance_absoluteBorrowLimits(t *testing.T) {
 			},
 			{ResourceName: quotaAddr, ImportState: true, ImportStateId: team, ImportStateVerify: true,
 				ImportStateVerifyIgnore: []string{"owner_id", "timeouts", "drift"}},
-			{Config: cfg, PlanOnly: true},
+			// The import block's plan is empty.
+			{Config: cfg, ResourceName: quotaAddr, ImportState: true, ImportStateKind: resource.ImportBlockWithID, ImportStateId: team},
 		},
 	})
 }
