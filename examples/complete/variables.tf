@@ -19,7 +19,12 @@ variable "teams" {
       borrow_limit = optional(number)
       absolute_borrow_limits = optional(list(object({
         instance_type = string
+        count         = optional(number)
         accelerators  = optional(number)
+        accelerator_partition = optional(object({
+          type  = string
+          count = number
+        }))
         vcpu          = optional(number)
         memory_in_gib = optional(number)
       })))

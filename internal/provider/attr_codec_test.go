@@ -51,7 +51,8 @@ func TestUnknownPaths(t *testing.T) {
 	limitType := objectTypeOf[limitModel]()
 	limit := func(it types.String) attr.Value {
 		return types.ObjectValueMust(limitType.AttrTypes, map[string]attr.Value{
-			"instance_type": it, "accelerators": types.Int64Null(), "vcpu": types.Float64Unknown(), "memory_in_gib": types.Float64Value(1),
+			"instance_type": it, "count": types.Int64Null(), "accelerators": types.Int64Null(), "accelerator_partition": types.ObjectNull(partitionAttrTypes),
+			"vcpu": types.Float64Unknown(), "memory_in_gib": types.Float64Value(1),
 		})
 	}
 	sharing, _ := objectFrom(sharingModel{

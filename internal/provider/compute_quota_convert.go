@@ -44,12 +44,17 @@ func quotaConfigFromModel(m computeQuotaModel) quota.Config {
 		if !s.AbsoluteBorrowLimits.IsNull() && !s.AbsoluteBorrowLimits.IsUnknown() {
 			cfg.Sharing.AbsoluteBorrowLimits = []quota.AbsoluteBorrowLimit{}
 		}
-		for _, l := range elementsOf[limitModel](s.AbsoluteBorrowLimits) {
+		for j, l := range elementsOf[limitModel](s.AbsoluteBorrowLimits) {
 			cfg.Sharing.AbsoluteBorrowLimits = append(cfg.Sharing.AbsoluteBorrowLimits, quota.AbsoluteBorrowLimit{
 				InstanceType: l.InstanceType.ValueString(),
+				Count:        knownInt64(l.Count),
 				Accelerators: knownInt64(l.Accelerators),
 				VCPU:         knownDecimal(l.VCPU),
 				MemoryGiB:    knownDecimal(l.MemoryInGiB),
+				Partition: partitionFromModel(l.Partition, func() {
+					cfg.MarkUnknown(tagOf[computeQuotaModel]("ResourceSharing"), tagOf[sharingModel]("AbsoluteBorrowLimits"),
+						strconv.Itoa(j), tagOf[limitModel]("Partition"))
+				}),
 			})
 		}
 	}
@@ -63,16 +68,35 @@ func quotaConfigFromModel(m computeQuotaModel) quota.Config {
 			VCPU:         knownDecimal(e.VCPU),
 			MemoryGiB:    knownDecimal(e.MemoryInGiB),
 		}
-		if p, ok := modelOf[partitionModel](e.Partition); ok {
-			if p.Type.IsUnknown() || p.Count.IsUnknown() {
-				// A partition is checked and sized only as a whole.
-				cfg.MarkUnknown(tagOf[computeQuotaModel]("Resources"), strconv.Itoa(i), tagOf[resourceEntryModel]("Partition"))
-			}
-			entry.Partition = &quota.Partition{Type: p.Type.ValueString(), Count: p.Count.ValueInt64()}
-		}
+		entry.Partition = partitionFromModel(e.Partition, func() {
+			cfg.MarkUnknown(tagOf[computeQuotaModel]("Resources"), strconv.Itoa(i), tagOf[resourceEntryModel]("Partition"))
+		})
 		cfg.Resources = append(cfg.Resources, entry)
 	}
 	return cfg
+}
+
+// partitionFromModel is a configured accelerator_partition, nil when null or unknown; markUnknown
+// marks it when it or a part of it is unknown: a partition is checked and sized only as a whole.
+func partitionFromModel(o types.Object, markUnknown func()) *quota.Partition {
+	p, ok := modelOf[partitionModel](o)
+	if !ok {
+		return nil
+	}
+	if p.Type.IsUnknown() || p.Count.IsUnknown() {
+		markUnknown()
+	}
+	return &quota.Partition{Type: p.Type.ValueString(), Count: p.Count.ValueInt64()}
+}
+
+// partitionObject is the accelerator_partition value of p: null when p is nil.
+func partitionObject(p *quota.Partition, diags *diag.Diagnostics) types.Object {
+	if p == nil {
+		return types.ObjectNull(partitionAttrTypes)
+	}
+	o, d := objectFrom(partitionModel{Type: types.StringValue(p.Type), Count: types.Int64Value(p.Count)})
+	diags.Append(d...)
+	return o
 }
 
 // plannedQuotaModel is the plan of a configuration: every configured value exactly as written
@@ -187,8 +211,9 @@ func quotaModelFromResolved(rc quota.ResolvedConfig) (computeQuotaModel, diag.Di
 	if rc.AbsoluteBorrowLimits != nil {
 		models := []limitModel{}
 		for _, l := range rc.AbsoluteBorrowLimits {
-			models = append(models, limitModel{InstanceType: types.StringValue(l.InstanceType),
-				Accelerators: types.Int64PointerValue(l.Accelerators), VCPU: floatOrNull(l.VCPU), MemoryInGiB: floatOrNull(l.MemoryGiB)})
+			models = append(models, limitModel{InstanceType: types.StringValue(l.InstanceType), Count: types.Int64PointerValue(l.Count),
+				Accelerators: types.Int64PointerValue(l.Accelerators), Partition: partitionObject(l.Partition, &diags),
+				VCPU: floatOrNull(l.VCPU), MemoryInGiB: floatOrNull(l.MemoryGiB)})
 		}
 		l, d := listFrom(models)
 		diags.Append(d...)
@@ -202,16 +227,10 @@ func quotaModelFromResolved(rc quota.ResolvedConfig) (computeQuotaModel, diag.Di
 	entries := []resourceEntryModel{} // an empty list, not null, when there is none
 	for _, r := range rc.Resources {
 		e := r.Configured
-		partition := types.ObjectNull(partitionAttrTypes)
-		if e.Partition != nil {
-			p, d := objectFrom(partitionModel{Type: types.StringValue(e.Partition.Type), Count: types.Int64Value(e.Partition.Count)})
-			diags.Append(d...)
-			partition = p
-		}
 		entries = append(entries, resourceEntryModel{
 			InstanceType: types.StringValue(e.InstanceType), Count: types.Int64PointerValue(e.Count),
 			Accelerators: types.Int64Value(r.Accelerators), VCPU: floatOrNull(r.VCPU), MemoryInGiB: floatOrNull(r.MemoryGiB),
-			EFA: types.Int64Value(r.EFA), Partition: partition,
+			EFA: types.Int64Value(r.EFA), Partition: partitionObject(e.Partition, &diags),
 		})
 	}
 	list, d := listFrom(entries)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math/big"
+	"reflect"
 	"slices"
 	"sort"
 	"testing"
@@ -58,7 +60,15 @@ func sharing(strategy types.String, borrow types.Int64, limits types.List) types
 }
 
 func limit(it types.String, vcpu types.Float64) types.Object {
-	return types.ObjectValueMust(absoluteLimitAttrTypes, map[string]attr.Value{"instance_type": it, "accelerators": types.Int64Null(), "vcpu": vcpu, "memory_in_gib": types.Float64Null()})
+	return limitWith(map[string]attr.Value{"instance_type": it, "vcpu": vcpu})
+}
+
+// limitWith is an absolute_borrow_limits element with the given attributes, the others null.
+func limitWith(set map[string]attr.Value) types.Object {
+	attrs := map[string]attr.Value{"instance_type": types.StringNull(), "count": types.Int64Null(), "accelerators": types.Int64Null(),
+		"accelerator_partition": types.ObjectNull(partitionAttrTypes), "vcpu": types.Float64Null(), "memory_in_gib": types.Float64Null()}
+	maps.Copy(attrs, set)
+	return types.ObjectValueMust(absoluteLimitAttrTypes, attrs)
 }
 
 func editEntry(m *computeQuotaModel, i int, f func(types.Object) attr.Value) {
@@ -133,6 +143,22 @@ func TestPlannedQuotaModel_unknownAndNull(t *testing.T) {
 		{"absolute_borrow_limits element field", func(m *computeQuotaModel) {
 			m.ResourceSharing = sharing(types.StringNull(), types.Int64Null(), types.ListValueMust(limitType, []attr.Value{
 				limit(us, types.Float64Unknown())}))
+		}, "", nil},
+		{"absolute_borrow_limits element count", func(m *computeQuotaModel) {
+			m.ResourceSharing = sharing(types.StringNull(), types.Int64Null(), types.ListValueMust(limitType, []attr.Value{
+				limitWith(map[string]attr.Value{"instance_type": types.StringValue("ml.g5.12xlarge"), "count": types.Int64Unknown(),
+					"accelerators": types.Int64Value(1)})}))
+		}, "", nil},
+		{"absolute_borrow_limits element accelerator_partition", func(m *computeQuotaModel) {
+			m.ResourceSharing = sharing(types.StringNull(), types.Int64Null(), types.ListValueMust(limitType, []attr.Value{
+				limitWith(map[string]attr.Value{"instance_type": types.StringValue("ml.p4d.24xlarge"),
+					"accelerator_partition": types.ObjectUnknown(partitionAttrTypes)})}))
+		}, "", nil},
+		{"absolute_borrow_limits element accelerator_partition.type", func(m *computeQuotaModel) {
+			m.ResourceSharing = sharing(types.StringNull(), types.Int64Null(), types.ListValueMust(limitType, []attr.Value{
+				limitWith(map[string]attr.Value{"instance_type": types.StringValue("ml.p4d.24xlarge"),
+					"accelerator_partition": types.ObjectValueMust(partitionAttrTypes, map[string]attr.Value{
+						"type": types.StringUnknown(), "count": types.Int64Value(2)})})}))
 		}, "", nil},
 		{"resources", func(m *computeQuotaModel) { m.Resources = types.ListUnknown(entryType) }, "", nil},
 		{"resources element", func(m *computeQuotaModel) {
@@ -223,3 +249,37 @@ func TestPlannedQuotaModel_unknownAndNull(t *testing.T) {
 		})
 	}
 }
+
+// Every field of an absolute borrow limit reaches the state and is read back from it as
+// configured: the state of a read or an import holds what the user set.
+func TestQuotaModelFromResolved_absoluteBorrowLimits(t *testing.T) {
+	i := func(n int64) *int64 { return &n }
+	limits := []quota.AbsoluteBorrowLimit{
+		{InstanceType: "ml.g5.12xlarge", Count: i(2), MemoryGiB: big.NewRat(201, 2)},
+		{InstanceType: "ml.p4d.24xlarge", Partition: &quota.Partition{Type: "mig-1g.5gb", Count: 3}, VCPU: big.NewRat(3, 2)},
+		{InstanceType: "ml.c5.4xlarge", Accelerators: i(0), VCPU: big.NewRat(1, 1)},
+	}
+	cfg := quotaConfigFromModel(baseQuotaConfig())
+	cfg.Sharing.AbsoluteBorrowLimits = limits
+	rc, problems := quota.Plan(catalog.Builtin(), cfg)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	m, diags := quotaModelFromResolved(rc)
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	got := quotaConfigFromModel(m).Sharing.AbsoluteBorrowLimits
+	if len(got) != len(limits) {
+		t.Fatalf("read back %d limits, want %d", len(got), len(limits))
+	}
+	for j, want := range limits {
+		g := got[j]
+		if g.InstanceType != want.InstanceType || !reflect.DeepEqual(g.Count, want.Count) || !reflect.DeepEqual(g.Accelerators, want.Accelerators) ||
+			!reflect.DeepEqual(g.Partition, want.Partition) || !ratsEqual(g.VCPU, want.VCPU) || !ratsEqual(g.MemoryGiB, want.MemoryGiB) {
+			t.Errorf("limit %d read back %+v, want %+v", j, g, want)
+		}
+	}
+}
+
+func ratsEqual(a, b *big.Rat) bool { return (a == nil) == (b == nil) && (a == nil || a.Cmp(b) == 0) }

@@ -45,6 +45,12 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 			cfg.MarkUnknown(append(k, "capacity")...)
 		}
 	}
+	for j, a := range cfg.Sharing.AbsoluteBorrowLimits {
+		k := []string{"resource_sharing", "absolute_borrow_limits", strconv.Itoa(j)}
+		if !cfg.IsUnknown(append(k, "instance_type")...) && r.data.capacityPending(a.InstanceType) {
+			cfg.MarkUnknown(append(k, "capacity")...)
+		}
+	}
 	traits := r.data.backend.Traits
 	rc, problems := quota.Plan(r.data.catalog, cfg)
 	if len(problems) == 0 {

@@ -33,6 +33,8 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 		limit     limitModel
 		entry     resourceEntryModel
 		partition partitionModel
+		// limitPartition is a second value: a schema lists each field address once.
+		limitPartition partitionModel
 	)
 	attributes, blocks := attributesAndBlocksOf(&m, []fieldSchema[schema.Attribute]{
 		{&m.ID, schema.StringAttribute{
@@ -112,13 +114,29 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 					Validators:  []validator.Int64{int64validator.Between(0, quota.MaxBorrowLimit)},
 				}},
 				{&sharing.AbsoluteBorrowLimits, schema.ListNestedAttribute{
-					Optional:    true,
-					Description: "Per instance type caps on borrowing that replace the percentage for the resources they set.",
+					Optional: true,
+					Description: "Per instance type caps on borrowing (the SageMaker API's `AbsoluteBorrowLimits`) that replace the " +
+						"percentage for the resources they set; the others keep `borrow_limit`. At most one element per instance type " +
+						"of `resources`, checked by the rules of a `resources` entry (`count` not with `accelerators` or " +
+						"`accelerator_partition`, `accelerators` not with `accelerator_partition`, a partition only on a type that " +
+						"offers the profile). `count` caps every resource of the type at `count` instances' worth (accelerators, " +
+						"vCPU, memory and EFA interfaces); `vcpu` and `memory_in_gib` set beside it win for their resource.",
 					NestedObject: schema.NestedAttributeObject{Attributes: attributesOf(&limit, []fieldSchema[schema.Attribute]{
 						{&limit.InstanceType, schema.StringAttribute{Required: true, Description: "An instance type of `resources`."}},
-						{&limit.Accelerators, schema.Int64Attribute{Optional: true, Description: "Accelerators the team may borrow."}},
-						{&limit.VCPU, schema.Float64Attribute{Optional: true, Description: "vCPU the team may borrow."}},
-						{&limit.MemoryInGiB, schema.Float64Attribute{Optional: true, Description: "Memory in GiB the team may borrow."}},
+						{&limit.Count, schema.Int64Attribute{Optional: true,
+							Description: "Whole instances the team may borrow: `count` x one instance's accelerators, vCPU, memory and EFA interfaces. Not with `accelerators` or `accelerator_partition`."}},
+						{&limit.Accelerators, schema.Int64Attribute{Optional: true, Description: "Accelerators the team may borrow. Not with `count` or `accelerator_partition`."}},
+						{&limit.Partition, schema.SingleNestedAttribute{
+							Optional: true,
+							Description: "GPU partitions (NVIDIA MIG) the team may borrow: the borrowing limit of `nvidia.com/mig-<profile>`, " +
+								"which the ClusterQueue then covers even when no entry has a quota in it. Not with `count` or `accelerators`.",
+							Attributes: attributesOf(&limitPartition, []fieldSchema[schema.Attribute]{
+								{&limitPartition.Type, schema.StringAttribute{Required: true, Description: "MIG profile the type offers, e.g. `mig-1g.10gb`."}},
+								{&limitPartition.Count, schema.Int64Attribute{Required: true, Description: "Number of partitions."}},
+							}),
+						}},
+						{&limit.VCPU, schema.Float64Attribute{Optional: true, Description: "vCPU the team may borrow; wins over `count`."}},
+						{&limit.MemoryInGiB, schema.Float64Attribute{Optional: true, Description: "Memory in GiB the team may borrow; wins over `count`."}},
 					})},
 				}},
 			}),

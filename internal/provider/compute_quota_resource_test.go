@@ -532,6 +532,15 @@ func TestAccComputeQuota_planTimeErrors(t *testing.T) {
 		{"absolute limits with DontLend", `
   resources        = [{ instance_type = "ml.c5.4xlarge", vcpu = 1 }]
   resource_sharing = { strategy = "DontLend", absolute_borrow_limits = [{ instance_type = "ml.c5.4xlarge", vcpu = 1 }] }`, `(?s)absolute_borrow_limits needs a strategy that borrows`},
+		// An absolute borrow limit follows the rules of a resources entry, at its own path.
+		{"absolute limit count with accelerators", `
+  resources        = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+  resource_sharing = { absolute_borrow_limits = [{ instance_type = "ml.g5.12xlarge", count = 1, accelerators = 2 }] }`,
+			`(?s)Conflicting attributes.*resource_sharing\.absolute_borrow_limits\[0\]\.accelerators:.*count\s+and\s+accelerators\s+are\s+both\s+set`},
+		{"absolute limit mig profile not offered", `
+  resources        = [{ instance_type = "ml.p4d.24xlarge", count = 1 }]
+  resource_sharing = { absolute_borrow_limits = [{ instance_type = "ml.p4d.24xlarge", accelerator_partition = { type = "mig-1g.18gb", count = 1 } }] }`,
+			`(?s)MIG profile not offered.*resource_sharing\.absolute_borrow_limits\[0\]\.accelerator_partition\.type:.*does\s+not\s+offer\s+MIG\s+profile\s+"mig-1g\.18gb"`},
 	}
 	var steps []resource.TestStep
 	for _, c := range cases {

@@ -169,9 +169,12 @@ type sharingModel struct {
 	AbsoluteBorrowLimits types.List   `tfsdk:"absolute_borrow_limits" model:"limitModel"`
 }
 
+// limitModel is an absolute_borrow_limits element: the shape of a resources entry without efa.
 type limitModel struct {
 	InstanceType types.String  `tfsdk:"instance_type"`
+	Count        types.Int64   `tfsdk:"count"`
 	Accelerators types.Int64   `tfsdk:"accelerators"`
+	Partition    types.Object  `tfsdk:"accelerator_partition" model:"partitionModel"`
 	VCPU         types.Float64 `tfsdk:"vcpu"`
 	MemoryInGiB  types.Float64 `tfsdk:"memory_in_gib"`
 }

@@ -44,6 +44,7 @@ func TestAttributesAndBlocksOf(t *testing.T) {
 		other fieldsTestModel
 		p     partitionModel
 		limit limitModel
+		part  partitionModel
 	)
 	partition := schema.SingleNestedAttribute{Optional: true, Attributes: attributesOf(&p, []fieldSchema[schema.Attribute]{
 		{&p.Type, schema.StringAttribute{Required: true}},
@@ -108,7 +109,10 @@ func TestAttributesAndBlocksOf(t *testing.T) {
 			wantPanic: `fieldsTestModel.Tags: the schema gives attribute "tags" the type types.ListType[basetypes.Int64Type]`},
 		{name: "a nested object of another model", blocks: withTimeouts,
 			attrs: replaced(3, fieldSchema[schema.Attribute]{&m.Partition, schema.SingleNestedAttribute{Attributes: attributesOf(&limit, []fieldSchema[schema.Attribute]{
-				{&limit.InstanceType, schema.StringAttribute{}}, {&limit.Accelerators, schema.Int64Attribute{}},
+				{&limit.InstanceType, schema.StringAttribute{}}, {&limit.Count, schema.Int64Attribute{}}, {&limit.Accelerators, schema.Int64Attribute{}},
+				{&limit.Partition, schema.SingleNestedAttribute{Attributes: attributesOf(&part, []fieldSchema[schema.Attribute]{
+					{&part.Type, schema.StringAttribute{}}, {&part.Count, schema.Int64Attribute{}},
+				})}},
 				{&limit.VCPU, schema.Float64Attribute{}}, {&limit.MemoryInGiB, schema.Float64Attribute{}},
 			})}}),
 			wantPanic: `fieldsTestModel.Partition: the schema gives attribute "partition" the type types.ObjectType[`},

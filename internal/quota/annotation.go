@@ -11,7 +11,8 @@ import (
 // their Terraform names, numbers as exact decimal strings, unconfigured ones omitted. Example:
 //
 //	{"version":1,"cohort":"research","resource_sharing":{"strategy":"LendAndBorrow","borrow_limit":"100",
-//	 "absolute_borrow_limits":[{"instance_type":"ml.g5.12xlarge","accelerators":"2"}]},
+//	 "absolute_borrow_limits":[{"instance_type":"ml.g5.12xlarge","count":"1","vcpu":"8"},
+//	 {"instance_type":"ml.p4d.24xlarge","accelerator_partition":{"type":"mig-1g.5gb","count":"4"}}]},
 //	 "resources":[{"instance_type":"ml.g5.12xlarge","count":"1"},
 //	 {"instance_type":"ml.c5.9xlarge","memory_in_gib":"2.9"},
 //	 {"instance_type":"ml.p4d.24xlarge","accelerator_partition":{"type":"mig-1g.5gb","count":"2"}}]}
@@ -31,10 +32,12 @@ type annotationSharing struct {
 }
 
 type annotationLimit struct {
-	InstanceType string  `json:"instance_type"`
-	Accelerators *string `json:"accelerators,omitempty"`
-	VCPU         *string `json:"vcpu,omitempty"`
-	MemoryGiB    *string `json:"memory_in_gib,omitempty"`
+	InstanceType string               `json:"instance_type"`
+	Count        *string              `json:"count,omitempty"`
+	Accelerators *string              `json:"accelerators,omitempty"`
+	VCPU         *string              `json:"vcpu,omitempty"`
+	MemoryGiB    *string              `json:"memory_in_gib,omitempty"`
+	Partition    *annotationPartition `json:"accelerator_partition,omitempty"`
 }
 
 type annotationEntry struct {
@@ -68,6 +71,13 @@ func ratStr(r *big.Rat) *string {
 	return ptr(RatString(r))
 }
 
+func annotatedPartition(p *Partition) *annotationPartition {
+	if p == nil {
+		return nil
+	}
+	return &annotationPartition{Type: p.Type, Count: fmt.Sprint(p.Count)}
+}
+
 func encodeConfigAnnotation(c Config) (string, error) {
 	a := configAnnotation{Version: configAnnotationVersion, ActivationState: c.ActivationState,
 		PreemptTeamTasks: c.PreemptTeamTasks, Cohort: c.Cohort, Resources: []annotationEntry{}}
@@ -77,8 +87,8 @@ func encodeConfigAnnotation(c Config) (string, error) {
 		if s.AbsoluteBorrowLimits != nil {
 			limits := []annotationLimit{}
 			for _, l := range s.AbsoluteBorrowLimits {
-				limits = append(limits, annotationLimit{
-					InstanceType: l.InstanceType, Accelerators: intStr(l.Accelerators), VCPU: ratStr(l.VCPU), MemoryGiB: ratStr(l.MemoryGiB)})
+				limits = append(limits, annotationLimit{InstanceType: l.InstanceType, Count: intStr(l.Count),
+					Accelerators: intStr(l.Accelerators), VCPU: ratStr(l.VCPU), MemoryGiB: ratStr(l.MemoryGiB), Partition: annotatedPartition(l.Partition)})
 			}
 			a.Sharing.AbsoluteBorrowLimits = &limits
 		}
@@ -86,9 +96,7 @@ func encodeConfigAnnotation(c Config) (string, error) {
 	for _, e := range c.Resources {
 		ae := annotationEntry{InstanceType: e.InstanceType, Count: intStr(e.Count), Accelerators: intStr(e.Accelerators),
 			VCPU: ratStr(e.VCPU), MemoryGiB: ratStr(e.MemoryGiB), EFA: intStr(e.EFA)}
-		if e.Partition != nil {
-			ae.Partition = &annotationPartition{Type: e.Partition.Type, Count: fmt.Sprint(e.Partition.Count)}
-		}
+		ae.Partition = annotatedPartition(e.Partition)
 		a.Resources = append(a.Resources, ae)
 	}
 	b, err := json.Marshal(a)
@@ -133,8 +141,18 @@ func annotatedSharing(a *configAnnotation) (Sharing, bool) {
 	s.AbsoluteBorrowLimits = []AbsoluteBorrowLimit{}
 	for _, l := range *a.Sharing.AbsoluteBorrowLimits {
 		out := AbsoluteBorrowLimit{InstanceType: l.InstanceType}
+		if out.Count, err = parseIntPtr(l.Count); err != nil {
+			return Sharing{}, false
+		}
 		if out.Accelerators, err = parseIntPtr(l.Accelerators); err != nil {
 			return Sharing{}, false
+		}
+		if p := l.Partition; p != nil {
+			n, err := strconv.ParseInt(p.Count, 10, 64)
+			if err != nil {
+				return Sharing{}, false
+			}
+			out.Partition = &Partition{Type: p.Type, Count: n}
 		}
 		var ok1, ok2 bool
 		out.VCPU, ok1 = parseRatPtr(l.VCPU)

@@ -43,6 +43,13 @@ func TestComputeQuotaRoundTrip(t *testing.T) {
 				Resources: []Entry{{InstanceType: "ml.g5.12xlarge", Count: i64(1)}}},
 			want: Config{Name: "q", Team: "ml", Resources: []Entry{{InstanceType: "ml.g5.12xlarge", Count: i64(1)}}},
 		},
+		{
+			name: "absolute limits by count and by partition",
+			in: Config{Name: "q", Team: "ml", Sharing: Sharing{AbsoluteBorrowLimits: []AbsoluteBorrowLimit{
+				{InstanceType: "ml.g5.12xlarge", Count: i64(2), VCPU: dec("10")},
+				{InstanceType: "ml.p4d.24xlarge", Partition: &Partition{Type: "mig-1g.5gb", Count: 3}},
+			}}, Resources: []Entry{{InstanceType: "ml.g5.12xlarge", Count: i64(1)}, {InstanceType: "ml.p4d.24xlarge", Count: i64(1)}}},
+		},
 		{name: "lend only", in: Config{Name: "q", Team: "ml", Sharing: Sharing{Strategy: str(StrategyLend)},
 			Resources: []Entry{{InstanceType: "ml.g5.12xlarge", Count: i64(1)}}}},
 	}

@@ -38,13 +38,19 @@ type Sharing struct {
 	AbsoluteBorrowLimits []AbsoluteBorrowLimit
 }
 
-// AbsoluteBorrowLimit caps borrowing for one instance type regardless of the percentage. A nil
-// field leaves that resource to borrow_limit.
+// AbsoluteBorrowLimit caps borrowing for one instance type regardless of the percentage: the
+// SageMaker API's ComputeQuotaResourceConfig in ResourceSharingConfig.AbsoluteBorrowLimits.
+// Count caps every resource of the instance type (accelerators, cpu, memory, EFA) at Count
+// instances' worth; Accelerators, VCPU and MemoryGiB cap their resource, winning over Count;
+// Partition caps the MIG resource of its profile. A resource none of them caps is left to
+// borrow_limit.
 type AbsoluteBorrowLimit struct {
 	InstanceType string
+	Count        *int64
 	Accelerators *int64
 	VCPU         *big.Rat
 	MemoryGiB    *big.Rat
+	Partition    *Partition
 }
 
 // Partition is an accelerator_partition block: Count MIG partitions of profile Type.
@@ -72,10 +78,11 @@ func PathKey(steps ...string) string { return strings.Join(steps, ".") }
 // MarkUnknown records that the attribute at path is unknown at plan time. Typical marks:
 // "resources" (the whole list), "resources.<i>" or "resources.<i>.<attribute>",
 // "resources.<i>.accelerator_partition[.type|.count]", "resource_sharing[.strategy|.borrow_limit|
-// .absolute_borrow_limits[.<i>[.<attribute>]]]", "team", "name", "cohort", "fair_share_weight",
-// "activation_state", "preempt_team_tasks". "resources.<i>.capacity" says that the per-instance
-// capacity of the entry's (known) instance type is not known yet: the entry is checked only for
-// what does not depend on its type, and its computed amounts stay unknown.
+// .absolute_borrow_limits[.<i>[.<attribute>|.accelerator_partition[.type|.count]]]]", "team", "name",
+// "cohort", "fair_share_weight", "activation_state", "preempt_team_tasks".
+// "resources.<i>.capacity" (and "resource_sharing.absolute_borrow_limits.<i>.capacity") says
+// that the per-instance capacity of the element's (known) instance type is not known yet: it is
+// checked only for what does not depend on its type, and an entry's computed amounts stay unknown.
 func (c *Config) MarkUnknown(steps ...string) {
 	if c.Unknown == nil {
 		c.Unknown = map[string]bool{}
@@ -145,8 +152,16 @@ func (e Entry) clone() Entry {
 }
 
 func (a AbsoluteBorrowLimit) clone() AbsoluteBorrowLimit {
-	return AbsoluteBorrowLimit{InstanceType: a.InstanceType, Accelerators: cloneInt(a.Accelerators),
-		VCPU: cloneRat(a.VCPU), MemoryGiB: cloneRat(a.MemoryGiB)}
+	return AbsoluteBorrowLimit{InstanceType: a.InstanceType, Count: cloneInt(a.Count), Accelerators: cloneInt(a.Accelerators),
+		VCPU: cloneRat(a.VCPU), MemoryGiB: cloneRat(a.MemoryGiB), Partition: clonePartition(a.Partition)}
+}
+
+func clonePartition(p *Partition) *Partition {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	return &c
 }
 
 // Clone returns a deep copy of c.

@@ -21,7 +21,8 @@ const (
 )
 
 // fuzzConfig builds a quota from the fuzzer's inputs: one entry of the typeIdx-th instance type
-// with the attributes the mask selects, plus an ml.c5.xlarge entry when extra >= 128.
+// with the attributes the mask selects, plus an ml.c5.xlarge entry when extra >= 128; an
+// absolute limit takes count when extra is odd, and the entry's partition when extra&2 is set.
 func fuzzConfig(cat *catalog.Catalog, typeIdx, mask uint8, count, acc int64, vcpu, mem float64, efa int64,
 	extra uint8, partCount int64, strategy uint8, borrow int64) Config {
 	all := cat.Names()
@@ -72,6 +73,13 @@ func fuzzConfig(cat *catalog.Catalog, typeIdx, mask uint8, count, acc int64, vcp
 		if strategy%8 >= 4 {
 			a.VCPU = DecimalFromFloat(vcpu)
 		}
+		if extra&1 != 0 {
+			a.Count = i64(count)
+		}
+		if extra&2 != 0 && e.Partition != nil {
+			p := *e.Partition
+			a.Partition, a.Accelerators = &p, nil
+		}
 		c.Sharing.AbsoluteBorrowLimits = []AbsoluteBorrowLimit{a}
 	}
 	return c
@@ -102,6 +110,8 @@ func FuzzResolve(f *testing.F) {
 	seed("ml.g5.24xlarge", fuzzAccelerators|fuzzVCPU|fuzzMemory, 0, 16, 200, 2, 0, 0, 0, 0, 0)
 	seed("ml.c5.9xlarge", fuzzMemory, 0, 0, 0, 2.9, 0, 0, 0, 0, 0)
 	seed("ml.g5.12xlarge", fuzzAccelerators|fuzzVCPU|fuzzMemory|fuzzAbsoluteLimit|fuzzBorrowLimit, 0, 3, 12.5, 2.9, 0, 200, 0, 4, 100)
+	seed("ml.c5.9xlarge", fuzzCount|fuzzAbsoluteLimit, 2, 0, 0, 3, 0, 1, 0, 0, 0)
+	seed("ml.p4d.24xlarge", fuzzPartition|fuzzAbsoluteLimit, 0, 0, 0, 1, 0, 2, 3, 0, 0)
 	seed("ml.m5.large", fuzzVCPU|fuzzEFA, 0, 0, 1.2345, 0, -1, 0, 0, 3, 0)
 	seed("ml.p5.48xlarge", fuzzCount|fuzzAccelerators, MaxAmount, -1, 0, 0, 0, 130, 0, 2, 10001)
 	seed("ml.c5.large", fuzzMemory|fuzzBorrowLimit, 0, 0, 0, 1e-9, 0, 0, 0, 1, 33)

@@ -65,7 +65,12 @@ func dumpEntry(e Entry) string {
 func dumpLimits(ls []AbsoluteBorrowLimit) string {
 	var b strings.Builder
 	for _, a := range ls {
-		fmt.Fprintf(&b, "{%s acc=%s vcpu=%s mem=%s}", a.InstanceType, fmtInt(a.Accelerators), fmtRat(a.VCPU), fmtRat(a.MemoryGiB))
+		p := "-"
+		if a.Partition != nil {
+			p = fmt.Sprintf("%s x %d", a.Partition.Type, a.Partition.Count)
+		}
+		fmt.Fprintf(&b, "{%s count=%s acc=%s vcpu=%s mem=%s part=%s}", a.InstanceType, fmtInt(a.Count), fmtInt(a.Accelerators),
+			fmtRat(a.VCPU), fmtRat(a.MemoryGiB), p)
 	}
 	return "[" + b.String() + "]"
 }

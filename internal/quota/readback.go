@@ -86,7 +86,9 @@ func isAcceleratorColumn(res string) bool {
 // strategy DontLend when any lendingLimit is set, Lend when every borrowingLimit is 0, else
 // LendAndBorrow with the borrow_limit (preferring 50) that reproduces every borrowingLimit, or,
 // when no single percentage does, absolute_borrow_limits for the cpu, memory and accelerator
-// limits that differ. Name is "" without the name annotation.
+// limits that differ (vcpu, memory_in_gib, accelerators) and for the first MIG resource whose
+// limit differs (accelerator_partition, unless accelerators is inferred: the two conflict).
+// Count is never inferred: the explicit amounts say the same. Name is "" without the name annotation.
 //
 // It is best effort: a spec the attributes cannot express (a second resource group, an unknown
 // resource, a non-zero quota in another accelerator column, a fractional device count, ...)
@@ -421,11 +423,13 @@ func inferSharing(table []flavorTable, res []Resolved) (Sharing, string, *int64)
 		return Sharing{Strategy: ptr(StrategyLend)}, StrategyLend, nil
 	}
 
+	// rest: the resources an absolute limit cannot cap, which the percentage must explain.
 	all, rest := fullRange(), fullRange()
 	for i, f := range table {
 		for name, c := range f.cells {
 			all = cellRange(all, name, c)
-			if name != ResourceCPU && name != ResourceMemory && name != res[i].AcceleratorResource {
+			_, mig := migProfileOf(name)
+			if name != ResourceCPU && name != ResourceMemory && name != res[i].AcceleratorResource && !mig {
 				rest = cellRange(rest, name, c)
 			}
 		}
@@ -457,7 +461,16 @@ func inferSharing(table []flavorTable, res []Resolved) (Sharing, string, *int64)
 				a.Accelerators = ptr(satInt64(c.borrow))
 			}
 		}
-		if a.VCPU != nil || a.MemoryGiB != nil || a.Accelerators != nil {
+		// The first MIG resource the percentage does not explain; a limit caps one profile.
+		for _, name := range f.order {
+			if p, mig := migProfileOf(name); mig {
+				if c, d := differs(name); d && a.Accelerators == nil {
+					a.Partition = &Partition{Type: p, Count: satInt64(c.borrow)}
+					break
+				}
+			}
+		}
+		if a.VCPU != nil || a.MemoryGiB != nil || a.Accelerators != nil || a.Partition != nil {
 			limits = append(limits, a)
 		}
 	}

@@ -1,6 +1,7 @@
 package quota
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,7 +17,8 @@ type namedConfig struct {
 	name string
 	cfg  Config
 	// lossy: the spec alone (without annotations) cannot express the config (a partition of
-	// 0), or its resolved values exceed the input limits once made explicit (count 10000000).
+	// 0, EFA borrowing limits set by an absolute limit's count), or its resolved values exceed
+	// the input limits once made explicit (count 10000000).
 	lossy bool
 }
 
@@ -85,6 +87,19 @@ func roundTripConfigs() []namedConfig {
 		namedConfig{name: "absolute limits and percentage", cfg: with(base(worked[0], worked[1]), func(c *Config) {
 			c.Sharing.BorrowLimit = i64(200)
 			c.Sharing.AbsoluteBorrowLimits = []AbsoluteBorrowLimit{{InstanceType: "ml.g6e.48xlarge", VCPU: dec("12.5")}}
+		})},
+		namedConfig{name: "absolute limits by count and partition", cfg: with(base(worked...), func(c *Config) {
+			c.Sharing.AbsoluteBorrowLimits = []AbsoluteBorrowLimit{
+				{InstanceType: "ml.g5.12xlarge", Count: i64(3)},
+				{InstanceType: "ml.p4d.24xlarge", Partition: &Partition{Type: "mig-1g.5gb", Count: 5}},
+				{InstanceType: "ml.g6e.48xlarge", Count: i64(1), VCPU: dec("12.5")},
+				{InstanceType: "ml.c5.9xlarge", Count: i64(0)},
+			}
+		}), lossy: true},
+		namedConfig{name: "absolute limit by a partition the entry does not use", cfg: with(base(
+			Entry{InstanceType: "ml.p4d.24xlarge", Count: i64(1)},
+		), func(c *Config) {
+			c.Sharing.AbsoluteBorrowLimits = []AbsoluteBorrowLimit{{InstanceType: "ml.p4d.24xlarge", Partition: &Partition{Type: "mig-3g.20gb", Count: 2}, VCPU: dec("4")}}
 		})},
 		namedConfig{name: "config level", cfg: with(base(worked[0]), func(c *Config) {
 			c.Name, c.Description, c.Team = "A-1--b", `GPUs for "research" — ünïcode`, "r-and-d"
@@ -226,7 +241,7 @@ func TestFromClusterQueueForeign(t *testing.T) {
 `, ""},
 		{"mixed limits become absolute", cq(kueue.FlavorQuotas{Name: "ml.g5.12xlarge", Resources: []kueue.ResourceQuota{
 			rq("cpu", "48", "10500m", ""), rq("memory", "192Gi", "96Gi", ""), rq("nvidia.com/gpu", "4", "3", ""), rq("vpc.amazonaws.com/efa", "1", "0", "")}}),
-			`name="ml" desc="" team="ml" act="Enabled" pre="Never" cohort="shared" w=1 strategy="LendAndBorrow" bl=50 abs=[{ml.g5.12xlarge acc=3 vcpu=10.5 mem=-}]
+			`name="ml" desc="" team="ml" act="Enabled" pre="Never" cohort="shared" w=1 strategy="LendAndBorrow" bl=50 abs=[{ml.g5.12xlarge count=- acc=3 vcpu=10.5 mem=- part=-}]
 {ml.g5.12xlarge count=- acc=4 vcpu=48 mem=192 efa=1 part=-}
 `, ""},
 		{"MIG quota becomes a partition", cq(kueue.FlavorQuotas{Name: "ml.p4d.24xlarge", Resources: []kueue.ResourceQuota{
@@ -383,5 +398,49 @@ func TestFromClusterQueueAnnotations(t *testing.T) {
 	x.Spec.NamespaceSelector = nil
 	if c, _, _ := FromClusterQueue(cat, x); c.Team != "team-a" {
 		t.Fatal(c.Team)
+	}
+}
+
+// A borrowing limit set by an absolute limit's count or partition and changed out of band reads
+// back as another resource_sharing, which plans an update that restores it; left alone, it reads
+// back as configured.
+func TestFromClusterQueueAbsoluteLimitDrift(t *testing.T) {
+	cat := catalog.Builtin()
+	c := base(g512(1), Entry{InstanceType: "ml.p4d.24xlarge", Count: i64(1)})
+	c.Sharing.AbsoluteBorrowLimits = []AbsoluteBorrowLimit{
+		{InstanceType: "ml.g5.12xlarge", Count: i64(2)},
+		{InstanceType: "ml.p4d.24xlarge", Partition: &Partition{Type: "mig-1g.5gb", Count: 3}},
+	}
+	_, cq := mustRender(t, cat, c)
+	tests := []struct {
+		name     string
+		flavor   int
+		resource string
+		borrow   string // "": unchanged
+	}{
+		{"unchanged", 0, "", ""},
+		{"cpu under a count", 0, "cpu", "10"},
+		{"gpu under a count", 0, "nvidia.com/gpu", "1"},
+		{"efa under a count", 0, "vpc.amazonaws.com/efa", "0"},
+		{"partition", 1, "nvidia.com/mig-1g.5gb", "1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := throughAPIServer(t, cq)
+			if tt.borrow != "" {
+				rs := x.Spec.ResourceGroups[0].Flavors[tt.flavor].Resources
+				i := slices.IndexFunc(rs, func(r kueue.ResourceQuota) bool { return string(r.Name) == tt.resource })
+				b := mustQ(tt.borrow)
+				rs[i].BorrowingLimit = &b
+			}
+			c2, _, err := FromClusterQueue(cat, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, want := dumpLimits(c2.Sharing.AbsoluteBorrowLimits)+fmtInt(c2.Sharing.BorrowLimit), dumpLimits(c.Sharing.AbsoluteBorrowLimits)+fmtInt(c.Sharing.BorrowLimit)
+			if (got == want) != (tt.borrow == "") {
+				t.Fatalf("resource_sharing read back %s, configured %s", got, want)
+			}
+		})
 	}
 }

@@ -53,7 +53,7 @@ func RenderResourceFlavor(instanceType string) kueue.ResourceFlavor {
 // Spec: one resource group covering cpu, memory, nvidia.com/gpu, aws.amazon.com/neurondevice,
 // vpc.amazonaws.com/efa, then any other accelerator resource in use (a provider instance_types
 // override may name one, e.g. aws.amazon.com/neuron; sorted), then the nvidia.com/mig-<profile>
-// resources in use (sorted); one flavor per entry, in config order, with every covered resource
+// resources an entry or an absolute borrow limit uses (sorted); one flavor per entry, in config order, with every covered resource
 // (0 where it does not apply). Quantities: cpu in millicores, memory in bytes exactly (whole
 // numbers of bytes in binary-SI canonical form, e.g. "192Gi" or "42130Mi"; fractional ones in
 // decimal, e.g. 2.9 GiB is "3113851289600m"), devices as integers.
@@ -155,18 +155,23 @@ func coveredResources(extra []string) []string {
 
 // renderFlavors renders the single resource group.
 func renderFlavors(cat *catalog.Catalog, rc ResolvedConfig) ([]corev1.ResourceName, []kueue.FlavorQuotas, error) {
-	accel, covered, err := flavorColumns(cat, rc)
+	abs, percent, err := sharingLimits(rc)
 	if err != nil {
 		return nil, nil, err
 	}
-	abs, percent, err := sharingLimits(rc)
+	accel, covered, err := flavorColumns(cat, rc, abs)
 	if err != nil {
 		return nil, nil, err
 	}
 	flavors := make([]kueue.FlavorQuotas, len(rc.Resources))
 	for i, r := range rc.Resources {
-		limit, hasLimit := abs[r.Configured.InstanceType]
-		if flavors[i], err = renderFlavor(r, accel[i], covered, limit, hasLimit, rc.Strategy, percent); err != nil {
+		var caps map[string]*big.Rat
+		if limit, ok := abs[r.Configured.InstanceType]; ok {
+			if caps, err = borrowCaps(cat, limit, accel[i]); err != nil {
+				return nil, nil, err
+			}
+		}
+		if flavors[i], err = renderFlavor(r, accel[i], covered, caps, rc.Strategy, percent); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -178,8 +183,9 @@ func renderFlavors(cat *catalog.Catalog, rc ResolvedConfig) ([]corev1.ResourceNa
 }
 
 // flavorColumns checks the entries and returns the accelerator resource of each and the
-// resources the group covers.
-func flavorColumns(cat *catalog.Catalog, rc ResolvedConfig) (accel, covered []string, err error) {
+// resources the group covers: those of the entries and the MIG resources of the absolute
+// borrow limits abs, which a team may borrow without a quota of its own in them.
+func flavorColumns(cat *catalog.Catalog, rc ResolvedConfig, abs map[string]AbsoluteBorrowLimit) (accel, covered []string, err error) {
 	if len(rc.Resources) > maxKueueList {
 		return nil, nil, fmt.Errorf("%d instance types, but Kueue allows at most %d flavors", len(rc.Resources), maxKueueList)
 	}
@@ -206,6 +212,12 @@ func flavorColumns(cat *catalog.Catalog, rc ResolvedConfig) (accel, covered []st
 		if p := r.Configured.Partition; p != nil {
 			if !validProfile(p.Type) {
 				return nil, nil, fmt.Errorf("flavor %s: %q is not a MIG profile", name, p.Type)
+			}
+			extra = append(extra, MIGResourceName(p.Type))
+		}
+		if p := abs[name].Partition; p != nil {
+			if !validProfile(p.Type) {
+				return nil, nil, fmt.Errorf("flavor %s: absolute borrow limit: %q is not a MIG profile", name, p.Type)
 			}
 			extra = append(extra, MIGResourceName(p.Type))
 		}
@@ -250,9 +262,51 @@ func sharingLimits(rc ResolvedConfig) (map[string]AbsoluteBorrowLimit, *big.Rat,
 	return abs, percent, nil
 }
 
+// borrowCaps are the borrowing limits an absolute_borrow_limits element sets, by resource, in
+// the resource's units (cores, bytes, devices). Count gives every resource of the instance type
+// count x one instance's amount (its accelerators in column accel, cpu, memory and EFA, as a
+// resources entry's count does); accelerators, vcpu and memory_in_gib replace the amount of
+// their resource (the explicit value wins); a partition caps the MIG resource of its profile at
+// its count. Resources it does not cap keep the percentage.
+func borrowCaps(cat *catalog.Catalog, a AbsoluteBorrowLimit, accel string) (map[string]*big.Rat, error) {
+	name := a.InstanceType
+	caps := map[string]*big.Rat{}
+	if a.Count != nil {
+		it, ok := cat.Lookup(name)
+		if !ok {
+			return nil, fmt.Errorf("flavor %s: absolute borrow limit by count, but the instance type is unknown", name)
+		}
+		n := ratInt(*a.Count)
+		caps[ResourceCPU] = floorTo(new(big.Rat).Mul(n, orZero(DecimalFromFloat(it.VCPU))), 1000)
+		caps[ResourceMemory] = gibToBytes(floorTo(new(big.Rat).Mul(n, orZero(DecimalFromFloat(it.MemoryGiB))), 1024))
+		caps[ResourceEFA] = new(big.Rat).Mul(n, ratInt(it.EFA))
+		if accel != "" {
+			caps[accel] = new(big.Rat).Mul(n, ratInt(it.Accelerators))
+		}
+	}
+	if a.VCPU != nil {
+		caps[ResourceCPU] = a.VCPU
+	}
+	if a.MemoryGiB != nil {
+		caps[ResourceMemory] = gibToBytes(a.MemoryGiB)
+	}
+	if a.Accelerators != nil {
+		switch {
+		case accel != "":
+			caps[accel] = ratInt(*a.Accelerators)
+		case *a.Accelerators != 0:
+			return nil, fmt.Errorf("flavor %s: absolute borrow limit for accelerators, but the instance type has no accelerators", name)
+		}
+	}
+	if p := a.Partition; p != nil {
+		caps[MIGResourceName(p.Type)] = ratInt(p.Count)
+	}
+	return caps, nil
+}
+
 // renderFlavor renders one entry's flavor: a quota for every covered resource, with the
-// accelerators in the accel column and the entry's absolute borrow limit when it has one.
-func renderFlavor(r Resolved, accel string, covered []string, abs AbsoluteBorrowLimit, hasAbs bool, strategy string, percent *big.Rat) (kueue.FlavorQuotas, error) {
+// accelerators in the accel column, and the borrowing limits caps sets (nil: none).
+func renderFlavor(r Resolved, accel string, covered []string, caps map[string]*big.Rat, strategy string, percent *big.Rat) (kueue.FlavorQuotas, error) {
 	name := r.Configured.InstanceType
 	nominal := map[string]*big.Rat{
 		ResourceCPU:    r.VCPU,
@@ -268,24 +322,9 @@ func renderFlavor(r Resolved, accel string, covered []string, abs AbsoluteBorrow
 	if p := r.Configured.Partition; p != nil {
 		nominal[MIGResourceName(p.Type)] = ratInt(p.Count)
 	}
-	limits := map[string]*big.Rat{}
-	if hasAbs {
-		if abs.VCPU != nil {
-			limits[ResourceCPU] = abs.VCPU
-		}
-		if abs.MemoryGiB != nil {
-			limits[ResourceMemory] = gibToBytes(abs.MemoryGiB)
-		}
-		if abs.Accelerators != nil {
-			if accel == "" {
-				return kueue.FlavorQuotas{}, fmt.Errorf("flavor %s: absolute borrow limit for accelerators, but the instance type has no accelerators", name)
-			}
-			limits[accel] = ratInt(*abs.Accelerators)
-		}
-	}
 	fq := kueue.FlavorQuotas{Name: name, Resources: make([]kueue.ResourceQuota, len(covered))}
 	for j, res := range covered {
-		rq, err := renderResourceQuota(name, res, orZero(nominal[res]), limits[res], strategy, percent)
+		rq, err := renderResourceQuota(name, res, orZero(nominal[res]), caps[res], strategy, percent)
 		if err != nil {
 			return kueue.FlavorQuotas{}, err
 		}

@@ -189,6 +189,51 @@ func TestRenderAbsoluteBorrowLimits(t *testing.T) {
 	}
 }
 
+// An absolute limit's count caps every resource of its flavor at count instances' worth, an
+// explicit amount beside it wins, and a partition caps its MIG resource, which the group then
+// covers even where no entry uses it.
+func TestRenderAbsoluteBorrowLimitsByCountAndPartition(t *testing.T) {
+	cat := catalog.Builtin()
+	p4d := Entry{InstanceType: "ml.p4d.24xlarge", Count: i64(1)}
+	covered := append(slices.Clone(baseCovered), "nvidia.com/mig-1g.5gb")
+	tests := []struct {
+		name   string
+		limits []AbsoluteBorrowLimit
+		g5, p  []string // borrowing limits of ml.g5.12xlarge and ml.p4d.24xlarge, in covered order
+	}{
+		{"count", []AbsoluteBorrowLimit{{InstanceType: "ml.g5.12xlarge", Count: i64(2)}},
+			[]string{"96", "384Gi", "8", "0", "2", "0"}, []string{"48", "576Gi", "4", "0", "2", "0"}},
+		{"count 0 stops borrowing", []AbsoluteBorrowLimit{{InstanceType: "ml.g5.12xlarge", Count: i64(0)}},
+			zeros(6), []string{"48", "576Gi", "4", "0", "2", "0"}},
+		{"explicit vcpu and memory win over count", []AbsoluteBorrowLimit{
+			{InstanceType: "ml.g5.12xlarge", Count: i64(2), VCPU: dec("10"), MemoryGiB: dec("1.5")}},
+			[]string{"10", "1536Mi", "8", "0", "2", "0"}, []string{"48", "576Gi", "4", "0", "2", "0"}},
+		{"partition", []AbsoluteBorrowLimit{{InstanceType: "ml.p4d.24xlarge", Partition: &Partition{Type: "mig-1g.5gb", Count: 3}}},
+			[]string{"24", "96Gi", "2", "0", "0", "0"}, []string{"48", "576Gi", "4", "0", "2", "3"}},
+		{"partition and vcpu", []AbsoluteBorrowLimit{{InstanceType: "ml.p4d.24xlarge", VCPU: dec("0.5"), Partition: &Partition{Type: "mig-1g.5gb", Count: 7}}},
+			[]string{"24", "96Gi", "2", "0", "0", "0"}, []string{"500m", "576Gi", "4", "0", "2", "7"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := base(g512(1), p4d)
+			c.Sharing.AbsoluteBorrowLimits = tt.limits
+			cq := render(t, cat, c)
+			g := cq.Spec.ResourceGroups[0]
+			want, g5, p := covered, tt.g5, tt.p
+			if !slices.ContainsFunc(tt.limits, func(a AbsoluteBorrowLimit) bool { return a.Partition != nil }) {
+				want, g5, p = baseCovered, g5[:5], p[:5] // no partition anywhere: no MIG resource
+			}
+			if !slices.Equal(names(g.CoveredResources), want) {
+				t.Fatalf("covered %v, want %v", g.CoveredResources, want)
+			}
+			nominalG5 := []string{"48", "192Gi", "4", "0", "1", "0"}[:len(want)]
+			nominalP4d := []string{"96", "1152Gi", "8", "0", "4", "0"}[:len(want)]
+			checkFlavor(t, g.Flavors[0], "ml.g5.12xlarge", want, nominalG5, g5, none(len(want)))
+			checkFlavor(t, g.Flavors[1], "ml.p4d.24xlarge", want, nominalP4d, p, none(len(want)))
+		})
+	}
+}
+
 func TestRenderMIGPartition(t *testing.T) {
 	c := base(Entry{InstanceType: "ml.p4d.24xlarge", Partition: &Partition{Type: "mig-1g.5gb", Count: 2}})
 	cq := render(t, catalog.Builtin(), c)
@@ -292,6 +337,13 @@ func TestRenderErrors(t *testing.T) {
 		{"absolute limit for a missing type", func(rc *ResolvedConfig) {
 			rc.AbsoluteBorrowLimits = []AbsoluteBorrowLimit{{InstanceType: "ml.c5.xlarge", VCPU: dec("1")}}
 		}, "no quota"},
+		{"absolute limit by count of an unknown type", func(rc *ResolvedConfig) {
+			rc.Resources[0].Configured.InstanceType = "ml.x9.large"
+			rc.AbsoluteBorrowLimits = []AbsoluteBorrowLimit{{InstanceType: "ml.x9.large", Count: i64(1)}}
+		}, "instance type is unknown"},
+		{"absolute limit by a bad partition", func(rc *ResolvedConfig) {
+			rc.AbsoluteBorrowLimits = []AbsoluteBorrowLimit{{InstanceType: "ml.g5.12xlarge", Partition: &Partition{Type: "x", Count: 1}}}
+		}, "MIG profile"},
 		{"unknown strategy", func(rc *ResolvedConfig) { rc.Strategy = "Share" }, "strategy"},
 		{"unknown activation", func(rc *ResolvedConfig) { rc.ActivationState = "" }, "activation_state"},
 		{"unknown preemption", func(rc *ResolvedConfig) { rc.PreemptTeamTasks = "Always" }, "preempt_team_tasks"},

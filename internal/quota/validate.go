@@ -139,51 +139,57 @@ func (v *validator) sharing() {
 	}
 }
 
-// absoluteLimit checks element j of absolute_borrow_limits. seen holds the instance types of
-// the elements before it; inResources those of resources, which are complete when allKnown.
+// absoluteLimit checks element j of absolute_borrow_limits: the rules of a resources entry
+// (sizeCheck) plus its own: an instance type of resources, once, and at least one amount set.
+// seen holds the instance types of the elements before it; inResources those of resources,
+// which are complete when allKnown.
 func (v *validator) absoluteLimit(j int, a AbsoluteBorrowLimit, seen map[string]int, inResources map[string]bool, allKnown bool) {
-	c := v.cfg
 	base := []string{"resource_sharing", "absolute_borrow_limits", strconv.Itoa(j)}
-	if c.IsUnknown(base...) {
+	if v.cfg.IsUnknown(base...) {
 		return
 	}
-	at := func(attr string) []string { return append(slices.Clone(base), attr) }
-	unk := func(attr string) bool { return c.IsUnknown(at(attr)...) }
-	if !unk("instance_type") {
-		it, known := v.cat.Lookup(a.InstanceType)
+	c := sizeCheck{validator: v, e: a.entry(), entry: -1, rel: base, at: base}
+	if !c.unk("instance_type") {
 		prev, dup := seen[a.InstanceType]
+		it, known := v.cat.Lookup(a.InstanceType)
 		switch {
 		case a.InstanceType == "":
-			v.add(-1, at("instance_type"), "Missing instance_type",
+			c.report([]string{"instance_type"}, "Missing instance_type",
 				"absolute_borrow_limits[%d] has no instance_type. Set it to one of the instance types in resources.", j)
 		case dup:
-			v.add(-1, at("instance_type"), "Duplicate absolute borrow limit",
+			c.report([]string{"instance_type"}, "Duplicate absolute borrow limit",
 				"instance type %q has absolute borrow limits in both absolute_borrow_limits[%d] and [%d]. Merge them into one element.", a.InstanceType, prev, j)
+		case c.unk("capacity"):
+			// The type's figures come from a provider setting not known yet.
+		case !known && !inResources[a.InstanceType]:
+			// A type in resources is reported there.
+			c.push(unknownTypeProblem(v.cat, -1, a.InstanceType))
 		case allKnown && !inResources[a.InstanceType]:
-			v.add(-1, at("instance_type"), "Absolute borrow limit for an instance type without quota",
+			c.report([]string{"instance_type"}, "Absolute borrow limit for an instance type without quota",
 				"absolute_borrow_limits[%d] names %q, which is not in resources, so there is no quota to borrow against. Add %q to resources or remove this limit.",
 				j, a.InstanceType, a.InstanceType)
-		case a.Accelerators != nil && !unk("accelerators") && known && it.Accelerators == 0:
-			v.add(-1, at("accelerators"), "Instance type has no accelerators",
-				"absolute_borrow_limits[%d] sets accelerators, but %s has no accelerators. Remove accelerators from this limit.", j, a.InstanceType)
+		default:
+			c.it, c.haveType = it, known
 		}
 		if a.InstanceType != "" && !dup {
 			seen[a.InstanceType] = j
 		}
 	}
-	if a.Accelerators == nil && a.VCPU == nil && a.MemoryGiB == nil && !unk("accelerators") && !unk("vcpu") && !unk("memory_in_gib") {
-		v.add(-1, base, "Empty absolute borrow limit",
-			"absolute_borrow_limits[%d] sets none of accelerators, vcpu, memory_in_gib, so it limits nothing. Set at least one of them, or remove the element.", j)
+	if !c.maybe(a.Count != nil, "count") && !c.maybe(a.Accelerators != nil, "accelerators") && !c.maybe(a.Partition != nil, "accelerator_partition") &&
+		!c.maybe(a.VCPU != nil, "vcpu") && !c.maybe(a.MemoryGiB != nil, "memory_in_gib") {
+		c.report(nil, "Empty absolute borrow limit",
+			"absolute_borrow_limits[%d] sets none of count, accelerators, accelerator_partition, vcpu, memory_in_gib, so it limits nothing. Set at least one of them, or remove the element.", j)
 	}
-	if a.Accelerators != nil && !unk("accelerators") {
-		v.checkInt(-1, at("accelerators"), *a.Accelerators)
+	c.conflicts()
+	c.amounts()
+	if c.known(a.Partition != nil, "accelerator_partition") {
+		c.partition()
 	}
-	if a.VCPU != nil && !unk("vcpu") {
-		v.checkVCPU(-1, at("vcpu"), a.VCPU)
-	}
-	if a.MemoryGiB != nil && !unk("memory_in_gib") {
-		v.checkMemory(-1, at("memory_in_gib"), a.MemoryGiB)
-	}
+}
+
+// entry is the limit's attributes in the shape of a resources entry, for the checks both share.
+func (a AbsoluteBorrowLimit) entry() Entry {
+	return Entry{InstanceType: a.InstanceType, Count: a.Count, Accelerators: a.Accelerators, VCPU: a.VCPU, MemoryGiB: a.MemoryGiB, Partition: a.Partition}
 }
 
 func (v *validator) resources() {
@@ -206,45 +212,60 @@ func (v *validator) resources() {
 }
 
 func (v *validator) entry(i int, e Entry, seen map[string]int) {
-	c := entryCheck{validator: v, i: i, e: e, idx: strconv.Itoa(i)}
+	c := sizeCheck{validator: v, e: e, entry: i, at: []string{"resources", strconv.Itoa(i)}}
 	c.instanceType(seen)
 	c.size()
+	c.conflicts()
 	c.amounts()
 	if c.known(e.Partition != nil, "accelerator_partition") {
 		c.partition()
 	}
 }
 
-// entryCheck checks one resources entry.
-type entryCheck struct {
+// sizeCheck checks one element with the attributes a resources entry and an
+// absolute_borrow_limits element share (count, accelerators, accelerator_partition, vcpu,
+// memory_in_gib; efa only in resources), so both follow one set of rules.
+type sizeCheck struct {
 	*validator
-	i   int
-	e   Entry
-	idx string
-	// it is the entry's instance type when haveType: known, and its capacity too.
+	e Entry
+	// entry is Problem.Entry (the resources index, or -1 for a borrow limit), rel the path of
+	// the element below it, and at its path from the root, where its unknown values are marked.
+	entry   int
+	rel, at []string
+	// it is the element's instance type when haveType: known, and its capacity too.
 	it       catalog.InstanceType
 	haveType bool
 }
 
-func (c *entryCheck) unk(attr ...string) bool {
-	return c.cfg.IsUnknown(append([]string{"resources", c.idx}, attr...)...)
+func (c *sizeCheck) unk(attr ...string) bool {
+	return c.cfg.IsUnknown(append(slices.Clone(c.at), attr...)...)
 }
 
 // known reports whether an attribute is set and known; maybe whether it is set or unknown.
-func (c *entryCheck) known(isSet bool, attr ...string) bool { return isSet && !c.unk(attr...) }
-func (c *entryCheck) maybe(isSet bool, attr ...string) bool { return isSet || c.unk(attr...) }
+func (c *sizeCheck) known(isSet bool, attr ...string) bool { return isSet && !c.unk(attr...) }
+func (c *sizeCheck) maybe(isSet bool, attr ...string) bool { return isSet || c.unk(attr...) }
 
-func (c *entryCheck) instanceType(seen map[string]int) {
-	i, e := c.i, c.e
+// report adds a problem at attr of the element; push adds one made for a resources entry.
+func (c *sizeCheck) report(attr []string, summary, format string, args ...any) {
+	c.add(c.entry, c.pathOf(attr...), summary, format, args...)
+}
+
+func (c *sizeCheck) push(p Problem) {
+	p.Entry, p.Path = c.entry, c.pathOf(p.Path...)
+	c.problems = append(c.problems, p)
+}
+
+func (c *sizeCheck) instanceType(seen map[string]int) {
+	i, e := c.entry, c.e
 	if c.unk("instance_type") {
 		return
 	}
 	switch prev, dup := seen[e.InstanceType]; {
 	case e.InstanceType == "":
-		c.add(i, []string{"instance_type"}, "Missing instance_type",
+		c.report([]string{"instance_type"}, "Missing instance_type",
 			"this entry has no instance_type. Set it to an instance type such as \"ml.g5.12xlarge\".")
 	case dup:
-		c.add(i, []string{"instance_type"}, "Duplicate instance type",
+		c.report([]string{"instance_type"}, "Duplicate instance type",
 			"instance type %q appears in resources[%d] and resources[%d]; each instance type may appear once. Merge the two entries into one.", e.InstanceType, prev, i)
 	default:
 		seen[e.InstanceType] = i
@@ -254,89 +275,96 @@ func (c *entryCheck) instanceType(seen map[string]int) {
 		} else if c.it, ok = c.cat.Lookup(e.InstanceType); ok {
 			c.haveType = true
 		} else {
-			c.problems = append(c.problems, unknownTypeProblem(c.cat, i, e.InstanceType))
+			c.push(unknownTypeProblem(c.cat, i, e.InstanceType))
 		}
 	}
 }
 
-// size checks that something sizes the entry and that no two sizing attributes conflict.
-func (c *entryCheck) size() {
-	i, e, it := c.i, c.e, c.it
+// size checks that something sizes a resources entry.
+func (c *sizeCheck) size() {
+	e, it := c.e, c.it
+	othersUnset := !c.maybe(e.Count != nil, "count") && !c.maybe(e.Partition != nil, "accelerator_partition") &&
+		!c.maybe(e.VCPU != nil, "vcpu") && !c.maybe(e.MemoryGiB != nil, "memory_in_gib")
+	if othersUnset && !c.maybe(e.Accelerators != nil, "accelerators") {
+		c.push(noSizeProblem(c.entry))
+	}
+	if c.haveType && it.Accelerators == 0 && c.known(e.Accelerators != nil, "accelerators") && othersUnset {
+		c.push(acceleratorsCannotSizeProblem(c.entry, it))
+	}
+}
+
+// conflicts checks that no two sizing attributes conflict.
+func (c *sizeCheck) conflicts() {
+	e := c.e
 	countSet := c.known(e.Count != nil, "count")
 	accSet := c.known(e.Accelerators != nil, "accelerators")
 	partSet := c.known(e.Partition != nil, "accelerator_partition")
-	othersUnset := !c.maybe(e.Count != nil, "count") && !c.maybe(e.Partition != nil, "accelerator_partition") &&
-		!c.maybe(e.VCPU != nil, "vcpu") && !c.maybe(e.MemoryGiB != nil, "memory_in_gib")
-
-	if othersUnset && !c.maybe(e.Accelerators != nil, "accelerators") {
-		c.problems = append(c.problems, noSizeProblem(i))
-	}
-	if c.haveType && it.Accelerators == 0 && accSet && othersUnset {
-		c.problems = append(c.problems, acceleratorsCannotSizeProblem(i, it))
-	}
 	if countSet && accSet {
-		c.add(i, []string{"accelerators"}, "Conflicting attributes",
+		c.report([]string{"accelerators"}, "Conflicting attributes",
 			"count and accelerators are both set; count already sets the accelerators (count x the accelerators of one instance). Remove one of them: keep count for whole instances, or accelerators for a share of them.")
 	}
 	if countSet && partSet {
-		c.add(i, []string{"accelerator_partition"}, "Conflicting attributes",
+		c.report([]string{"accelerator_partition"}, "Conflicting attributes",
 			"count and accelerator_partition are both set; count allocates whole instances, accelerator_partition allocates GPU partitions. Remove one of them.")
 	}
 	if accSet && partSet {
-		c.add(i, []string{"accelerator_partition"}, "Conflicting attributes",
+		c.report([]string{"accelerator_partition"}, "Conflicting attributes",
 			"accelerators and accelerator_partition are both set; a quota entry allocates either whole accelerators or MIG partitions of them. Remove one of them (use two quotas for different teams if you need both).")
 	}
 }
 
 // amounts checks the range and precision of each configured amount.
-func (c *entryCheck) amounts() {
-	i, e, it := c.i, c.e, c.it
+func (c *sizeCheck) amounts() {
+	e, it := c.e, c.it
 	if c.known(e.Count != nil, "count") {
-		c.checkInt(i, []string{"count"}, *e.Count)
+		c.checkInt(c.entry, c.pathOf("count"), *e.Count)
 	}
 	if c.known(e.Accelerators != nil, "accelerators") {
-		c.checkInt(i, []string{"accelerators"}, *e.Accelerators)
+		c.checkInt(c.entry, c.pathOf("accelerators"), *e.Accelerators)
 		if c.haveType && it.Accelerators == 0 && *e.Accelerators > 0 {
-			c.add(i, []string{"accelerators"}, "Instance type has no accelerators",
-				"accelerators = %d, but %s has no accelerators. Remove accelerators (or set it to 0) and size the entry with count, vcpu or memory_in_gib, or choose an instance type with accelerators.",
+			c.report([]string{"accelerators"}, "Instance type has no accelerators",
+				"accelerators = %d, but %s has no accelerators. Remove accelerators (or set it to 0) and use count, vcpu or memory_in_gib instead, or choose an instance type with accelerators.",
 				*e.Accelerators, it.Name)
 		}
 	}
 	if c.known(e.EFA != nil, "efa") {
-		c.checkInt(i, []string{"efa"}, *e.EFA)
+		c.checkInt(c.entry, c.pathOf("efa"), *e.EFA)
 	}
 	if c.known(e.VCPU != nil, "vcpu") {
-		c.checkVCPU(i, []string{"vcpu"}, e.VCPU)
+		c.checkVCPU(c.entry, c.pathOf("vcpu"), e.VCPU)
 	}
 	if c.known(e.MemoryGiB != nil, "memory_in_gib") {
-		c.checkMemory(i, []string{"memory_in_gib"}, e.MemoryGiB)
+		c.checkMemory(c.entry, c.pathOf("memory_in_gib"), e.MemoryGiB)
 	}
 }
 
+// pathOf is the problem path of an attribute of the element.
+func (c *sizeCheck) pathOf(attr ...string) []string { return append(slices.Clone(c.rel), attr...) }
+
 // partition checks a configured accelerator_partition against the instance type.
-func (c *entryCheck) partition() {
-	i, p, it := c.i, c.e.Partition, c.it
+func (c *sizeCheck) partition() {
+	i, p, it := c.entry, c.e.Partition, c.it
 	if !c.unk("accelerator_partition", "count") {
-		c.checkInt(i, []string{"accelerator_partition", "count"}, p.Count)
+		c.checkInt(i, c.pathOf("accelerator_partition", "count"), p.Count)
 	}
 	switch {
 	case c.haveType && it.Accelerators == 0:
-		c.problems = append(c.problems, partitionNoAcceleratorsProblem(i, it))
+		c.push(partitionNoAcceleratorsProblem(i, it))
 	case c.unk("accelerator_partition", "type"):
 	case !validProfile(p.Type):
-		c.problems = append(c.problems, badProfileProblem(i, p.Type, it))
+		c.push(badProfileProblem(i, p.Type, it))
 	case !c.haveType:
 	case it.AcceleratorResource != catalog.ResourceNvidiaGPU:
-		c.add(i, []string{"accelerator_partition"}, "Partitions need NVIDIA GPUs",
+		c.report([]string{"accelerator_partition"}, "Partitions need NVIDIA GPUs",
 			"accelerator_partition uses MIG, which only NVIDIA GPUs offer, but %s has %s accelerators. Remove accelerator_partition and use accelerators or count instead.",
 			it.Name, describeAccelerator(it))
 	case !slices.Contains(it.MIGProfiles, p.Type):
 		if len(it.MIGProfiles) == 0 {
-			c.add(i, []string{"accelerator_partition", "type"}, "No MIG profiles on this instance type",
+			c.report([]string{"accelerator_partition", "type"}, "No MIG profiles on this instance type",
 				"%s offers no MIG profiles, so %q cannot be allocated. Remove accelerator_partition and use accelerators or count, or list the profile in the provider's instance_types mig_profiles if the nodes are partitioned.",
 				it.Name, p.Type)
 		} else {
-			c.add(i, []string{"accelerator_partition", "type"}, "MIG profile not offered",
+			c.report([]string{"accelerator_partition", "type"}, "MIG profile not offered",
 				"%s does not offer MIG profile %q. Use one of %s.", it.Name, p.Type, quoteList(it.MIGProfiles, "or"))
 		}
 	}

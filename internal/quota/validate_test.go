@@ -33,6 +33,10 @@ func TestValidateProblems(t *testing.T) {
 		c.Sharing = s
 		return c
 	}
+	// limit is a quota of ml.g5.12xlarge and ml.p4d.24xlarge with one absolute borrow limit.
+	limit := func(a AbsoluteBorrowLimit) Config {
+		return withSharing(Sharing{AbsoluteBorrowLimits: []AbsoluteBorrowLimit{a}}, g512(1), Entry{InstanceType: "ml.p4d.24xlarge", Count: i64(1)})
+	}
 	sixteen := func() Config {
 		names := catalog.Builtin().Names()
 		var es []Entry
@@ -129,6 +133,35 @@ func TestValidateProblems(t *testing.T) {
 		{"absolute accelerators on a CPU type", withSharing(Sharing{AbsoluteBorrowLimits: []AbsoluteBorrowLimit{{InstanceType: "ml.c5.xlarge", Accelerators: i64(1)}}},
 			Entry{InstanceType: "ml.c5.xlarge", Count: i64(1)}), -1,
 			[]string{"resource_sharing", "absolute_borrow_limits", "0", "accelerators"}, "Instance type has no accelerators", []string{"Remove accelerators"}},
+		// The rules of a resources entry hold for an absolute borrow limit too, at its path.
+		{"absolute count and accelerators", limit(AbsoluteBorrowLimit{InstanceType: "ml.g5.12xlarge", Count: i64(1), Accelerators: i64(2)}), -1,
+			[]string{"resource_sharing", "absolute_borrow_limits", "0", "accelerators"}, "Conflicting attributes", []string{"Remove one"}},
+		{"absolute count and partition", limit(AbsoluteBorrowLimit{InstanceType: "ml.p4d.24xlarge", Count: i64(1), Partition: &Partition{Type: "mig-1g.5gb", Count: 1}}), -1,
+			[]string{"resource_sharing", "absolute_borrow_limits", "0", "accelerator_partition"}, "Conflicting attributes", []string{"Remove one"}},
+		{"absolute accelerators and partition", limit(AbsoluteBorrowLimit{InstanceType: "ml.p4d.24xlarge", Accelerators: i64(1), Partition: &Partition{Type: "mig-1g.5gb", Count: 1}}), -1,
+			[]string{"resource_sharing", "absolute_borrow_limits", "0", "accelerator_partition"}, "Conflicting attributes", []string{"Remove one"}},
+		{"absolute partition on a CPU type", withSharing(Sharing{AbsoluteBorrowLimits: []AbsoluteBorrowLimit{
+			{InstanceType: "ml.c5.xlarge", Partition: &Partition{Type: "mig-1g.5gb", Count: 1}}}}, Entry{InstanceType: "ml.c5.xlarge", Count: i64(1)}), -1,
+			[]string{"resource_sharing", "absolute_borrow_limits", "0", "accelerator_partition"}, "Instance type has no accelerators", []string{"Remove accelerator_partition"}},
+		{"absolute profile not offered", limit(AbsoluteBorrowLimit{InstanceType: "ml.p4d.24xlarge", Partition: &Partition{Type: "mig-1g.18gb", Count: 1}}), -1,
+			[]string{"resource_sharing", "absolute_borrow_limits", "0", "accelerator_partition", "type"}, "MIG profile not offered", []string{"Use one of"}},
+		{"absolute malformed profile", limit(AbsoluteBorrowLimit{InstanceType: "ml.p4d.24xlarge", Partition: &Partition{Type: "1g.5gb", Count: 1}}), -1,
+			[]string{"resource_sharing", "absolute_borrow_limits", "0", "accelerator_partition", "type"}, "Invalid MIG profile", []string{"mig- prefix"}},
+		{"absolute negative count", limit(AbsoluteBorrowLimit{InstanceType: "ml.g5.12xlarge", Count: i64(-1)}), -1,
+			[]string{"resource_sharing", "absolute_borrow_limits", "0", "count"}, "Negative value", []string{"non-negative"}},
+		{"absolute negative partition count", limit(AbsoluteBorrowLimit{InstanceType: "ml.p4d.24xlarge", Partition: &Partition{Type: "mig-1g.5gb", Count: -1}}), -1,
+			[]string{"resource_sharing", "absolute_borrow_limits", "0", "accelerator_partition", "count"}, "Negative value", []string{"non-negative"}},
+		{"absolute count too large", limit(AbsoluteBorrowLimit{InstanceType: "ml.g5.12xlarge", Count: i64(MaxAmount + 1)}), -1,
+			[]string{"resource_sharing", "absolute_borrow_limits", "0", "count"}, "Value too large", []string{"smaller"}},
+		{"absolute limit for an unknown instance type", limit(AbsoluteBorrowLimit{InstanceType: "ml.g5.12xlarg", Count: i64(1)}), -1,
+			[]string{"resource_sharing", "absolute_borrow_limits", "0", "instance_type"}, "Unknown instance type", []string{`Did you mean "ml.g5.12xlarge"`}},
+		{"absolute count with Lend", withSharing(Sharing{Strategy: str(StrategyLend),
+			AbsoluteBorrowLimits: []AbsoluteBorrowLimit{{InstanceType: "ml.g5.12xlarge", Count: i64(1)}}}, g512(1)), -1,
+			[]string{"resource_sharing", "absolute_borrow_limits"}, "absolute_borrow_limits needs a strategy that borrows", []string{"Remove absolute_borrow_limits"}},
+		{"absolute partition twice", withSharing(Sharing{AbsoluteBorrowLimits: []AbsoluteBorrowLimit{
+			{InstanceType: "ml.p4d.24xlarge", Partition: &Partition{Type: "mig-1g.5gb", Count: 1}},
+			{InstanceType: "ml.p4d.24xlarge", Partition: &Partition{Type: "mig-2g.10gb", Count: 1}}}}, Entry{InstanceType: "ml.p4d.24xlarge", Count: i64(1)}), -1,
+			[]string{"resource_sharing", "absolute_borrow_limits", "1", "instance_type"}, "Duplicate absolute borrow limit", []string{"Merge them"}},
 		{"fair share weight too large", func() Config { c := base(g512(1)); c.FairShareWeight = 101; return c }(), -1,
 			[]string{"fair_share_weight"}, "fair_share_weight out of range", []string{"from 0 (lowest) to 100"}},
 		{"fair share weight negative", func() Config { c := base(g512(1)); c.FairShareWeight = -1; return c }(), -1,
@@ -251,6 +284,26 @@ func TestValidateUnknownValues(t *testing.T) {
 			return c
 		}(), [][]string{{"resource_sharing", "absolute_borrow_limits", "0"}}, 0},
 		{"unknown cohort", func() Config { c := base(g512(1)); c.Cohort = str(""); return c }(), [][]string{{"cohort"}}, 0},
+		{"unknown absolute count does not conflict", func() Config {
+			c := base(g512(1))
+			c.Sharing.AbsoluteBorrowLimits = []AbsoluteBorrowLimit{{InstanceType: "ml.g5.12xlarge", Accelerators: i64(2)}}
+			return c
+		}(), [][]string{{"resource_sharing", "absolute_borrow_limits", "0", "count"}}, 0},
+		{"unknown absolute partition is maybe set", func() Config {
+			c := base(g512(1))
+			c.Sharing.AbsoluteBorrowLimits = []AbsoluteBorrowLimit{{InstanceType: "ml.g5.12xlarge", Partition: &Partition{}}}
+			return c
+		}(), [][]string{{"resource_sharing", "absolute_borrow_limits", "0", "accelerator_partition"}}, 0},
+		{"absolute limit on a type whose capacity is pending", func() Config {
+			c := base(Entry{InstanceType: "ml.x9.large", Count: i64(1)})
+			c.Sharing.AbsoluteBorrowLimits = []AbsoluteBorrowLimit{{InstanceType: "ml.x9.large", Count: i64(1)}}
+			return c
+		}(), [][]string{{"resources", "0", "capacity"}, {"resource_sharing", "absolute_borrow_limits", "0", "capacity"}}, 0},
+		{"unknown absolute partition type on a CPU type is still wrong", func() Config {
+			c := base(Entry{InstanceType: "ml.c5.xlarge", Count: i64(1)})
+			c.Sharing.AbsoluteBorrowLimits = []AbsoluteBorrowLimit{{InstanceType: "ml.c5.xlarge", Partition: &Partition{Count: 1}}}
+			return c
+		}(), [][]string{{"resource_sharing", "absolute_borrow_limits", "0", "accelerator_partition", "type"}}, 1},
 	}
 	for _, tt := range tests {
 		c := tt.cfg

@@ -253,6 +253,21 @@ func TestCreateComputeQuotaValidation(t *testing.T) {
 		{name: "unknown MIG profile", change: func(in *sagemaker.CreateComputeQuotaInput) {
 			in.ComputeQuotaConfig.ComputeQuotaResources[0].AcceleratorPartition = &types.AcceleratorPartitionConfig{Type: "mig-9g.1gb", Count: aws.Int32(1)}
 		}, code: "ValidationException", msg: "acceleratorPartition.type' failed to satisfy constraint: Member must satisfy enum value set"},
+		{name: "absolute borrow limits by count and by partition", change: func(in *sagemaker.CreateComputeQuotaInput) {
+			in.ComputeQuotaConfig.ResourceSharingConfig.AbsoluteBorrowLimits = []types.ComputeQuotaResourceConfig{
+				{InstanceType: "ml.g5.12xlarge", Count: aws.Int32(2), VCpu: aws.Float32(10)},
+				{InstanceType: "ml.g5.12xlarge", AcceleratorPartition: &types.AcceleratorPartitionConfig{Type: "mig-1g.5gb", Count: aws.Int32(3)}}}
+		}},
+		{name: "absolute borrow limit count above the maximum", change: func(in *sagemaker.CreateComputeQuotaInput) {
+			in.ComputeQuotaConfig.ResourceSharingConfig.AbsoluteBorrowLimits = []types.ComputeQuotaResourceConfig{{InstanceType: "ml.g5.12xlarge", Count: aws.Int32(10_000_001)}}
+		}, code: "ValidationException", msg: "Value '10000001' at 'computeQuotaConfig.resourceSharingConfig.absoluteBorrowLimits.1.member.count' failed to satisfy constraint: Member must have value less than or equal to 10000000"},
+		{name: "absolute borrow limit negative count", change: func(in *sagemaker.CreateComputeQuotaInput) {
+			in.ComputeQuotaConfig.ResourceSharingConfig.AbsoluteBorrowLimits = []types.ComputeQuotaResourceConfig{{InstanceType: "ml.g5.12xlarge", Count: aws.Int32(-1)}}
+		}, code: "ValidationException", msg: "at 'computeQuotaConfig.resourceSharingConfig.absoluteBorrowLimits.1.member.count'"},
+		{name: "absolute borrow limit unknown MIG profile", change: func(in *sagemaker.CreateComputeQuotaInput) {
+			in.ComputeQuotaConfig.ResourceSharingConfig.AbsoluteBorrowLimits = []types.ComputeQuotaResourceConfig{{InstanceType: "ml.g5.12xlarge",
+				AcceleratorPartition: &types.AcceleratorPartitionConfig{Type: "1g.5gb", Count: aws.Int32(1)}}}
+		}, code: "ValidationException", msg: "Value '1g.5gb' at 'computeQuotaConfig.resourceSharingConfig.absoluteBorrowLimits.1.member.acceleratorPartition.type' failed to satisfy constraint: Member must satisfy enum value set"},
 		{name: "borrow limit 10000", change: func(in *sagemaker.CreateComputeQuotaInput) {
 			in.ComputeQuotaConfig.ResourceSharingConfig.BorrowLimit = aws.Int32(10_000)
 		}},

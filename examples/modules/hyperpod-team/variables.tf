@@ -86,16 +86,21 @@ variable "sharing" {
   description = <<-EOT
     How the team lends idle quota and borrows from the cohort, the quota's resource_sharing:
     strategy ("LendAndBorrow", "Lend" or "DontLend"), borrow_limit (percent of the nominal
-    quota, only with LendAndBorrow) and absolute_borrow_limits (per instance type caps on
-    accelerators, vcpu and memory_in_gib). Unset (null) attributes keep the provider's defaults:
-    LendAndBorrow with a borrow_limit of 50.
+    quota, only with LendAndBorrow) and absolute_borrow_limits (per instance type caps by
+    count, accelerators, accelerator_partition, vcpu and memory_in_gib). Unset (null)
+    attributes keep the provider's defaults: LendAndBorrow with a borrow_limit of 50.
   EOT
   type = object({
     strategy     = optional(string)
     borrow_limit = optional(number)
     absolute_borrow_limits = optional(list(object({
       instance_type = string
+      count         = optional(number)
       accelerators  = optional(number)
+      accelerator_partition = optional(object({
+        type  = string
+        count = number
+      }))
       vcpu          = optional(number)
       memory_in_gib = optional(number)
     })))

@@ -51,6 +51,7 @@ func sdkConfig(q quota.ComputeQuota) *types.ComputeQuotaConfig {
 		c.ResourceSharingConfig.AbsoluteBorrowLimits = append(c.ResourceSharingConfig.AbsoluteBorrowLimits, types.ComputeQuotaResourceConfig{
 			InstanceType: types.ClusterInstanceType(l.InstanceType), Accelerators: int32Of(l.Accelerators),
 			VCpu: float32Of(l.VCPU), MemoryInGiB: float32Of(l.MemoryGiB),
+			Count: int32Of(l.Count), AcceleratorPartition: sdkPartition(l.Partition),
 		})
 	}
 	for _, r := range q.Resources {
@@ -64,6 +65,21 @@ func sdkConfig(q quota.ComputeQuota) *types.ComputeQuotaConfig {
 		c.ComputeQuotaResources = append(c.ComputeQuotaResources, res)
 	}
 	return c
+}
+
+// sdkPartition and partitionOf convert an absolute borrow limit's accelerator partition.
+func sdkPartition(p *quota.Partition) *types.AcceleratorPartitionConfig {
+	if p == nil {
+		return nil
+	}
+	return &types.AcceleratorPartitionConfig{Type: types.MIGProfileType(p.Type), Count: int32Of(&p.Count)}
+}
+
+func partitionOf(p *types.AcceleratorPartitionConfig) *quota.Partition {
+	if p == nil {
+		return nil
+	}
+	return &quota.Partition{Type: string(p.Type), Count: int64(aws.ToInt32(p.Count))}
 }
 
 func sdkTarget(q quota.ComputeQuota) *types.ComputeQuotaTarget {
@@ -89,6 +105,7 @@ func documentOf(name, description string, activation types.ActivationState, targ
 			q.AbsoluteBorrowLimits = append(q.AbsoluteBorrowLimits, quota.AbsoluteBorrowLimit{
 				InstanceType: string(l.InstanceType), Accelerators: int64Of(l.Accelerators),
 				VCPU: ratOfFloat32(l.VCpu, quota.VCPUGrid), MemoryGiB: ratOfFloat32(l.MemoryInGiB, quota.MemoryGrid),
+				Count: int64Of(l.Count), Partition: partitionOf(l.AcceleratorPartition),
 			})
 		}
 	}

@@ -66,6 +66,12 @@ func documentOf(q sagemakeremulator.ComputeQuota) quota.ComputeQuota {
 		v := int64(*p)
 		return &v
 	}
+	partition := func(p *sagemakeremulator.AcceleratorPartitionConfig) *quota.Partition {
+		if p == nil || p.Count == nil {
+			return nil
+		}
+		return &quota.Partition{Type: p.Type, Count: int64(*p.Count)}
+	}
 	doc := quota.ComputeQuota{Name: q.Name, Description: q.Description, ActivationState: q.ActivationState,
 		PreemptTeamTasks: q.Config.PreemptTeamTasks}
 	if t := q.Target.TeamName; t != nil {
@@ -78,7 +84,8 @@ func documentOf(q sagemakeremulator.ComputeQuota) quota.ComputeQuota {
 		doc.Strategy, doc.BorrowLimit = s.Strategy, i64(s.BorrowLimit)
 		for _, l := range s.AbsoluteBorrowLimits {
 			doc.AbsoluteBorrowLimits = append(doc.AbsoluteBorrowLimits, quota.AbsoluteBorrowLimit{InstanceType: l.InstanceType,
-				Accelerators: i64(l.Accelerators), VCPU: dec(l.VCpu, quota.VCPUGrid), MemoryGiB: dec(l.MemoryInGiB, quota.MemoryGrid)})
+				Count: i64(l.Count), Accelerators: i64(l.Accelerators), VCPU: dec(l.VCpu, quota.VCPUGrid), MemoryGiB: dec(l.MemoryInGiB, quota.MemoryGrid),
+				Partition: partition(l.AcceleratorPartition)})
 		}
 	}
 	for _, r := range q.Config.ComputeQuotaResources {
@@ -87,9 +94,7 @@ func documentOf(q sagemakeremulator.ComputeQuota) quota.ComputeQuota {
 		if r.Accelerators != nil {
 			res.Accelerators = int64(*r.Accelerators)
 		}
-		if p := r.AcceleratorPartition; p != nil && p.Count != nil {
-			res.Partition = &quota.Partition{Type: p.Type, Count: int64(*p.Count)}
-		}
+		res.Partition = partition(r.AcceleratorPartition)
 		doc.Resources = append(doc.Resources, res)
 	}
 	return doc
