@@ -69,7 +69,11 @@ func (s *schedulerConfigs) Get(ctx context.Context) (*backend.SchedulerConfig, e
 			"The cluster has %d cluster scheduler configs (%s); SageMaker allows one per cluster. Delete all but one, then refresh.",
 			len(found), strings.Join(ids, ", "))}
 	}
-	id := aws.ToString(found[0].ClusterSchedulerConfigId)
+	return s.describe(ctx, aws.ToString(found[0].ClusterSchedulerConfigId))
+}
+
+// describe reads the config id with one DescribeClusterSchedulerConfig; nil when it is gone.
+func (s *schedulerConfigs) describe(ctx context.Context, id string) (*backend.SchedulerConfig, error) {
 	d, err := s.api.DescribeClusterSchedulerConfig(ctx, &sagemaker.DescribeClusterSchedulerConfigInput{ClusterSchedulerConfigId: aws.String(id)})
 	switch {
 	case sagemakerclient.IsNotFound(err):
@@ -91,12 +95,18 @@ func (s *schedulerConfigs) Get(ctx context.Context) (*backend.SchedulerConfig, e
 	return c, nil
 }
 
-// unchanged is the config's record when this run read it at version over.Version holding
-// policy p: an update would change nothing but the version.
-func (s *schedulerConfigs) unchanged(over *backend.Record, p quota.SchedulerPolicy) (backend.Record, bool) {
+// unchanged is the config's record when it holds policy p at version over.Version: an update
+// would change nothing but the version. A write that changes the tags and finds no read of this
+// run (an apply refreshes in another process) describes the config once to know.
+func (s *schedulerConfigs) unchanged(ctx context.Context, over *backend.Record, p quota.SchedulerPolicy) (backend.Record, bool) {
 	s.mu.Lock()
 	seen := s.seen
 	s.mu.Unlock()
+	if set, remove := quota.TagChanges(over.Tags, p.Tags); (seen == nil || seen.ID != over.ID) && len(set)+len(remove) > 0 {
+		if c, err := s.describe(ctx, over.ID); err == nil {
+			seen = c
+		}
+	}
 	if seen == nil || seen.ID != over.ID || seen.Version != over.Version || seen.ChangeFailed {
 		return backend.Record{}, false
 	}
@@ -140,7 +150,7 @@ func (s *schedulerConfigs) Put(ctx context.Context, p quota.SchedulerPolicy, ove
 		}
 		id, arn = aws.ToString(out.ClusterSchedulerConfigId), aws.ToString(out.ClusterSchedulerConfigArn)
 		tflog.Info(ctx, "created cluster scheduler config", map[string]any{"id": id})
-	} else if seen, ok := s.unchanged(over, p); ok {
+	} else if seen, ok := s.unchanged(ctx, over, p); ok {
 		// Only the tags change: the definition is left alone, so its version does not move.
 		written := seen
 		if err := writeTags(ctx, s.api, over.ARN, over.Tags, p.Tags); err != nil {
