@@ -184,7 +184,7 @@ func (s *teamQuotas) Get(ctx context.Context, team string, last *backend.Quota) 
 			return nil, requestError(backend.OpRead, q.ID, err)
 		}
 		description = aws.ToString(out.Description)
-		q.Record = s.record(aws.ToString(out.Name), q.ID, q.ARN, out.ComputeQuotaVersion, out.Status, aws.ToString(out.FailureReason))
+		q.Record = s.record(aws.ToString(out.Name), q.ID, aws.ToString(out.ComputeQuotaArn), out.ComputeQuotaVersion, out.Status, aws.ToString(out.FailureReason))
 		sum.ComputeQuotaConfig, sum.ComputeQuotaTarget, sum.ActivationState = out.ComputeQuotaConfig, out.ComputeQuotaTarget, out.ActivationState
 	}
 	q.Config.Config.Team = team
@@ -402,7 +402,7 @@ func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner str
 		return written, nil, requestError(writeOp(over), id, err)
 	}
 	if over != nil {
-		if err := writeTags(ctx, s.api, arn, over.Tags, rc.Config.Tags); err != nil {
+		if err := writeTags(ctx, s.api, written.ARN, over.Tags, rc.Config.Tags); err != nil {
 			return written, nil, requestError(backend.OpApply, id, err)
 		}
 	}

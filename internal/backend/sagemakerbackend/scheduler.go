@@ -181,7 +181,7 @@ func (s *schedulerConfigs) Put(ctx context.Context, p quota.SchedulerPolicy, ove
 		return written, schedulerError(writeOp(over), id, err)
 	}
 	if over != nil {
-		if err := writeTags(ctx, s.api, arn, over.Tags, p.Tags); err != nil {
+		if err := writeTags(ctx, s.api, written.ARN, over.Tags, p.Tags); err != nil {
 			return written, schedulerError(backend.OpApply, id, err)
 		}
 	}
