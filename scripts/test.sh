@@ -59,6 +59,7 @@ opentofu_tests=(
 	'TestAccProvider_configErrorsAtPlan'
 	'TestAccTaskGovernance_quotaLifecycle'
 	'TestAccTaskGovernance_oneOwnerAndAdoption'
+	'TestAccTaskGovernance_tags'
 	'TestFunction_.*'
 )
 

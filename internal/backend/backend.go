@@ -90,7 +90,8 @@ type TeamQuotas interface {
 	// relies on that are missing, and waits until the store has applied it. A store that
 	// versions its objects refuses a write over a version that is no longer current
 	// (ErrChanged). written is the quota as written, once it exists, even when Put fails;
-	// createdInputs names the inputs it created (or may have), even when it fails.
+	// createdInputs names the inputs it created (or may have), even when it fails. The
+	// quota's tags become rc.Config.Tags (replacing over.Tags).
 	Put(ctx context.Context, rc quota.ResolvedConfig, owner string, over *Record) (written Record, createdInputs []string, err error)
 	// Drift lists what differs in the store that the configuration's attributes cannot show,
 	// comparing q with rc written by owner when compare is set, and the inputs q relies on.
@@ -104,6 +105,11 @@ type TeamQuotas interface {
 	// Holders says what keeps the team's quota from being deleted: the finalizers it carries
 	// and the workloads still admitted to it (listErr when they could not be listed).
 	Holders(ctx context.Context, team string) (finalizers, workloads []string, listErr error)
+	// Tags reads the tags q carries. A store that keeps them on the quota's object has read
+	// them with it (q.Config.Config.Tags, which Get always fills) and returns those; one that
+	// keeps them apart (the SageMaker API, where Get leaves them nil) reads them, a request per
+	// quota, so callers ask only for a quota whose state holds tags, or on import.
+	Tags(ctx context.Context, q *Quota) (map[string]string, error)
 }
 
 // Quota is a team's quota as stored.
@@ -124,10 +130,11 @@ type Quota struct {
 type PriorityClasses interface {
 	// Get reads a class; nil when it does not exist.
 	Get(ctx context.Context, class string) (*StoredPriorityClass, error)
-	// Create creates a class with the owner identity: one that exists fails with ErrExists.
-	Create(ctx context.Context, c quota.PriorityClass, owner string) error
-	// Put writes a class with the owner identity, whether or not it exists.
-	Put(ctx context.Context, c quota.PriorityClass, owner string) error
+	// Create creates a class with the tags and the owner identity: one that exists fails with
+	// ErrExists.
+	Create(ctx context.Context, c quota.PriorityClass, tags map[string]string, owner string) error
+	// Put writes a class with the tags and the owner identity, whether or not it exists.
+	Put(ctx context.Context, c quota.PriorityClass, tags map[string]string, owner string) error
 	// Adopt removes the mark an interrupted run left on a class.
 	Adopt(ctx context.Context, c *StoredPriorityClass) error
 	// Delete deletes a class and waits until it is gone.
@@ -143,11 +150,14 @@ type SchedulerConfigs interface {
 	// Get reads the cluster's config; nil when it has none.
 	Get(ctx context.Context) (*SchedulerConfig, error)
 	// Put creates the config (over == nil) or updates it over the version last seen
-	// (ErrChanged when someone changed it since), and waits until the store has applied it.
-	// written is returned once the config exists, even when Put fails.
+	// (ErrChanged when someone changed it since), and waits until the store has applied it;
+	// p.Tags replace over.Tags. written is returned once the config exists, even when Put fails.
 	Put(ctx context.Context, p quota.SchedulerPolicy, over *Record) (written Record, err error)
 	// Delete deletes the config and waits until it is gone.
 	Delete(ctx context.Context, c *SchedulerConfig) error
+	// Tags reads the tags c carries (Get leaves c.Policy.Tags nil): a request of its own, so
+	// callers ask only for a config whose state holds tags, or on import.
+	Tags(ctx context.Context, c *SchedulerConfig) (map[string]string, error)
 }
 
 // SchedulerConfig is a cluster's scheduler config as stored.
@@ -160,6 +170,8 @@ type SchedulerConfig struct {
 type StoredPriorityClass struct {
 	Record
 	Weight int64
+	// Tags are the tags the class carries; nil when none.
+	Tags   map[string]string
 	Native any
 }
 
@@ -254,6 +266,10 @@ type Record struct {
 	// Unconfirmed is the mark of a run that was killed before it could save the object's
 	// state, "" when there is none; such an object may be adopted.
 	Unconfirmed string
+	// Tags are the tags the object carried when the caller last saw it, in the record a write
+	// goes over: a store that changes tags by key adds and removes what differs from the
+	// configuration's. nil when it carried none.
+	Tags map[string]string
 }
 
 // Ownership is who a stored object records as its manager.

@@ -29,7 +29,7 @@ import (
 var nestedModels = modelTypes(
 	partitionModel{}, limitModel{}, resourceEntryModel{}, sharingModel{}, timeoutsModel{},
 	priorityClassModel{}, quotaDefaultsModel{}, execModel{}, retryModel{}, instanceTypeOverrideModel{},
-	taskGovernanceModel{}, assumeRoleModel{},
+	taskGovernanceModel{}, assumeRoleModel{}, defaultTagsModel{},
 	teamUsageResourceModel{},
 )
 

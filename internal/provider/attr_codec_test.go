@@ -136,6 +136,8 @@ func TestModelCodecMatchesFramework(t *testing.T) {
 			Cohort: types.StringNull(), ResourceSharing: types.ObjectUnknown(resourceSharingAttrTypes),
 			Resources:        types.ListValueMust(entryType, entryValues),
 			ClusterQueueName: types.StringValue("hyperpod-ns-ml-clusterqueue"), QuotaID: types.StringNull(),
+			tagsModel: tagsModel{Tags: types.MapValueMust(types.StringType, map[string]attr.Value{"team": types.StringValue("ml")}),
+				TagsAll: types.MapUnknown(types.StringType)},
 			storeRecordModel: storeRecordModel{ARN: types.StringUnknown(), Version: types.Int64Null(), Status: types.StringValue("Created")},
 			OwnerID:          types.StringUnknown(), Drift: types.ListValueMust(types.StringType, nil), Timeouts: tm,
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -44,6 +45,8 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 	}
 
 	classes := priorityClassesOf(plan.PriorityClasses)
+	tags := r.data.tagsAll(plan.Tags)
+	plan.TagsAll = tagsValue(tags)
 	var created []quota.PriorityClass
 	save := func(written []quota.PriorityClass) {
 		plan.ID = types.StringValue(schedulerConfigID(written))
@@ -57,7 +60,7 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 	// state; the next refresh drops those that do not exist.
 	run.saveTainted = func() { save(created) }
 	for i, c := range classes {
-		result := r.create(run.ctx, i, c, run.owner, &resp.Diagnostics)
+		result := r.create(run.ctx, i, c, tags, run.owner, &resp.Diagnostics)
 		if result == claimOK {
 			created = append(created, c)
 			continue
@@ -87,9 +90,9 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 
 // create claims a class's WorkloadPriorityClass with a POST, so that of two resources declaring
 // the same class only one succeeds; an existing one is refused with its owner named.
-func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c quota.PriorityClass, owner string, diags *diag.Diagnostics) claimResult {
+func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c quota.PriorityClass, tags map[string]string, owner string, diags *diag.Diagnostics) claimResult {
 	o := priorityClassKind.object("", quota.PriorityClassObjectName(c.Name))
-	err := r.classes().Create(ctx, c, owner)
+	err := r.classes().Create(ctx, c, tags, owner)
 	if errors.Is(err, backend.ErrExists) {
 		existing, d := r.get(ctx, c.Name)
 		diags.Append(d...)
@@ -97,7 +100,7 @@ func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c qu
 			if !adoptUnconfirmed(o, existing.Unconfirmed, func() error { return r.classes().Adopt(ctx, existing) }, diags) {
 				return claimFailed
 			}
-			if err := r.classes().Put(ctx, c, owner); err != nil {
+			if err := r.classes().Put(ctx, c, tags, owner); err != nil {
 				storeError(err).addAt(diags, classAttr(i))
 				return claimFailed
 			}
@@ -143,6 +146,8 @@ func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.
 		kept     []quota.PriorityClass
 		drift    []string
 		conflict *ownerConflict
+		// stored is the tags the classes carry: the state's unless a class carries others.
+		stored = knownStringMap(state.TagsAll)
 	)
 	if takeover {
 		drift = append(drift, "imported: the next apply records this resource's owner_id on the WorkloadPriorityClasses")
@@ -158,6 +163,9 @@ func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.
 			continue
 		}
 		kept = append(kept, quota.PriorityClass{Name: c.Name, Weight: wpc.Weight})
+		if !maps.Equal(wpc.Tags, knownStringMap(state.TagsAll)) {
+			stored = wpc.Tags
+		}
 		switch {
 		case takeover:
 		case !wpc.Owner.Owns(owner):
@@ -171,6 +179,7 @@ func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.
 		}
 	}
 	recordConflict(ctx, resp.Private, conflict, &resp.Diagnostics)
+	state.tagsModel = r.data.refreshed(state.tagsModel, stored)
 	state.PriorityClasses = priorityClassList(kept)
 	state.Drift = driftList(drift)
 	tflog.Debug(ctx, "read cluster scheduler config", map[string]any{"classes": len(kept), "drift": strings.Join(drift, "; ")})
@@ -193,6 +202,8 @@ func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resourc
 	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
 	owner := ownerToRecord(plan.OwnerID)
 	classes := priorityClassesOf(plan.PriorityClasses)
+	tags := r.data.tagsAll(plan.Tags)
+	plan.TagsAll = tagsValue(tags)
 	priorNames := map[string]bool{}
 	for _, c := range priorityClassesOf(prior.PriorityClasses) {
 		priorNames[c.Name] = true
@@ -223,12 +234,12 @@ func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resourc
 		if existing[i] == nil {
 			// A class created here carries the resource's owner identity, so if a later step
 			// fails, the next apply finds it as this resource's own.
-			if r.create(ctx, i, c, owner, &resp.Diagnostics) != claimOK {
+			if r.create(ctx, i, c, tags, owner, &resp.Diagnostics) != claimOK {
 				return
 			}
 			continue
 		}
-		if err := r.classes().Put(ctx, c, owner); err != nil {
+		if err := r.classes().Put(ctx, c, tags, owner); err != nil {
 			storeError(err).addAt(&resp.Diagnostics, classAttr(i))
 			return
 		}
@@ -335,6 +346,7 @@ func (r *clusterSchedulerConfigResource) ImportState(ctx context.Context, req re
 		return
 	}
 	markTakeover(ctx, resp.Private, true, &resp.Diagnostics)
+	// tags_all stays null: the Read that follows takes the classes' tags.
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), schedulerConfigID(classes))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("priority_classes"), priorityClassList(classes))...)
 }
@@ -387,7 +399,10 @@ func (r *clusterSchedulerConfigResource) createConfig(ctx context.Context, plan 
 			existing.Kind, existing.Name, existing.ID, schedulerConfigResourceKind, existing.ID))
 		return
 	}
-	written, err := store.Put(ctx, policyOf(plan), nil)
+	policy := policyOf(plan)
+	policy.Tags = r.data.tagsAll(plan.Tags)
+	plan.TagsAll = tagsValue(policy.Tags)
+	written, err := store.Put(ctx, policy, nil)
 	if err != nil {
 		storeError(err).addTo(&resp.Diagnostics)
 		if written.ID == "" {
@@ -419,15 +434,29 @@ func (r *clusterSchedulerConfigResource) readConfig(ctx context.Context, prior c
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	var stored map[string]string
+	if readsTags(prior.tagsModel) {
+		if stored, err = r.data.backend.SchedulerConfig.Tags(ctx, c); err != nil {
+			storeError(err).addTo(&resp.Diagnostics)
+			return
+		}
+	}
 	state := prior
 	state.setPolicy(c, configDrift(c.Record))
+	state.tagsModel = r.data.refreshed(prior.tagsModel, stored)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
 // updateConfig runs within the update's timeout (ctx).
 func (r *clusterSchedulerConfigResource) updateConfig(ctx context.Context, plan, prior clusterSchedulerConfigModel, resp *resource.UpdateResponse) {
 	over := prior.record(prior.ConfigID)
-	written, err := r.data.backend.SchedulerConfig.Put(ctx, policyOf(plan), over)
+	if over != nil {
+		over.Tags = knownStringMap(prior.TagsAll)
+	}
+	policy := policyOf(plan)
+	policy.Tags = r.data.tagsAll(plan.Tags)
+	plan.TagsAll = tagsValue(policy.Tags)
+	written, err := r.data.backend.SchedulerConfig.Put(ctx, policy, over)
 	if errors.Is(err, backend.ErrChanged) {
 		changedOutside("Cluster scheduler config changed outside Terraform", err, over).addTo(&resp.Diagnostics)
 		return
@@ -474,6 +503,8 @@ func (r *clusterSchedulerConfigResource) importConfig(ctx context.Context, resp 
 	var m clusterSchedulerConfigModel
 	m.setPolicy(c, nil)
 	m.OwnerID = types.StringValue(c.ID)
+	// Tags null: the Read that follows reads them (tags_all unknown to it).
+	m.Tags, m.TagsAll = types.MapNull(types.StringType), types.MapNull(types.StringType)
 	m.Timeouts = timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)} // not configured: null, so import plans empty
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

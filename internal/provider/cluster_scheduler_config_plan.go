@@ -36,6 +36,7 @@ func (r *clusterSchedulerConfigResource) ModifyPlan(ctx context.Context, req res
 	}
 	if r.data != nil {
 		r.planStore(ctx, req, resp)
+		r.data.planTags(ctx, req, resp)
 		defer planNewVersion(ctx, r.data.backend.Traits.Versioned, req, resp)
 	}
 	if !req.State.Raw.IsNull() {

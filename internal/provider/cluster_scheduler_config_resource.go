@@ -84,6 +84,8 @@ func (r *clusterSchedulerConfigResource) Schema(ctx context.Context, _ resource.
 			PlanModifiers: keptWhileUnknown,
 		}},
 		{&m.ConfigID, storeIDAttribute("cluster scheduler config", "")},
+		{&m.Tags, tagsAttribute("cluster scheduler config (on a cluster that runs its own Kueue: of each WorkloadPriorityClass it writes)")},
+		{&m.TagsAll, tagsAllAttribute("cluster scheduler config")},
 		{&m.ARN, storeARNAttribute("cluster scheduler config")},
 		{&m.Version, storeVersionAttribute("cluster scheduler config")},
 		{&m.Status, storeStatusAttribute("cluster scheduler config")},

@@ -201,6 +201,7 @@ func quotaModelFromResolved(rc quota.ResolvedConfig) (computeQuotaModel, diag.Di
 		FairShareWeight:  types.Int64Value(rc.FairShareWeight),
 		Cohort:           types.StringValue(rc.Cohort),
 		ClusterQueueName: types.StringValue(quota.ClusterQueueName(c.Team)),
+		tagsModel:        tagsModel{Tags: types.MapNull(types.StringType), TagsAll: tagsValue(c.Tags)},
 		Timeouts:         timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)},
 	}
 	if c.Description != "" {

@@ -31,6 +31,7 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	defer run.end()
 
 	team := plan.Team.ValueString()
+	plan.TagsAll = tagsValue(r.data.tagsAll(config.Tags))
 	claimed := clusterQueueKind.object("", quota.ClusterQueueName(team))
 	save := func(drift types.List) {
 		saveTeamState(run.ctx, &resp.State, resp.Identity, &plan, team, run.owner, drift, &resp.Diagnostics)
@@ -169,6 +170,10 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 	case current != nil:
 		over = &current.Record
 	}
+	if over != nil {
+		over.Tags = knownStringMap(prior.TagsAll)
+	}
+	plan.TagsAll = tagsValue(r.data.tagsAll(config.Tags))
 	written, _, err := r.write(ctx, config, owner, over, &resp.Diagnostics)
 	if err != nil {
 		return
@@ -196,6 +201,7 @@ func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaMod
 		addProblems(diags, problems)
 		return written, nil, problems[0]
 	}
+	rc.Config.Tags = r.data.tagsAll(config.Tags)
 	written, createdFlavors, err = r.quotas().Put(ctx, rc, owner, over)
 	if err != nil {
 		if errors.Is(err, backend.ErrChanged) {
@@ -244,6 +250,14 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		resp.Diagnostics.AddError("Cannot read the "+q.Kind, fmt.Sprintf("%s %q: %s. Fix or delete it, or remove the quota from state.", q.Kind, q.Name, q.ConfigErr))
 		return
 	}
+	stored := rc.Config.Tags
+	if readsTags(prior.tagsModel) {
+		var err error
+		if stored, err = r.quotas().Tags(ctx, q); err != nil {
+			storeError(err).addTo(&resp.Diagnostics)
+			return
+		}
+	}
 	// Identity comes from state: the team addressed the queue, and the name is the state's
 	// (an edited name annotation is drift to repair, not a rename that would replace the quota).
 	rc.Config.Team = team
@@ -280,6 +294,7 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		clearOwnershipMarks(ctx, resp.Private, &resp.Diagnostics)
 	}
 	state.QuotaID, state.storeRecordModel = storeRecordOf(q.Record)
+	state.tagsModel = r.data.refreshed(prior.tagsModel, stored)
 	state.withoutUnsupported(r.data.backend.Traits, &resp.Diagnostics)
 	state.Drift = driftList(drift)
 	state.Timeouts = prior.Timeouts

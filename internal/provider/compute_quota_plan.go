@@ -38,6 +38,7 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 		}
 	}
 
+	tagsAll := r.data.planTagsAll(config.Tags, &resp.Diagnostics)
 	cfg := quotaConfigFromModel(config)
 	for i, e := range cfg.Resources {
 		k := []string{"resources", strconv.Itoa(i)}
@@ -75,6 +76,7 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return
 	}
 	planned.Timeouts = plan.Timeouts
+	planned.TagsAll = tagsAll
 	planned.OwnerID = plan.OwnerID
 	if !req.State.Raw.IsNull() && (plan.OwnerID.IsNull() || isTakeover(ctx, req.Private, &resp.Diagnostics)) {
 		// Imported, or written before owner identities: this apply records a new one.

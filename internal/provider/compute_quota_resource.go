@@ -92,6 +92,8 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			Computed: true, Description: "Name of the ClusterQueue, `hyperpod-ns-<team>-clusterqueue`.",
 		}},
 		{&m.QuotaID, storeIDAttribute("compute quota", " (12 lowercase letters and digits)")},
+		{&m.Tags, tagsAttribute("compute quota")},
+		{&m.TagsAll, tagsAllAttribute("compute quota")},
 		{&m.ARN, storeARNAttribute("compute quota")},
 		{&m.Version, storeVersionAttribute("compute quota")},
 		{&m.Status, storeStatusAttribute("compute quota")},

@@ -365,7 +365,8 @@ func planOneEntry(t *testing.T, entry types.Object) (types.Object, string) {
 		ResourceSharing:  types.ObjectNull(resourceSharingAttrTypes),
 		Resources:        types.ListValueMust(types.ObjectType{AttrTypes: resourceEntryAttrTypes}, []attr.Value{entry}),
 		ClusterQueueName: types.StringNull(), OwnerID: types.StringNull(), Drift: types.ListNull(types.StringType),
-		Timeouts: timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)},
+		tagsModel: tagsModel{Tags: types.MapNull(types.StringType), TagsAll: types.MapNull(types.StringType)},
+		Timeouts:  timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)},
 	}
 	tfType := sr.Schema.Type().TerraformType(ctx)
 	plan := tfsdk.Plan{Schema: sr.Schema, Raw: tftypes.NewValue(tfType, nil)}

@@ -43,6 +43,13 @@ type taskGovernanceModel struct {
 	SecretKey              types.String `tfsdk:"secret_key"`
 	Token                  types.String `tfsdk:"token"`
 	AssumeRole             types.Object `tfsdk:"assume_role" model:"assumeRoleModel"`
+	DefaultTags            types.Object `tfsdk:"default_tags" model:"defaultTagsModel"`
+}
+
+// defaultTagsModel is the tags every tagged resource of the provider carries unless it sets the
+// key itself, as the aws provider's default_tags.
+type defaultTagsModel struct {
+	Tags types.Map `tfsdk:"tags" elem:"string"`
 }
 
 type assumeRoleModel struct {
@@ -93,10 +100,18 @@ type computeQuotaModel struct {
 	Resources        types.List   `tfsdk:"resources" model:"resourceEntryModel"`
 	ClusterQueueName types.String `tfsdk:"cluster_queue_name"`
 	QuotaID          types.String `tfsdk:"quota_id"`
+	tagsModel
 	storeRecordModel
 	OwnerID  types.String   `tfsdk:"owner_id"`
 	Drift    types.List     `tfsdk:"drift" elem:"string"`
 	Timeouts timeouts.Value `tfsdk:"timeouts" model:"timeoutsModel"`
+}
+
+// tagsModel is a tagged resource's tags: its own, and all it carries (tags_all: its own merged
+// over the provider's default tags).
+type tagsModel struct {
+	Tags    types.Map `tfsdk:"tags" elem:"string"`
+	TagsAll types.Map `tfsdk:"tags_all" elem:"string"`
 }
 
 // storeRecordModel is what a versioned store (the SageMaker API) records of an object besides
@@ -139,6 +154,7 @@ type clusterSchedulerConfigModel struct {
 	FairShare           types.String `tfsdk:"fair_share"`
 	IdleResourceSharing types.String `tfsdk:"idle_resource_sharing"`
 	ConfigID            types.String `tfsdk:"config_id"`
+	tagsModel
 	storeRecordModel
 	OwnerID  types.String   `tfsdk:"owner_id"`
 	Drift    types.List     `tfsdk:"drift" elem:"string"`

@@ -57,6 +57,8 @@ type providerData struct {
 	backend backend.Backend
 	// finished remembers what this process's creates claimed, for a Terraform that goes away.
 	finished finishedCreates
+	// defaultTags are task_governance.default_tags: tags every tagged resource carries.
+	defaultTags defaultTags
 }
 
 // client returns the Kubernetes client, or adds an error naming the provider attributes that
@@ -116,6 +118,7 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 		retry    retryModel
 		tg       taskGovernanceModel
 		role     assumeRoleModel
+		defaults defaultTagsModel
 	)
 	tgAttributes, tgBlocks := attributesAndBlocksOf(&tg, []fieldSchema[schema.Attribute]{
 		{&tg.ClusterARN, schema.StringAttribute{Optional: true, Description: "ARN of the HyperPod cluster, " +
@@ -142,6 +145,14 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 				{&role.Tags, schema.MapAttribute{ElementType: types.StringType, Optional: true, Description: "Session tags."}},
 				{&role.TransitiveTagKeys, strList("Session tags that pass to roles assumed from this one.")},
 				{&role.SourceIdentity, str("Source identity of the session.", false)},
+			}),
+		}},
+		{&tg.DefaultTags, schema.SingleNestedBlock{
+			Description: "Tags every compute quota and cluster scheduler config of this provider carries, as the aws " +
+				"provider's `default_tags`: a resource's own `tags` win for a key they both set, and `tags_all` shows the merge.",
+			Attributes: attributesOf(&defaults, []fieldSchema[schema.Attribute]{
+				{&defaults.Tags, schema.MapAttribute{ElementType: types.StringType, Optional: true,
+					Description: "The default tags (AWS's rules: keys of 1-128 characters, values of at most 256, no `aws:` prefix)."}},
 			}),
 		}},
 	})
@@ -289,6 +300,7 @@ func (p *hyperpodProvider) Configure(ctx context.Context, req provider.Configure
 		pendingConfig:   conf.pending,
 		pendingTypes:    conf.pendingTypes,
 		allTypesPending: conf.allTypesPending,
+		defaultTags:     conf.defaultTags,
 	}
 	data.backend = kueuebackend.New(data.kube, data.catalog)
 	if tg := conf.taskGovernance; tg != nil {

@@ -29,6 +29,7 @@ type providerConfig struct {
 	pending         []string
 	pendingTypes    map[string]bool
 	allTypesPending bool
+	defaultTags     defaultTags
 }
 
 // readProviderConfig converts the provider block, applies the KUBE_* variables and reports
@@ -38,7 +39,13 @@ func readProviderConfig(m providerModel, lookupEnv func(string) (string, bool), 
 	var pending []string
 	inputs := m
 	inputs.InstanceTypes = types.Map{} // read below: a type with any unknown value is pending as a whole
-	modelUnknownPaths(inputs, path.Empty(), func(p path.Path) { pending = append(pending, p.String()) })
+	// Default tags not known yet leave only tags_all unknown: the cluster can still be reached.
+	defaultTagsPath := path.Root(tagOf[providerModel]("TaskGovernance")).AtName(tagOf[taskGovernanceModel]("DefaultTags")).String()
+	modelUnknownPaths(inputs, path.Empty(), func(p path.Path) {
+		if !strings.HasPrefix(p.String(), defaultTagsPath) {
+			pending = append(pending, p.String())
+		}
+	})
 	s := kube.Settings{
 		ConfigPath:            m.ConfigPath.ValueString(),
 		ConfigPaths:           knownStrings(m.ConfigPaths),
@@ -93,6 +100,9 @@ func readProviderConfig(m providerModel, lookupEnv func(string) (string, bool), 
 	}
 	conf.settings = s
 	conf.taskGovernance = readTaskGovernance(m.TaskGovernance, s.Retry, conf.pending, diags)
+	if tg, ok := modelOf[taskGovernanceModel](m.TaskGovernance); ok {
+		conf.defaultTags = readDefaultTags(tg, diags)
+	}
 	return conf
 }
 

@@ -1,6 +1,7 @@
 package quota
 
 import (
+	"maps"
 	"math/big"
 	"strings"
 )
@@ -26,6 +27,10 @@ type Config struct {
 
 	Sharing   Sharing
 	Resources []Entry
+
+	// Tags are the tags the quota's object carries (tags_all: the resource's own merged over
+	// the provider's default tags); nil when it carries none.
+	Tags map[string]string
 
 	// Unknown holds the attribute paths (PathKey) whose values are unknown at plan time.
 	Unknown map[string]bool
@@ -181,6 +186,7 @@ func (c Config) Clone() Config {
 			out.Resources[i] = e.clone()
 		}
 	}
+	out.Tags = maps.Clone(c.Tags)
 	if c.Unknown != nil {
 		out.Unknown = make(map[string]bool, len(c.Unknown))
 		for k, v := range c.Unknown {

@@ -26,6 +26,8 @@ type SchedulerPolicy struct {
 	PriorityClasses     []PriorityClass
 	FairShare           string
 	IdleResourceSharing string
+	// Tags are the tags the config carries (tags_all); nil when none.
+	Tags map[string]string
 }
 
 // DefaultFairShare is the SageMaker API's documented default of FairShare.

@@ -107,6 +107,9 @@ func FromClusterQueue(cat *catalog.Catalog, cq kueue.ClusterQueue) (Config, Reso
 	}
 
 	cfg := Config{Name: cq.Annotations[AnnotationName], Description: cq.Annotations[AnnotationDescription], Team: teamOf(cq)}
+	if cfg.Tags, err = DecodeTags(cq.Annotations[AnnotationTags]); err != nil {
+		return Config{}, ResolvedConfig{}, fmt.Errorf("ClusterQueue %s: %w", cq.Name, err)
+	}
 	if cfg.Name == "" {
 		// A queue this provider did not write (by hand, or by HyperPod's add-on, which keeps the
 		// quota's name in AWS) is named after its team, which the name rule always accepts.

@@ -46,7 +46,7 @@ func RenderResourceFlavor(instanceType string) kueue.ResourceFlavor {
 //
 // Metadata: name hyperpod-ns-<team>-clusterqueue; labels app.kubernetes.io/managed-by and
 // sagemaker.amazonaws.com/quota-allocation-id; annotations AnnotationName,
-// AnnotationDescription (empty when there is none) and AnnotationConfiguration, a JSON record of the
+// AnnotationDescription (empty when there is none), AnnotationTags (when it has tags) and AnnotationConfiguration, a JSON record of the
 // attributes the user configured (see configAnnotation), so that read and import can tell a
 // configured value from a computed one and restore count, which the spec cannot express.
 //
@@ -94,13 +94,15 @@ func RenderClusterQueue(cat *catalog.Catalog, rc ResolvedConfig) (kueue.ClusterQ
 	// owning it and clearing the description removes the old text.
 	annotations := map[string]string{AnnotationName: rc.Config.Name, AnnotationDescription: rc.Config.Description,
 		AnnotationConfiguration: ann}
+	meta := metav1.ObjectMeta{
+		Name:        ClusterQueueName(team),
+		Labels:      map[string]string{LabelManagedBy: ManagedByValue, LabelQuotaAllocationID: team},
+		Annotations: annotations,
+	}
+	SetTagsAnnotation(&meta, rc.Config.Tags)
 	return kueue.ClusterQueue{
-		TypeMeta: kueue.TypeMeta(kueue.KindClusterQueue),
-		ObjectMeta: metav1.ObjectMeta{
-			Name:        ClusterQueueName(team),
-			Labels:      map[string]string{LabelManagedBy: ManagedByValue, LabelQuotaAllocationID: team},
-			Annotations: annotations,
-		},
+		TypeMeta:   kueue.TypeMeta(kueue.KindClusterQueue),
+		ObjectMeta: meta,
 		Spec: kueue.ClusterQueueSpec{
 			ResourceGroups:    []kueue.ResourceGroup{{CoveredResources: covered, Flavors: flavors}},
 			CohortName:        rc.Cohort,

@@ -46,6 +46,11 @@ type API interface {
 	ListClusterSchedulerConfigs(ctx context.Context, params *sagemaker.ListClusterSchedulerConfigsInput, optFns ...func(*sagemaker.Options)) (*sagemaker.ListClusterSchedulerConfigsOutput, error)
 
 	DescribeCluster(ctx context.Context, params *sagemaker.DescribeClusterInput, optFns ...func(*sagemaker.Options)) (*sagemaker.DescribeClusterOutput, error)
+
+	// Tags of a quota or scheduler config, by ARN (tags sent with a create need AddTags too).
+	AddTags(ctx context.Context, params *sagemaker.AddTagsInput, optFns ...func(*sagemaker.Options)) (*sagemaker.AddTagsOutput, error)
+	DeleteTags(ctx context.Context, params *sagemaker.DeleteTagsInput, optFns ...func(*sagemaker.Options)) (*sagemaker.DeleteTagsOutput, error)
+	ListTags(ctx context.Context, params *sagemaker.ListTagsInput, optFns ...func(*sagemaker.Options)) (*sagemaker.ListTagsOutput, error)
 }
 
 var _ API = (*sagemaker.Client)(nil)

@@ -347,3 +347,18 @@ func (r *retrying) ListClusterSchedulerConfigs(ctx context.Context, in *sagemake
 func (r *retrying) DescribeCluster(ctx context.Context, in *sagemaker.DescribeClusterInput, optFns ...func(*sagemaker.Options)) (*sagemaker.DescribeClusterOutput, error) {
 	return retried(ctx, r, "DescribeCluster", r.next.DescribeCluster, in, optFns)
 }
+
+// AddTags and DeleteTags set and remove whole keys: repeating one changes nothing more, so they
+// are retried as updates are.
+
+func (r *retrying) AddTags(ctx context.Context, in *sagemaker.AddTagsInput, optFns ...func(*sagemaker.Options)) (*sagemaker.AddTagsOutput, error) {
+	return retried(ctx, r, "AddTags", r.next.AddTags, in, optFns)
+}
+
+func (r *retrying) DeleteTags(ctx context.Context, in *sagemaker.DeleteTagsInput, optFns ...func(*sagemaker.Options)) (*sagemaker.DeleteTagsOutput, error) {
+	return retried(ctx, r, "DeleteTags", r.next.DeleteTags, in, optFns)
+}
+
+func (r *retrying) ListTags(ctx context.Context, in *sagemaker.ListTagsInput, optFns ...func(*sagemaker.Options)) (*sagemaker.ListTagsOutput, error) {
+	return retried(ctx, r, "ListTags", r.next.ListTags, in, optFns)
+}

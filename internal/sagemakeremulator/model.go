@@ -332,6 +332,9 @@ func (v *violations) checkTags(tags []Tag) {
 		p := member("tags", i)
 		if v.required(t.Key != nil, p+".key") {
 			v.str(*t.Key, p+".key", 1, maxTagKey, &tagPattern)
+			if reservedTagKey(*t.Key) {
+				v.add(*t.Key, p+".key", "not begin with the reserved prefix aws:")
+			}
 		}
 		if v.required(t.Value != nil, p+".value") {
 			v.str(*t.Value, p+".value", 0, maxTagValue, &tagPattern)

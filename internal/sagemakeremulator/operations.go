@@ -18,6 +18,9 @@ var operations = func() map[string]operation {
 		"CreateClusterSchedulerConfig": (*Emulator).createClusterSchedulerConfig,
 		"UpdateClusterSchedulerConfig": (*Emulator).updateClusterSchedulerConfig,
 		"DescribeCluster":              (*Emulator).describeCluster,
+		"AddTags":                      (*Emulator).addTags,
+		"DeleteTags":                   (*Emulator).deleteTags,
+		"ListTags":                     (*Emulator).listTags,
 	}
 	addShared(ops, "ComputeQuota", func(e *Emulator) *store[ComputeQuota, *ComputeQuota] { return e.quotas })
 	addShared(ops, "ClusterSchedulerConfig", func(e *Emulator) *store[ClusterSchedulerConfig, *ClusterSchedulerConfig] { return e.configs })

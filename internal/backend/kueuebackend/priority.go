@@ -26,16 +26,21 @@ func (s *priorityClasses) Get(ctx context.Context, class string) (*backend.Store
 	if err != nil || !found {
 		return nil, err
 	}
-	return &backend.StoredPriorityClass{Record: RecordOf(kindPriorityClass, wpc.ObjectMeta), Weight: int64(wpc.Value), Native: wpc}, nil
+	tags, err := quota.TagsOf(wpc.ObjectMeta)
+	if err != nil {
+		return nil, &backend.RequestError{Op: backend.OpRead, Kind: kindPriorityClass, Name: name, Err: err}
+	}
+	return &backend.StoredPriorityClass{Record: RecordOf(kindPriorityClass, wpc.ObjectMeta), Weight: int64(wpc.Value), Tags: tags, Native: wpc}, nil
 }
 
 // Create claims a class's WorkloadPriorityClass with a POST, so that of two resources declaring
 // the same class only one succeeds.
-func (s *priorityClasses) Create(ctx context.Context, c quota.PriorityClass, owner string) error {
+func (s *priorityClasses) Create(ctx context.Context, c quota.PriorityClass, tags map[string]string, owner string) error {
 	if err := s.guard.refuse(ctx); err != nil {
 		return err
 	}
 	wpc := quota.RenderPriorityClass(c, owner)
+	quota.SetTagsAnnotation(&wpc.ObjectMeta, tags)
 	tflog.Debug(ctx, "creating WorkloadPriorityClass", map[string]any{"name": wpc.Name, "value": wpc.Value})
 	if err := s.kube.Create(ctx, kueue.WorkloadPriorityClasses, quota.FieldManager, &wpc); err != nil {
 		return requestError(backend.OpCreate, kindPriorityClass, "", wpc.Name, err)
@@ -44,11 +49,12 @@ func (s *priorityClasses) Create(ctx context.Context, c quota.PriorityClass, own
 }
 
 // Put server-side applies a class's WorkloadPriorityClass.
-func (s *priorityClasses) Put(ctx context.Context, c quota.PriorityClass, owner string) error {
+func (s *priorityClasses) Put(ctx context.Context, c quota.PriorityClass, tags map[string]string, owner string) error {
 	if err := s.guard.refuse(ctx); err != nil {
 		return err
 	}
 	wpc := quota.RenderPriorityClass(c, owner)
+	quota.SetTagsAnnotation(&wpc.ObjectMeta, tags)
 	if err := s.kube.Apply(ctx, kueue.WorkloadPriorityClasses, quota.FieldManager, &wpc, nil); err != nil {
 		return requestError(backend.OpApply, kindPriorityClass, "", wpc.Name, err)
 	}

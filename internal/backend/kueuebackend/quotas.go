@@ -50,6 +50,11 @@ func (s *teamQuotas) Get(ctx context.Context, team string, _ *backend.Quota) (*b
 	return q, nil
 }
 
+// Tags are those Get read from the ClusterQueue's tags annotation.
+func (s *teamQuotas) Tags(_ context.Context, q *backend.Quota) (map[string]string, error) {
+	return q.Config.Config.Tags, nil
+}
+
 // TeamOf: a ClusterQueue is named after its team; Kubernetes assigns no quota ids.
 func (s *teamQuotas) TeamOf(context.Context, string) (string, bool, error) { return "", false, nil }
 

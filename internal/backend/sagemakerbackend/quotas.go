@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,6 +43,15 @@ type teamQuotas struct {
 	written map[string]string
 	// claims holds each team that a create of this run has claimed and not yet sent (Claim).
 	claims map[string]*teamClaim
+	// seen is each quota as this run's Get read it, by id: an update that changes only its
+	// tags leaves its definition (and version) alone.
+	seen map[string]seenQuota
+}
+
+// seenQuota is a quota's definition as read at one version.
+type seenQuota struct {
+	record backend.Record
+	doc    quota.ComputeQuota
 }
 
 // teamClaim is one create's hold on a team, from its Claim until its create request has been
@@ -174,15 +184,49 @@ func (s *teamQuotas) Get(ctx context.Context, team string, last *backend.Quota) 
 			return nil, requestError(backend.OpRead, q.ID, err)
 		}
 		description = aws.ToString(out.Description)
-		q.Record = s.record(aws.ToString(out.Name), q.ID, q.ARN, out.ComputeQuotaVersion, out.Status, aws.ToString(out.FailureReason))
+		q.Record = s.record(aws.ToString(out.Name), q.ID, aws.ToString(out.ComputeQuotaArn), out.ComputeQuotaVersion, out.Status, aws.ToString(out.FailureReason))
 		sum.ComputeQuotaConfig, sum.ComputeQuotaTarget, sum.ActivationState = out.ComputeQuotaConfig, out.ComputeQuotaTarget, out.ActivationState
 	}
 	q.Config.Config.Team = team
 	if !q.Terminating {
 		doc := documentOf(q.Name, description, sum.ActivationState, sum.ComputeQuotaTarget, sum.ComputeQuotaConfig)
 		_, q.Config, q.ConfigErr = quota.ConfigFromComputeQuota(s.catalog, doc)
+		s.saw(q.Record, doc)
 	}
 	return q, nil
+}
+
+// saw records a quota's definition as read.
+func (s *teamQuotas) saw(r backend.Record, doc quota.ComputeQuota) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seen == nil {
+		s.seen = map[string]seenQuota{}
+	}
+	s.seen[r.ID] = seenQuota{record: r, doc: doc}
+}
+
+// unchanged is the quota's record when this run read it at version over.Version with the
+// definition doc would send: an update of it would change nothing but the version.
+func (s *teamQuotas) unchanged(over *backend.Record, doc quota.ComputeQuota) (backend.Record, bool) {
+	s.mu.Lock()
+	seen, ok := s.seen[over.ID]
+	s.mu.Unlock()
+	// Compared as the API holds it: the document read back from what an update would send.
+	sent := documentOf(doc.Name, doc.Description, types.ActivationState(doc.ActivationState), sdkTarget(doc), sdkConfig(doc))
+	if !ok || seen.record.Version != over.Version || seen.record.ChangeFailed || !reflect.DeepEqual(seen.doc, sent) {
+		return backend.Record{}, false
+	}
+	return seen.record, true
+}
+
+// Tags reads the quota's tags with ListTags.
+func (s *teamQuotas) Tags(ctx context.Context, q *backend.Quota) (map[string]string, error) {
+	tags, err := readTags(ctx, s.api, q.ARN)
+	if err != nil {
+		return nil, requestError(backend.OpRead, q.ID, err)
+	}
+	return tags, nil
 }
 
 // TeamOf finds the quota by id in the run's list.
@@ -312,6 +356,7 @@ func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner str
 		out, err := s.api.CreateComputeQuota(ctx, &sagemaker.CreateComputeQuotaInput{
 			ClusterArn: aws.String(s.cluster), Name: aws.String(doc.Name), Description: optional(doc.Description),
 			ActivationState: types.ActivationState(doc.ActivationState), ComputeQuotaTarget: sdkTarget(doc), ComputeQuotaConfig: sdkConfig(doc),
+			Tags: sdkTags(rc.Config.Tags),
 		})
 		if err != nil {
 			s.releaseOwner(doc.Team, owner)
@@ -322,6 +367,16 @@ func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner str
 		// Recorded first: a create waiting for the team now finds this quota.
 		s.releaseOwner(doc.Team, owner)
 		tflog.Info(ctx, "created compute quota", map[string]any{"id": id, "team": doc.Team})
+	} else if seen, ok := s.unchanged(over, doc); ok {
+		// Only the tags change: the definition is left alone, so its version does not move.
+		s.wrote(doc.Team, over.ID)
+		written := seen
+		if err := writeTags(ctx, s.api, over.ARN, over.Tags, rc.Config.Tags); err != nil {
+			written.Tags = over.Tags
+			return written, nil, requestError(backend.OpApply, over.ID, err)
+		}
+		written.Tags = rc.Config.Tags
+		return written, nil, nil
 	} else {
 		id, arn = over.ID, over.ARN
 		s.wrote(doc.Team, id)
@@ -346,6 +401,12 @@ func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner str
 	if err != nil {
 		return written, nil, requestError(writeOp(over), id, err)
 	}
+	if over != nil {
+		if err := writeTags(ctx, s.api, written.ARN, over.Tags, rc.Config.Tags); err != nil {
+			return written, nil, requestError(backend.OpApply, id, err)
+		}
+	}
+	written.Tags = rc.Config.Tags
 	return written, nil, nil
 }
 

@@ -3,8 +3,10 @@ package sagemakerbackend
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
@@ -26,6 +28,11 @@ type schedulerConfigs struct {
 	api     sagemakerclient.API
 	cluster string
 	poll    sagemakerclient.Poll
+
+	// seen is the config as this run's Get last read it: an update that changes only its tags
+	// leaves its definition (and version) alone.
+	mu   sync.Mutex
+	seen *backend.SchedulerConfig
 }
 
 // Get finds the cluster's config with a paged ListClusterSchedulerConfigs and reads it with one
@@ -62,7 +69,11 @@ func (s *schedulerConfigs) Get(ctx context.Context) (*backend.SchedulerConfig, e
 			"The cluster has %d cluster scheduler configs (%s); SageMaker allows one per cluster. Delete all but one, then refresh.",
 			len(found), strings.Join(ids, ", "))}
 	}
-	id := aws.ToString(found[0].ClusterSchedulerConfigId)
+	return s.describe(ctx, aws.ToString(found[0].ClusterSchedulerConfigId))
+}
+
+// describe reads the config id with one DescribeClusterSchedulerConfig; nil when it is gone.
+func (s *schedulerConfigs) describe(ctx context.Context, id string) (*backend.SchedulerConfig, error) {
 	d, err := s.api.DescribeClusterSchedulerConfig(ctx, &sagemaker.DescribeClusterSchedulerConfigInput{ClusterSchedulerConfigId: aws.String(id)})
 	switch {
 	case sagemakerclient.IsNotFound(err):
@@ -78,7 +89,40 @@ func (s *schedulerConfigs) Get(ctx context.Context) (*backend.SchedulerConfig, e
 			c.Policy.PriorityClasses = append(c.Policy.PriorityClasses, quota.PriorityClass{Name: aws.ToString(p.Name), Weight: int64(aws.ToInt32(p.Weight))})
 		}
 	}
+	s.mu.Lock()
+	s.seen = c
+	s.mu.Unlock()
 	return c, nil
+}
+
+// unchanged is the config's record when it holds policy p at version over.Version: an update
+// would change nothing but the version. A write that changes the tags and finds no read of this
+// run (an apply refreshes in another process) describes the config once to know.
+func (s *schedulerConfigs) unchanged(ctx context.Context, over *backend.Record, p quota.SchedulerPolicy) (backend.Record, bool) {
+	s.mu.Lock()
+	seen := s.seen
+	s.mu.Unlock()
+	if set, remove := quota.TagChanges(over.Tags, p.Tags); (seen == nil || seen.ID != over.ID) && len(set)+len(remove) > 0 {
+		if c, err := s.describe(ctx, over.ID); err == nil {
+			seen = c
+		}
+	}
+	if seen == nil || seen.ID != over.ID || seen.Version != over.Version || seen.ChangeFailed {
+		return backend.Record{}, false
+	}
+	if !reflect.DeepEqual(sdkPolicy(seen.Policy), sdkPolicy(p)) {
+		return backend.Record{}, false
+	}
+	return seen.Record, true
+}
+
+// Tags reads the config's tags with ListTags.
+func (s *schedulerConfigs) Tags(ctx context.Context, c *backend.SchedulerConfig) (map[string]string, error) {
+	tags, err := readTags(ctx, s.api, c.ARN)
+	if err != nil {
+		return nil, schedulerError(backend.OpRead, c.ID, err)
+	}
+	return tags, nil
 }
 
 func schedulerRecord(name, id, arn string, version *int32, status types.SchedulerResourceStatus, failure string) backend.Record {
@@ -99,12 +143,22 @@ func (s *schedulerConfigs) Put(ctx context.Context, p quota.SchedulerPolicy, ove
 	if over == nil {
 		out, err := s.api.CreateClusterSchedulerConfig(ctx, &sagemaker.CreateClusterSchedulerConfigInput{
 			ClusterArn: aws.String(s.cluster), Name: aws.String(quota.SchedulerConfigName), SchedulerConfig: sdkPolicy(p),
+			Tags: sdkTags(p.Tags),
 		})
 		if err != nil {
 			return backend.Record{}, schedulerError(backend.OpCreate, quota.SchedulerConfigName, err)
 		}
 		id, arn = aws.ToString(out.ClusterSchedulerConfigId), aws.ToString(out.ClusterSchedulerConfigArn)
 		tflog.Info(ctx, "created cluster scheduler config", map[string]any{"id": id})
+	} else if seen, ok := s.unchanged(ctx, over, p); ok {
+		// Only the tags change: the definition is left alone, so its version does not move.
+		written := seen
+		if err := writeTags(ctx, s.api, over.ARN, over.Tags, p.Tags); err != nil {
+			written.Tags = over.Tags
+			return written, schedulerError(backend.OpApply, over.ID, err)
+		}
+		written.Tags = p.Tags
+		return written, nil
 	} else {
 		id, arn = over.ID, over.ARN
 		target, err := strconv.ParseInt(over.Version, 10, 32)
@@ -126,6 +180,12 @@ func (s *schedulerConfigs) Put(ctx context.Context, p quota.SchedulerPolicy, ove
 	if err != nil {
 		return written, schedulerError(writeOp(over), id, err)
 	}
+	if over != nil {
+		if err := writeTags(ctx, s.api, written.ARN, over.Tags, p.Tags); err != nil {
+			return written, schedulerError(backend.OpApply, id, err)
+		}
+	}
+	written.Tags = p.Tags
 	return written, nil
 }
 

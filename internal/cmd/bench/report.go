@@ -35,7 +35,9 @@ const sagemakerFloorFormula = "SageMaker path: floor(op) = median wall time of o
 	"no retries) takes to send, one after another to the same emulator, the fewest requests the workload needs: nothing for " +
 	"the plan of new resources; ceil(N/100) ListComputeQuotas pages (100 is the API's largest page) for the no-op plan, the " +
 	"plan after one change and refresh-only, since the list carries each quota's version and a quota whose version did not " +
-	"move needs no Describe; for apply the list's one page of an empty cluster, since a create for a team that already " +
+	"move needs no Describe; for refresh-only-tagged (refresh-only after every quota got one tag, through an apply not " +
+	"measured, and before the tags are removed again) the same pages plus one ListTags per quota, since the list carries no " +
+	"tags and a refresh reads them only of quotas whose state holds some; for apply the list's one page of an empty cluster, since a create for a team that already " +
 	"holds a quota is refused, then one CreateComputeQuota per quota and the two DescribeComputeQuota of its wait; for " +
 	"destroy the list's pages, then one DeleteComputeQuota per quota and the two Describes of its wait. Two Describes: the " +
 	"emulator completes a transition once Describe has reported it once, so the first sees Creating or Deleting and the " +

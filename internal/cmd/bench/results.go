@@ -8,6 +8,9 @@ const (
 	opPlanChanged = "plan-changed" // terraform plan after one quota was changed
 	opRefreshOnly = "refresh-only" // terraform apply -refresh-only -auto-approve
 	opDestroy     = "destroy"      // terraform destroy -auto-approve
+	// opRefreshTagged is refresh-only with a tag on every quota (the SageMaker path only: a
+	// refresh reads a quota's tags, one ListTags each, only where its state holds some).
+	opRefreshTagged = "refresh-only-tagged"
 )
 
 var operations = []string{opPlanNew, opApply, opPlanNoop, opPlanChanged, opRefreshOnly, opDestroy}

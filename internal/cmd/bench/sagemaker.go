@@ -46,6 +46,7 @@ const (
 	opCreateComputeQuota   = "CreateComputeQuota"
 	opDescribeComputeQuota = "DescribeComputeQuota"
 	opDeleteComputeQuota   = "DeleteComputeQuota"
+	opListTags             = "ListTags"
 )
 
 // listPages is the ListComputeQuotas calls that read n quotas: one at least.
@@ -63,6 +64,9 @@ func sagemakerRequestFloor(op string, n int) map[string]int {
 		return map[string]int{opListComputeQuotas: listPages(0), opCreateComputeQuota: n, opDescribeComputeQuota: describesPerWait * n}
 	case opPlanNoop, opPlanChanged, opRefreshOnly:
 		return map[string]int{opListComputeQuotas: listPages(n)}
+	case opRefreshTagged:
+		// Tags are not in the list: each tagged quota's are one ListTags (at most 50 tags, one page).
+		return map[string]int{opListComputeQuotas: listPages(n), opListTags: n}
 	case opDestroy:
 		return map[string]int{opListComputeQuotas: listPages(n), opDeleteComputeQuota: n, opDescribeComputeQuota: describesPerWait * n}
 	}
@@ -217,6 +221,9 @@ func (b *sagemakerBench) runOnce(ctx context.Context, n, run int, pdir, ddir str
 	if err := step(opRefreshOnly, 0, argsRefresh, b.listAll); err != nil {
 		return err
 	}
+	if err := b.refreshTagged(ctx, n, pdir, label, step, tr); err != nil {
+		return err
+	}
 	if err := step(opDestroy, 0, argsDestroy, nil); err != nil {
 		return err
 	}
@@ -229,6 +236,48 @@ func (b *sagemakerBench) runOnce(ctx context.Context, n, run int, pdir, ddir str
 		return err
 	}
 	return b.timeFloor(ctx, &destroyOp.Provider[len(destroyOp.Provider)-1], label(sagemakerConfig, opDestroy), b.deleteAll)
+}
+
+// refreshTagged measures what reading tags costs a refresh: every quota gets a tag (an apply
+// not measured, AddTags only), a refresh-only is measured against the list and one ListTags per
+// quota, and the tags are removed again (DeleteTags only), so the destroy that follows measures
+// what it always did. The terraform_data floor's configuration stays as it is.
+func (b *sagemakerBench) refreshTagged(ctx context.Context, n int, pdir string, label func(configKind, string) string,
+	step func(string, int, []string, func(context.Context) (replayResult, error)) error, tr *teamResult) error {
+	if tr.op(opRefreshTagged) == nil {
+		tr.Ops = append(tr.Ops, &opResult{Op: opRefreshTagged})
+	}
+	retag := func(kind configKind, what string) error {
+		if err := writeTeams(pdir, kind, n, 0); err != nil {
+			return err
+		}
+		_, err := b.tf.run(ctx, pdir, label(kind, what), 0, argsApply...)
+		return err
+	}
+	if err := retag(sagemakerTaggedConfig, "tag every quota"); err != nil {
+		return err
+	}
+	err := step(opRefreshTagged, 0, argsRefresh, b.listAllWithTags)
+	if rerr := retag(sagemakerConfig, "untag every quota"); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// listAllWithTags reads every quota of the cluster, then the tags of each.
+func (b *sagemakerBench) listAllWithTags(ctx context.Context) (replayResult, error) {
+	quotas, res, err := b.list(ctx)
+	if err != nil {
+		return res, err
+	}
+	for _, q := range quotas {
+		_, err := b.floor.ListTags(ctx, &sagemaker.ListTagsInput{ResourceArn: q.ComputeQuotaArn, MaxResults: aws.Int32(100)})
+		res.Requests++
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, nil
 }
 
 // timeFloor sends a floor's requests and stores their time in the sample.

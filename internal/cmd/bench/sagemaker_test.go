@@ -25,6 +25,7 @@ func TestSageMakerRequestFloor(t *testing.T) {
 		{opPlanNoop, 1000, map[string]int{opListComputeQuotas: 10}},
 		{opPlanChanged, 10, map[string]int{opListComputeQuotas: 1}},
 		{opRefreshOnly, 101, map[string]int{opListComputeQuotas: 2}},
+		{opRefreshTagged, 101, map[string]int{opListComputeQuotas: 2, opListTags: 101}},
 		{opDestroy, 250, map[string]int{opListComputeQuotas: 3, opDeleteComputeQuota: 250, opDescribeComputeQuota: 500}},
 	} {
 		if got := sagemakerRequestFloor(tc.op, tc.n); !maps.Equal(got, tc.want) {
@@ -85,6 +86,7 @@ func TestFloorRequestsMatchTheFloor(t *testing.T) {
 	}{
 		{opApply, func(ctx context.Context) (replayResult, error) { return b.createAll(ctx, n) }},
 		{opPlanNoop, b.listAll},
+		{opRefreshTagged, b.listAllWithTags},
 		{opDestroy, b.deleteAll},
 	} {
 		emu.ResetCalls()

@@ -19,24 +19,27 @@ import (
 type configKind int
 
 const (
-	providerConfig      configKind = iota // hyperpod_team_namespace + hyperpod_compute_quota
-	terraformDataConfig                   // terraform_data pairs with the same dependency edges
-	sagemakerConfig                       // hyperpod_compute_quota through task_governance
-	terraformDataQuotas                   // one terraform_data per team, like sagemakerConfig
+	providerConfig        configKind = iota // hyperpod_team_namespace + hyperpod_compute_quota
+	terraformDataConfig                     // terraform_data pairs with the same dependency edges
+	sagemakerConfig                         // hyperpod_compute_quota through task_governance
+	terraformDataQuotas                     // one terraform_data per team, like sagemakerConfig
+	sagemakerTaggedConfig                   // sagemakerConfig with tags on every quota
 )
 
 func (k configKind) String() string {
 	switch k {
 	case terraformDataConfig, terraformDataQuotas:
 		return "terraform_data"
-	case sagemakerConfig:
+	case sagemakerConfig, sagemakerTaggedConfig:
 		return "sagemaker"
 	}
 	return "provider"
 }
 
 // provider reports whether the configuration is made of the provider's resources.
-func (k configKind) provider() bool { return k == providerConfig || k == sagemakerConfig }
+func (k configKind) provider() bool {
+	return k == providerConfig || k == sagemakerConfig || k == sagemakerTaggedConfig
+}
 
 // quotaEntry is one entry of a team's resources list.
 type quotaEntry struct {
@@ -109,6 +112,9 @@ resource "hyperpod_compute_quota" "t{{.Index}}" {
   team = "{{.Team}}"
   resources = [{{entryLines "    " .Entries}}
   ]
+{{- if $.Tagged}}
+  tags = { team = "{{.Team}}" }
+{{- end}}
 }
 {{else if eq $.Kind "terraform_data pairs"}}
 resource "terraform_data" "ns_{{.Index}}" {
@@ -137,9 +143,10 @@ resource "terraform_data" "quota_{{.Index}}" {
 // 0 for none) bumped by one.
 func teamsConfig(kind configKind, n, changed int) string {
 	data := struct {
-		Kind  string
-		Teams []teamData
-	}{Kind: kind.String()}
+		Kind   string
+		Tagged bool
+		Teams  []teamData
+	}{Kind: kind.String(), Tagged: kind == sagemakerTaggedConfig}
 	if kind == terraformDataConfig {
 		data.Kind = "terraform_data pairs"
 	}

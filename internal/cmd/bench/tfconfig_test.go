@@ -178,3 +178,22 @@ func TestObjectReads(t *testing.T) {
 		}
 	}
 }
+
+// The tagged SageMaker configuration is the untagged one with a tag on every quota.
+func TestTeamsConfigTagged(t *testing.T) {
+	plain, tagged := teamsConfig(sagemakerConfig, 2, 0), teamsConfig(sagemakerTaggedConfig, 2, 0)
+	if strings.Contains(plain, "tags") {
+		t.Errorf("the untagged configuration has tags:\n%s", plain)
+	}
+	for _, team := range []string{"bench-0001", "bench-0002"} {
+		if !strings.Contains(tagged, "  ]\n  tags = { team = \""+team+"\" }\n}") {
+			t.Errorf("the tagged configuration does not tag %s:\n%s", team, tagged)
+		}
+	}
+	if strings.ReplaceAll(strings.ReplaceAll(tagged, "\n  tags = { team = \"bench-0001\" }", ""), "\n  tags = { team = \"bench-0002\" }", "") != plain {
+		t.Errorf("the configurations differ in more than the tags:\n%s\n%s", plain, tagged)
+	}
+	if !sagemakerTaggedConfig.provider() {
+		t.Error("the tagged configuration is made of the provider's resources")
+	}
+}

@@ -139,7 +139,7 @@ func (a *writer) SchedulerConfigChanged(ctx context.Context, c sagemakeremulator
 			continue
 		}
 		want[*pc.Name] = true
-		if err := a.store.PriorityClasses.Put(ctx, quota.PriorityClass{Name: *pc.Name, Weight: int64(*pc.Weight)}, Owner); err != nil {
+		if err := a.store.PriorityClasses.Put(ctx, quota.PriorityClass{Name: *pc.Name, Weight: int64(*pc.Weight)}, nil, Owner); err != nil {
 			return err
 		}
 	}
