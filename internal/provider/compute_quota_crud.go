@@ -301,7 +301,7 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 	if state.Timeouts.IsNull() {
 		state.Timeouts = timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)}
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(setModel(ctx, &resp.State, &state)...)
 }
 
 // readStored reads the team's quota for a refresh. It returns nil, having removed the resource

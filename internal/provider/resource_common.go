@@ -32,15 +32,15 @@ import (
 
 // stateOf reads a resource's prior state into model M; ok is false when it cannot be read.
 func stateOf[M any](ctx context.Context, s tfsdk.State, diags *diag.Diagnostics) (m M, ok bool) {
-	diags.Append(s.Get(ctx, &m)...)
+	diags.Append(getModel(ctx, s, &m)...)
 	return m, !diags.HasError()
 }
 
 // updateModels reads an update's plan and prior state into model M; ok is false when either
 // cannot be read.
 func updateModels[M any](ctx context.Context, req resource.UpdateRequest, diags *diag.Diagnostics) (plan, prior M, ok bool) {
-	diags.Append(req.Plan.Get(ctx, &plan)...)
-	diags.Append(req.State.Get(ctx, &prior)...)
+	diags.Append(getModel(ctx, req.Plan, &plan)...)
+	diags.Append(getModel(ctx, req.State, &prior)...)
 	return plan, prior, !diags.HasError()
 }
 

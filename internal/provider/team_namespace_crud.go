@@ -161,7 +161,7 @@ func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadReque
 		"namespace_state": state.Namespace.ValueString(), "local_queue_state": state.LocalQueueName.ValueString(),
 		"cluster_queue_state": state.ClusterQueueName.ValueString(),
 	})
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(setModel(ctx, &resp.State, &state)...)
 }
 
 func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
