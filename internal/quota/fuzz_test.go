@@ -79,7 +79,8 @@ func fuzzConfig(cat *catalog.Catalog, typeIdx, mask uint8, count, acc int64, vcp
 
 // FuzzResolve checks, for any combination of attributes and values: no panic; for valid
 // configurations no negative or non-finite value, configured values unchanged by defaults,
-// computed values on their grid, and a stable render -> read -> render round trip.
+// computed values on their grid, a stable render -> read -> render round trip, and a quota
+// planned for the SageMaker API read back from its float32s as planned.
 //
 //	go test -fuzz=FuzzResolve ./internal/quota/
 func FuzzResolve(f *testing.F) {
@@ -162,6 +163,17 @@ func FuzzResolve(f *testing.F) {
 		checkRoundTrip(t, cat, c)
 		if len(CheckRanges(rc)) == 0 { // what the API can hold
 			checkComputeQuotaRoundTrip(t, cat, rc)
+		}
+		// Planned for the SageMaker API's 32-bit floats: it holds and hands back what the plan
+		// shows, and refuses only amounts the user wrote.
+		rc32, problems := PlanOn(cat, c, float32Store)
+		for _, p := range problems {
+			if p.Summary == "Amount the SageMaker API cannot hold" && !problemNamesConfiguredAmount(c, p) {
+				t.Fatalf("a problem with an amount the user did not write: %v", p)
+			}
+		}
+		if len(problems) == 0 {
+			checkFloat32RoundTrip(t, cat, dumpConfig(c), rc32)
 		}
 	})
 }
