@@ -63,11 +63,12 @@ func ComputeQuotaOf(rc ResolvedConfig) ComputeQuota {
 }
 
 // ConfigFromComputeQuota reads an API document back into the smallest configuration that plans
-// to it on the API's store (computed amounts on the float32 grid, PlanOn): each entry keeps only its sizing attribute (count, accelerators, partition, vcpu or
-// memory, in the order the ratio rule tries them) plus every amount that differs from what
-// that attribute defaults it to, and the quota-level attributes that differ from their
-// defaults. A configuration that set an amount equal to its default reads back without it; the
-// plan is the same either way. The error says why no configuration plans to q.
+// to it on the API's store (computed amounts rounded as PlanOn rounds them for float32s): each
+// entry keeps only its sizing attribute (count, accelerators, partition, vcpu or memory, in the
+// order the ratio rule tries them) plus every amount that differs from what that attribute
+// defaults it to, and the quota-level attributes that differ from their defaults. A
+// configuration that set an amount equal to its default reads back without it; the plan is the
+// same either way. The error says why no configuration plans to q.
 func ConfigFromComputeQuota(cat *catalog.Catalog, q ComputeQuota) (Config, ResolvedConfig, error) {
 	cfg := Config{Name: q.Name, Description: q.Description, Team: q.Team, FairShareWeight: q.FairShareWeight}
 	cfg.ActivationState = unlessDefault(q.ActivationState, DefaultActivationState)

@@ -100,6 +100,9 @@ func FuzzResolve(f *testing.F) {
 	seed("ml.g5.xlarge", fuzzMemory, 0, 0, 0, 8, 0, 0, 0, 0, 0)
 	seed("ml.trn1.32xlarge", fuzzAccelerators, 0, 8, 0, 0, 0, 0, 0, 0, 0)
 	seed("ml.p4d.24xlarge", fuzzPartition, 0, 0, 0, 0, 0, 0, 2, 0, 0)
+	seed("ml.p4d.24xlarge", fuzzPartition, 0, 0, 0, 0, 0, 0, 10001, 0, 0) // beyond a float32's millicores
+	seed("ml.c5n.large", fuzzCount, 1904761, 0, 0, 0, 0, 0, 0, 0, 0)      // memory 9999995.25: the API holds 9999995
+	seed("ml.c5.9xlarge", fuzzCount|fuzzAbsoluteLimit, 1, 0, 20000.001, 16384.5, 0, 0, 0, 4, 0)
 	seed("ml.g5.24xlarge", fuzzAccelerators|fuzzVCPU|fuzzMemory, 0, 16, 200, 2, 0, 0, 0, 0, 0)
 	seed("ml.c5.9xlarge", fuzzMemory, 0, 0, 0, 2.9, 0, 0, 0, 0, 0)
 	seed("ml.g5.12xlarge", fuzzAccelerators|fuzzVCPU|fuzzMemory|fuzzAbsoluteLimit|fuzzBorrowLimit, 0, 3, 12.5, 2.9, 0, 200, 0, 4, 100)
