@@ -3,12 +3,14 @@ package provider
 import (
 	"context"
 	"fmt"
+	"math/big"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
@@ -130,9 +132,36 @@ func (r *clusterSchedulerConfigResource) planStore(ctx context.Context, req reso
 
 // planNewVersion plans a new version and status for an update of a versioned store's object.
 func planNewVersion(ctx context.Context, versioned bool, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if !versioned || req.State.Raw.IsNull() || resp.Diagnostics.HasError() || resp.Plan.Raw.Equal(req.State.Raw) {
+	if !versioned || req.State.Raw.IsNull() || resp.Diagnostics.HasError() || sameValues(resp.Plan.Raw, req.State.Raw) {
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(tagOf[storeRecordModel]("Version")), types.Int64Unknown())...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(tagOf[storeRecordModel]("Status")), types.StringUnknown())...)
+}
+
+// sameValues reports whether a plan holds the values of the state, as Terraform compares them:
+// a fraction is the same number when it is the same float64. Terraform hands a state's 1.45
+// back as the decimal 1.45, while the plan holds the float64 nearest to it; a comparison of
+// the exact values would plan an update on every run.
+func sameValues(plan, state tftypes.Value) bool {
+	diffs, err := plan.Diff(state)
+	if err != nil {
+		return false
+	}
+	for _, d := range diffs {
+		if d.Value1 == nil || d.Value2 == nil || !d.Value1.Type().Is(tftypes.Number) ||
+			!d.Value1.IsFullyKnown() || !d.Value2.IsFullyKnown() || d.Value1.IsNull() || d.Value2.IsNull() {
+			return false
+		}
+		var a, b big.Float
+		if d.Value1.As(&a) != nil || d.Value2.As(&b) != nil {
+			return false
+		}
+		fa, _ := a.Float64()
+		fb, _ := b.Float64()
+		if a.IsInt() && b.IsInt() || fa != fb {
+			return false // whole numbers compare exactly
+		}
+	}
+	return true
 }

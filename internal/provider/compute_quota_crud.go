@@ -193,10 +193,7 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 // it created, even when it fails; a failure (err) is in diags already.
 func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaModel, owner string, over *backend.Record, diags *diag.Diagnostics) (written backend.Record, createdFlavors []string, err error) {
 	cfg := quotaConfigFromModel(config)
-	rc, problems := quota.Plan(r.data.catalog, cfg)
-	if len(problems) == 0 {
-		problems = quota.CheckStore(cfg, rc, r.data.backend.Traits.StoreLimits)
-	}
+	rc, problems := quota.PlanOn(r.data.catalog, cfg, r.data.backend.Traits.StoreLimits)
 	if len(problems) > 0 {
 		addProblems(diags, problems)
 		return written, nil, problems[0]

@@ -53,10 +53,7 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 		}
 	}
 	traits := r.data.backend.Traits
-	rc, problems := quota.Plan(r.data.catalog, cfg)
-	if len(problems) == 0 {
-		problems = quota.CheckStore(cfg, rc, traits.StoreLimits)
-	}
+	rc, problems := quota.PlanOn(r.data.catalog, cfg, traits.StoreLimits)
 	if len(problems) > 0 {
 		addProblems(&resp.Diagnostics, problems)
 		return

@@ -101,7 +101,7 @@ func TestAccTaskGovernance_quotaLifecycle(t *testing.T) {
 				PreConfig: func() {
 					q := emulatorQuota(t, tg, team)
 					if err := tg.Emulator.UpdateQuota(q.ID, func(q *sagemakeremulator.ComputeQuota) {
-						v := 30.0
+						v := sagemakeremulator.Float32(30)
 						q.Config.ComputeQuotaResources[0].VCpu = &v
 					}); err != nil {
 						t.Fatal(err)

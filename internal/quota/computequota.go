@@ -3,6 +3,7 @@ package quota
 import (
 	"fmt"
 	"math/big"
+	"strconv"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 )
@@ -62,11 +63,12 @@ func ComputeQuotaOf(rc ResolvedConfig) ComputeQuota {
 }
 
 // ConfigFromComputeQuota reads an API document back into the smallest configuration that plans
-// to it: each entry keeps only its sizing attribute (count, accelerators, partition, vcpu or
-// memory, in the order the ratio rule tries them) plus every amount that differs from what
-// that attribute defaults it to, and the quota-level attributes that differ from their
-// defaults. A configuration that set an amount equal to its default reads back without it; the
-// plan is the same either way. The error says why no configuration plans to q.
+// to it on the API's store (computed amounts rounded as PlanOn rounds them for float32s): each
+// entry keeps only its sizing attribute (count, accelerators, partition, vcpu or memory, in the
+// order the ratio rule tries them) plus every amount that differs from what that attribute
+// defaults it to, and the quota-level attributes that differ from their defaults. A
+// configuration that set an amount equal to its default reads back without it; the plan is the
+// same either way. The error says why no configuration plans to q.
 func ConfigFromComputeQuota(cat *catalog.Catalog, q ComputeQuota) (Config, ResolvedConfig, error) {
 	cfg := Config{Name: q.Name, Description: q.Description, Team: q.Team, FairShareWeight: q.FairShareWeight}
 	cfg.ActivationState = unlessDefault(q.ActivationState, DefaultActivationState)
@@ -81,7 +83,7 @@ func ConfigFromComputeQuota(cat *catalog.Catalog, q ComputeQuota) (Config, Resol
 	for _, r := range q.Resources {
 		cfg.Resources = append(cfg.Resources, smallestEntry(cat, r))
 	}
-	rc, problems := Plan(cat, cfg)
+	rc, problems := runPlan(cat, cfg, Validate, floorFloat32)
 	if len(problems) > 0 {
 		return Config{}, ResolvedConfig{}, fmt.Errorf("the quota as the API holds it does not plan: %s", problems[0].Detail)
 	}
@@ -136,7 +138,7 @@ func smallestEntry(cat *catalog.Catalog, r ComputeQuotaResource) Entry {
 	bestSet := -1
 	for _, e := range sizes {
 		e.InstanceType = r.InstanceType
-		d := resolve(cat, e)
+		d := resolve(cat, e, floorFloat32)
 		if d.Accelerators != r.Accelerators {
 			if e.Count != nil {
 				continue // count fixes the accelerators
@@ -169,7 +171,7 @@ func smallestEntry(cat *catalog.Catalog, r ComputeQuotaResource) Entry {
 }
 
 func resolvesTo(cat *catalog.Catalog, e Entry, r ComputeQuotaResource) bool {
-	d := resolve(cat, e)
+	d := resolve(cat, e, floorFloat32)
 	return d.Accelerators == r.Accelerators && ratPtrEqual(d.VCPU, orZero(r.VCPU)) && ratPtrEqual(d.MemoryGiB, orZero(r.MemoryGiB))
 }
 
@@ -189,6 +191,14 @@ func setAttributes(e Entry) int {
 type StoreLimits struct {
 	Unsupported    map[string]string
 	Float32Amounts bool
+}
+
+// amountFloor rounds computed amounts down to values the store holds exactly.
+func (l StoreLimits) amountFloor() amountFloor {
+	if l.Float32Amounts {
+		return floorFloat32
+	}
+	return floorExact
 }
 
 // CheckStore reports what cfg, resolved as rc, asks of a store that it cannot hold. Unknown
@@ -213,23 +223,32 @@ func CheckStore(cfg Config, rc ResolvedConfig, limits StoreLimits) []Problem {
 	if !limits.Float32Amounts {
 		return ps
 	}
+	float32Amount := func(entry int, path []string, v *big.Rat, grid int64) {
+		if v == nil || SurvivesFloat32(v, grid) {
+			return
+		}
+		attr := path[len(path)-1]
+		back := RatString(DecimalFromFloat32(float32Of(v), grid))
+		ps = append(ps, Problem{Entry: entry, Path: path, Summary: "Amount the SageMaker API cannot hold",
+			Detail: fmt.Sprintf("%s = %s cannot be held exactly by the SageMaker API, which stores it as a 32-bit float: "+
+				"it would read back as %s. Write %s, or a value with fewer digits.", attr, RatString(v), back, back)})
+	}
 	for i, r := range rc.Resources {
 		if r.Unknown {
 			continue
 		}
-		for _, a := range []struct {
-			attr string
-			v    *big.Rat
-			grid int64
-		}{{"vcpu", r.VCPU, VCPUGrid}, {"memory_in_gib", r.MemoryGiB, MemoryGrid}} {
-			if a.v == nil || SurvivesFloat32(a.v, a.grid) {
-				continue
-			}
-			f, _ := a.v.Float32()
-			back := RatString(DecimalFromFloat32(f, a.grid))
-			ps = append(ps, Problem{Entry: i, Path: []string{a.attr}, Summary: "Amount the SageMaker API cannot hold",
-				Detail: fmt.Sprintf("%s = %s cannot be held exactly by the SageMaker API, which stores it as a 32-bit float: "+
-					"it would read back as %s. Write %s, or a value with fewer digits.", a.attr, RatString(a.v), back, back)})
+		float32Amount(i, []string{"vcpu"}, r.VCPU, VCPUGrid)
+		float32Amount(i, []string{"memory_in_gib"}, r.MemoryGiB, MemoryGrid)
+	}
+	for j, l := range cfg.Sharing.AbsoluteBorrowLimits {
+		at := func(attr string) []string {
+			return []string{"resource_sharing", "absolute_borrow_limits", strconv.Itoa(j), attr}
+		}
+		if !cfg.IsUnknown(at("vcpu")...) {
+			float32Amount(-1, at("vcpu"), l.VCPU, VCPUGrid)
+		}
+		if !cfg.IsUnknown(at("memory_in_gib")...) {
+			float32Amount(-1, at("memory_in_gib"), l.MemoryGiB, MemoryGrid)
 		}
 	}
 	return ps

@@ -146,6 +146,9 @@ func TestCheckStore(t *testing.T) {
 			[]string{"resources[1].efa: Not available on this cluster: efa is set, but no EFA field."}},
 		{"memory with too many digits", base(Entry{InstanceType: "ml.c5.9xlarge", MemoryGiB: dec("41.142578")}),
 			[]string{"resources[0].memory_in_gib: Amount the SageMaker API cannot hold: memory_in_gib = 41.142578 cannot be held exactly by the SageMaker API, which stores it as a 32-bit float: it would read back as 41.142578125."}},
+		{"absolute borrow limit with too many digits", Config{Name: "q", Team: "ml", Resources: []Entry{{InstanceType: "ml.c5.9xlarge", Count: i64(1)}},
+			Sharing: Sharing{AbsoluteBorrowLimits: []AbsoluteBorrowLimit{{InstanceType: "ml.c5.9xlarge", VCPU: dec("20000.001"), MemoryGiB: dec("2.9")}}}},
+			[]string{"resource_sharing.absolute_borrow_limits[0].vcpu: Amount the SageMaker API cannot hold: vcpu = 20000.001 cannot be held exactly by the SageMaker API, which stores it as a 32-bit float: it would read back as 20000.002."}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -59,7 +59,8 @@ const (
 // memory_in_gib that is set, against the capacity C of one instance of the type:
 // accelerators = count x C.accelerators when r came from count, else 0; vcpu = r x C.vcpu
 // rounded down to 0.001; memory_in_gib = r x C.memory rounded down to 1/1024; efa =
-// ceil(r) x C.efa. Configured values always win. All arithmetic is exact.
+// ceil(r) x C.efa. Configured values always win. All arithmetic is exact. floor does the
+// rounding down: on a store of 32-bit floats it goes on down to a value the store holds.
 //
 // Judgement call: on a type without accelerators, a configured accelerators (which Validate
 // only accepts as 0) is not a ratio source; the next rule applies, so `accelerators = 0,
@@ -67,7 +68,7 @@ const (
 //
 // Validate has already rejected an entry that nothing sizes (unknown instance type, no ratio
 // source, unusable partition); such an entry still resolves, with 0 where nothing is known.
-func resolve(cat *catalog.Catalog, e Entry) Resolved {
+func resolve(cat *catalog.Catalog, e Entry, floor amountFloor) Resolved {
 	out := Resolved{Configured: e.clone()}
 	it, known := cat.Lookup(e.InstanceType)
 	out.AcceleratorResource = it.AcceleratorResource
@@ -115,12 +116,12 @@ func resolve(cat *catalog.Catalog, e Entry) Resolved {
 	if e.VCPU != nil {
 		out.VCPU = cloneRat(e.VCPU)
 	} else {
-		out.VCPU = floorTo(new(big.Rat).Mul(r, capVCPU), 1000)
+		out.VCPU = floor(new(big.Rat).Mul(r, capVCPU), VCPUGrid)
 	}
 	if e.MemoryGiB != nil {
 		out.MemoryGiB = cloneRat(e.MemoryGiB)
 	} else {
-		out.MemoryGiB = floorTo(new(big.Rat).Mul(r, capMem), 1024)
+		out.MemoryGiB = floor(new(big.Rat).Mul(r, capMem), MemoryGrid)
 	}
 	if e.EFA != nil {
 		out.EFA = *e.EFA
@@ -138,6 +139,11 @@ func resolve(cat *catalog.Catalog, e Entry) Resolved {
 //
 // Defaults checks nothing: Plan runs Validate before it.
 func Defaults(cat *catalog.Catalog, cfg Config) ResolvedConfig {
+	return defaults(cat, cfg, floorExact)
+}
+
+// defaults is Defaults with computed amounts rounded down by floor.
+func defaults(cat *catalog.Catalog, cfg Config, floor amountFloor) ResolvedConfig {
 	rc := ResolvedConfig{Config: cfg.Clone(), FairShareWeight: cfg.FairShareWeight}
 	str := func(v *string, def string, path ...string) string {
 		switch {
@@ -170,7 +176,7 @@ func Defaults(cat *catalog.Catalog, cfg Config) ResolvedConfig {
 			rc.Resources[i] = Resolved{Configured: e.clone(), Unknown: true}
 			continue
 		}
-		rc.Resources[i] = resolve(cat, e)
+		rc.Resources[i] = resolve(cat, e, floor)
 	}
 	return rc
 }

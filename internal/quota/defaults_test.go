@@ -48,7 +48,7 @@ func TestResolveWorkedExamples(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := resolve(cat, tt.entry)
+			r := resolve(cat, tt.entry, floorExact)
 			if r.Accelerators != tt.acc || r.VCPU.Cmp(dec(tt.vcpu)) != 0 || r.MemoryGiB.Cmp(dec(tt.mem)) != 0 || r.EFA != tt.efa {
 				t.Fatalf("got acc=%d vcpu=%s mem=%s efa=%d, want acc=%d vcpu=%s mem=%s efa=%d",
 					r.Accelerators, RatString(r.VCPU), RatString(r.MemoryGiB), r.EFA, tt.acc, tt.vcpu, tt.mem, tt.efa)
@@ -62,7 +62,7 @@ func TestResolveWorkedExamples(t *testing.T) {
 
 // Binary floats give 1.449 for the c5.9xlarge example; the decimal path must give 1.45.
 func TestResolveExactDecimal(t *testing.T) {
-	r := resolve(catalog.Builtin(), Entry{InstanceType: "ml.c5.9xlarge", MemoryGiB: DecimalFromFloat(2.9)})
+	r := resolve(catalog.Builtin(), Entry{InstanceType: "ml.c5.9xlarge", MemoryGiB: DecimalFromFloat(2.9)}, floorExact)
 	if RatString(r.VCPU) != "1.45" || FloatFromRat(r.VCPU) != 1.45 {
 		t.Fatalf("vcpu = %s", RatString(r.VCPU))
 	}
@@ -91,7 +91,7 @@ func TestResolveProblems(t *testing.T) {
 		if len(ps) != 1 || ps[0].Summary != tt.sum || !equalPath(ps[0].Path, tt.path) || ps[0].Entry != 0 {
 			t.Errorf("%s: problems %v", dumpEntry(tt.entry), ps)
 		}
-		if r := resolve(cat, tt.entry); r.VCPU == nil || r.MemoryGiB == nil {
+		if r := resolve(cat, tt.entry, floorExact); r.VCPU == nil || r.MemoryGiB == nil {
 			t.Errorf("%s: nil values after a problem", dumpEntry(tt.entry))
 		}
 	}

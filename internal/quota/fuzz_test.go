@@ -87,7 +87,8 @@ func fuzzConfig(cat *catalog.Catalog, typeIdx, mask uint8, count, acc int64, vcp
 
 // FuzzResolve checks, for any combination of attributes and values: no panic; for valid
 // configurations no negative or non-finite value, configured values unchanged by defaults,
-// computed values on their grid, and a stable render -> read -> render round trip.
+// computed values on their grid, a stable render -> read -> render round trip, and a quota
+// planned for the SageMaker API read back from its float32s as planned.
 //
 //	go test -fuzz=FuzzResolve ./internal/quota/
 func FuzzResolve(f *testing.F) {
@@ -107,6 +108,9 @@ func FuzzResolve(f *testing.F) {
 	seed("ml.g5.xlarge", fuzzMemory, 0, 0, 0, 8, 0, 0, 0, 0, 0)
 	seed("ml.trn1.32xlarge", fuzzAccelerators, 0, 8, 0, 0, 0, 0, 0, 0, 0)
 	seed("ml.p4d.24xlarge", fuzzPartition, 0, 0, 0, 0, 0, 0, 2, 0, 0)
+	seed("ml.p4d.24xlarge", fuzzPartition, 0, 0, 0, 0, 0, 0, 10001, 0, 0) // beyond a float32's millicores
+	seed("ml.c5n.large", fuzzCount, 1904761, 0, 0, 0, 0, 0, 0, 0, 0)      // memory 9999995.25: the API holds 9999995
+	seed("ml.c5.9xlarge", fuzzCount|fuzzAbsoluteLimit, 1, 0, 20000.001, 16384.5, 0, 0, 0, 4, 0)
 	seed("ml.g5.24xlarge", fuzzAccelerators|fuzzVCPU|fuzzMemory, 0, 16, 200, 2, 0, 0, 0, 0, 0)
 	seed("ml.c5.9xlarge", fuzzMemory, 0, 0, 0, 2.9, 0, 0, 0, 0, 0)
 	seed("ml.g5.12xlarge", fuzzAccelerators|fuzzVCPU|fuzzMemory|fuzzAbsoluteLimit|fuzzBorrowLimit, 0, 3, 12.5, 2.9, 0, 200, 0, 4, 100)
@@ -172,6 +176,17 @@ func FuzzResolve(f *testing.F) {
 		checkRoundTrip(t, cat, c)
 		if len(CheckRanges(rc)) == 0 { // what the API can hold
 			checkComputeQuotaRoundTrip(t, cat, rc)
+		}
+		// Planned for the SageMaker API's 32-bit floats: it holds and hands back what the plan
+		// shows, and refuses only amounts the user wrote.
+		rc32, problems := PlanOn(cat, c, float32Store)
+		for _, p := range problems {
+			if p.Summary == "Amount the SageMaker API cannot hold" && !problemNamesConfiguredAmount(c, p) {
+				t.Fatalf("a problem with an amount the user did not write: %v", p)
+			}
+		}
+		if len(problems) == 0 {
+			checkFloat32RoundTrip(t, cat, dumpConfig(c), rc32)
 		}
 	})
 }

@@ -35,14 +35,10 @@ const (
 
 // DecimalFromFloat32 reads an amount the API holds as a float32 back into the decimal sent.
 func DecimalFromFloat32(f float32, grid int64) *big.Rat {
-	exact := new(big.Rat)
 	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-		return exact
+		return new(big.Rat)
 	}
-	exact.SetFloat64(float64(f))
-	g := ratInt(grid)
-	onGrid := new(big.Rat).SetFrac(roundInt(new(big.Rat).Mul(exact, g)), g.Num())
-	if back, _ := onGrid.Float32(); back == f {
+	if onGrid := gridPoint(f, grid); float32Of(onGrid) == f {
 		return onGrid
 	}
 	r, _ := new(big.Rat).SetString(strconv.FormatFloat(float64(f), 'g', -1, 32))
@@ -51,8 +47,47 @@ func DecimalFromFloat32(f float32, grid int64) *big.Rat {
 
 // SurvivesFloat32 reports whether v, sent to the API as a float32, reads back as v.
 func SurvivesFloat32(v *big.Rat, grid int64) bool {
+	return DecimalFromFloat32(float32Of(v), grid).Cmp(v) == 0
+}
+
+// gridPoint is the multiple of 1/grid nearest to f.
+func gridPoint(f float32, grid int64) *big.Rat {
+	g := ratInt(grid)
+	return new(big.Rat).SetFrac(roundInt(new(big.Rat).Mul(new(big.Rat).SetFloat64(float64(f)), g)), g.Num())
+}
+
+func float32Of(v *big.Rat) float32 {
 	f, _ := v.Float32()
-	return DecimalFromFloat32(f, grid).Cmp(v) == 0
+	return f
+}
+
+// An amountFloor rounds a computed amount down to a multiple of 1/grid that the store holds
+// exactly: floorExact for Kubernetes quantities, floorFloat32 for the SageMaker API.
+type amountFloor func(x *big.Rat, grid int64) *big.Rat
+
+func floorExact(x *big.Rat, grid int64) *big.Rat { return floorTo(x, grid) }
+
+// floorFloat32 is the largest multiple of 1/grid, at most x, that survives the float32 round
+// trip. Below 16384 that is floorTo(x, grid), since a float32 there is finer than a millicore
+// and holds every MiB; above it a float32 is coarser than the grid, and the amount steps down
+// to the grid point nearest the float32 below.
+func floorFloat32(x *big.Rat, grid int64) *big.Rat {
+	v := floorTo(x, grid)
+	if SurvivesFloat32(v, grid) {
+		return v
+	}
+	f := float32Of(v)
+	if new(big.Rat).SetFloat64(float64(f)).Cmp(v) > 0 {
+		f = math.Nextafter32(f, 0)
+	}
+	// Each float32 below v names one grid point, the nearest to it, which survives when the
+	// float32 is the one nearest to that point: the first that does is the largest.
+	for ; f > 0; f = math.Nextafter32(f, 0) {
+		if p := gridPoint(f, grid); p.Cmp(v) <= 0 && float32Of(p) == f {
+			return p
+		}
+	}
+	return new(big.Rat)
 }
 
 // FloatFromRat returns the float64 nearest to r (0 for nil), for handing values to Terraform.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -31,9 +32,32 @@ type ComputeQuotaResourceConfig struct {
 	InstanceType         string                      `json:"InstanceType,omitempty"`
 	Count                *int32                      `json:"Count,omitempty"`
 	Accelerators         *int32                      `json:"Accelerators,omitempty"`
-	VCpu                 *float64                    `json:"VCpu,omitempty"`
-	MemoryInGiB          *float64                    `json:"MemoryInGiB,omitempty"`
+	VCpu                 *Float32                    `json:"VCpu,omitempty"`
+	MemoryInGiB          *Float32                    `json:"MemoryInGiB,omitempty"`
 	AcceleratorPartition *AcceleratorPartitionConfig `json:"AcceleratorPartition,omitempty"`
+}
+
+// Float32 is a member the API model types as a 32-bit float (VCpu and MemoryInGiB of
+// API_ComputeQuotaResourceConfig.html): the API holds the float32 nearest the number sent,
+// whatever digits it had, and answers with that float32's value. The answer is the float32
+// widened to a double (1.4500000476837158 for 1.45), as a server that holds a float and writes
+// doubles answers (emulator's choice: AWS documents no format); the SDK reads a double and
+// narrows it, so it gets the same float32 as from the shortest decimal it sends (1.45).
+type Float32 float32
+
+// MarshalJSON writes the float32 widened to a double.
+func (f Float32) MarshalJSON() ([]byte, error) {
+	return strconv.AppendFloat(nil, float64(f), 'g', -1, 64), nil
+}
+
+// UnmarshalJSON holds the float32 nearest the number.
+func (f *Float32) UnmarshalJSON(b []byte) error {
+	v, err := strconv.ParseFloat(string(b), 32)
+	if err != nil { // not a number, or beyond the float32 range
+		return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeFor[float32]()}
+	}
+	*f = Float32(v)
+	return nil
 }
 
 // ResourceSharingConfig says how a team lends and borrows idle compute.
@@ -243,7 +267,7 @@ func (v *violations) enum(s, path string, allowed []string) {
 	v.add(s, path, "satisfy enum value set: ["+strings.Join(allowed, ", ")+"]")
 }
 
-func inRange[N int32 | float64](v *violations, n *N, path string, lo, hi N) {
+func inRange[N int32 | Float32](v *violations, n *N, path string, lo, hi N) {
 	if n == nil {
 		return
 	}

@@ -53,7 +53,7 @@ func New(client *kube.Client, cat *catalog.Catalog) sagemakeremulator.ClusterWri
 
 // documentOf is the emulator's quota in the provider's terms.
 func documentOf(q sagemakeremulator.ComputeQuota) quota.ComputeQuota {
-	dec := func(f *float64, grid int64) *big.Rat {
+	dec := func(f *sagemakeremulator.Float32, grid int64) *big.Rat {
 		if f == nil {
 			return nil
 		}
