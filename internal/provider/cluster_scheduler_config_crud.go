@@ -51,7 +51,7 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 		plan.OwnerID = types.StringValue(run.owner)
 		plan.Drift = noDrift()
 		resp.Diagnostics.Append(resp.State.Set(run.ctx, &plan)...)
-		run.handOver(classObjects(written)...)
+		run.handOver(classObjects(r.classes(), written)...)
 	}
 	// Saved tainted: the classes written and the one that may have been, so none is left without
 	// state; the next refresh drops those that do not exist.
@@ -63,7 +63,7 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 			continue
 		}
 		// The last POST may have reached the server before the context ended.
-		if run.undoIfGone(classObjects(append(created, c))...) {
+		if run.undoIfGone(classObjects(r.classes(), append(created, c))...) {
 			return
 		}
 		if result == claimMaybe {
@@ -73,13 +73,13 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 			return
 		}
 		notWritten := []string{"nothing else"}
-		if rest := classObjects(classes[len(created):]); len(rest) > 0 {
+		if rest := classObjects(r.classes(), classes[len(created):]); len(rest) > 0 {
 			notWritten = make([]string, len(rest))
 			for j, o := range rest {
 				notWritten[j] = o.String()
 			}
 		}
-		run.partlyCreated(classObjects(created), notWritten)
+		run.partlyCreated(classObjects(r.classes(), created), notWritten)
 		return
 	}
 	save(classes)
@@ -88,7 +88,7 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 // create claims a class's WorkloadPriorityClass with a POST, so that of two resources declaring
 // the same class only one succeeds; an existing one is refused with its owner named.
 func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c quota.PriorityClass, owner string, diags *diag.Diagnostics) claimResult {
-	o := priorityClassKind.object("", quota.PriorityClassObjectName(c.Name))
+	o := r.classes().Ref(c.Name)
 	err := r.classes().Create(ctx, c, owner)
 	if errors.Is(err, backend.ErrExists) {
 		existing, d := r.get(ctx, c.Name)
@@ -110,7 +110,7 @@ func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c qu
 					"  terraform import %s.<name> %s\n\n"+
 					"or remove priority class %q from this resource. On a cluster with HyperPod task governance, the "+
 					"cluster policy belongs to the AWS API (CreateClusterSchedulerConfig) instead.",
-				o.name, existing.Owner.Description, schedulerConfigResourceKind, c.Name, c.Name))
+				o.Name, existing.Owner.Description, schedulerConfigResourceKind, c.Name, c.Name))
 			return claimFailed
 		}
 	}
@@ -130,7 +130,7 @@ func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.
 		warnNotRefreshed(r.data, &resp.Diagnostics)
 		return
 	}
-	if storePathChanged(state.ConfigID, r.data.backend.Traits.Versioned, &resp.Diagnostics) {
+	if storePathChanged(state.ConfigID, r.data.backend, &resp.Diagnostics) {
 		return
 	}
 	if r.data.backend.SchedulerConfig != nil {
@@ -208,7 +208,7 @@ func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resourc
 		}
 		if wpc != nil && !wpc.Owner.Owns(priorOwner) && (!takeover || !priorNames[c.Name]) {
 			if priorNames[c.Name] {
-				priorityClassKind.object("", wpc.Name).refused(&resp.Diagnostics, classAttr(i), wpc.Owner.Description)
+				refuseOwned(&resp.Diagnostics, classAttr(i), r.classes().Ref(c.Name), wpc.Owner.Description)
 			} else {
 				resp.Diagnostics.AddAttributeError(classAttr(i), "WorkloadPriorityClass already exists", fmt.Sprintf(
 					"WorkloadPriorityClass %q already exists and is managed by %s, so this resource will not take it "+
@@ -259,7 +259,7 @@ func (r *clusterSchedulerConfigResource) deleteClass(ctx context.Context, class,
 		return
 	}
 	if !takeover && !wpc.Owner.Owns(owner) {
-		priorityClassKind.object("", wpc.Name).leftInPlace(diags, wpc.Owner.Description, "it was not deleted.")
+		leftInPlace(diags, r.classes().Ref(class), wpc.Owner.Description, "it was not deleted.")
 		return
 	}
 	if err := r.classes().Delete(ctx, wpc); err != nil {
@@ -272,7 +272,7 @@ func (r *clusterSchedulerConfigResource) Delete(ctx context.Context, req resourc
 	state, _ := stateOf[clusterSchedulerConfigModel](ctx, req.State, &resp.Diagnostics)
 	ctx, cancel, timeout, ok := r.data.begin(ctx, "delete priority classes", state.Timeouts.Delete, defaultSchedulerConfigTimeout, &resp.Diagnostics)
 	defer cancel()
-	if !ok || storePathChanged(state.ConfigID, r.data.backend.Traits.Versioned, &resp.Diagnostics) {
+	if !ok || storePathChanged(state.ConfigID, r.data.backend, &resp.Diagnostics) {
 		return
 	}
 	if r.data.backend.SchedulerConfig != nil {
@@ -455,7 +455,7 @@ func (r *clusterSchedulerConfigResource) deleteConfig(ctx context.Context, state
 	}
 	err := r.data.backend.SchedulerConfig.Delete(ctx, &backend.SchedulerConfig{Record: *rec})
 	if err != nil {
-		apiDeleteError(err, timeout).addTo(&resp.Diagnostics)
+		notDeleted(ctx, r.data.backend, err, timeout).addTo(&resp.Diagnostics)
 	}
 }
 

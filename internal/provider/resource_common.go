@@ -186,8 +186,7 @@ func existingObjectError(resourceType, kind, name string, existing backend.Recor
 	if existing.Terminating {
 		return kind + " is being deleted", fmt.Sprintf(
 			"%s is being deleted and was not gone within the create timeout, so it cannot be created again yet. "+
-				"Kubernetes keeps it while finalizers %v remain (Kueue keeps a queue while admitted workloads still use it). "+
-				"Wait for it to go, or raise timeouts.create, then apply again.", object, existing.HeldBy)
+				"%s. Wait for it to go, or raise timeouts.create, then apply again.", object, existing.Holding)
 	}
 	return kind + " already exists", fmt.Sprintf(
 		"%s already exists and is managed by %s, so this resource will not take it over on create. "+
@@ -207,11 +206,11 @@ var teamValidators = []validator.String{
 
 // ownedElsewhere refuses, at team, an update of the team's object o when another resource owns
 // it, unless this apply takes it over after an import.
-func ownedElsewhere(o kubeObject, owner backend.Ownership, priorOwnerID types.String, takeover bool, diags *diag.Diagnostics) bool {
+func ownedElsewhere(o backend.ObjectRef, owner backend.Ownership, priorOwnerID types.String, takeover bool, diags *diag.Diagnostics) bool {
 	if takeover || owner.Owns(priorOwnerID.ValueString()) {
 		return false
 	}
-	o.refused(diags, path.Root("team"), owner.Description)
+	refuseOwned(diags, path.Root("team"), o, owner.Description)
 	return true
 }
 
@@ -384,17 +383,14 @@ func storeStatusAttribute(kind string) schema.StringAttribute {
 		"that runs its own Kueue."}
 }
 
-// storePathChanged refuses a refresh without the task_governance block of a resource that the
-// SageMaker API holds (its store id is in state: quota_id, config_id): read from Kubernetes it
-// would be dropped from state, and a destroy would leave it behind in the API.
-func storePathChanged(storeID types.String, versioned bool, diags *diag.Diagnostics) bool {
-	if storeID.IsNull() || storeID.IsUnknown() || versioned {
+// storePathChanged refuses a refresh of a resource whose state records a store id (quota_id,
+// config_id) when the backend answering assigns none: the object is held by another store, so
+// read here it would be dropped from state, and a destroy would leave it behind there.
+func storePathChanged(storeID types.String, b backend.Backend, diags *diag.Diagnostics) bool {
+	if storeID.IsNull() || storeID.IsUnknown() || b.Traits.AssignsIDs {
 		return false
 	}
-	diags.AddError("Object held by the SageMaker API", fmt.Sprintf("This resource was created through the SageMaker "+
-		"API (its id there is %s), but the provider block has no task_governance block, so it would look for it in "+
-		"Kubernetes instead and lose track of it. Add the task_governance block back, or, to stop managing it here "+
-		"without deleting it, use a removed block with lifecycle { destroy = false }.", storeID.ValueString()))
+	storeDiag(b.Words.ForeignID(storeID.ValueString())).addTo(diags)
 	return true
 }
 

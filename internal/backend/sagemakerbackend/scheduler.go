@@ -124,7 +124,7 @@ func (s *schedulerConfigs) Put(ctx context.Context, p quota.SchedulerPolicy, ove
 			out.Status, aws.ToString(out.FailureReason))
 	}
 	if err != nil {
-		return written, schedulerError(writeOp(over), id, err)
+		return written, named(schedulerError(writeOp(over), id, err), written.Name)
 	}
 	return written, nil
 }
@@ -141,6 +141,6 @@ func (s *schedulerConfigs) Delete(ctx context.Context, c *backend.SchedulerConfi
 
 func schedulerError(op backend.Op, name string, err error) error {
 	e := requestError(op, name, err).(*backend.RequestError)
-	e.Kind = KindSchedulerConfig
+	e.Kind, e.Problem = KindSchedulerConfig, wordRequest(op, KindSchedulerConfig, subject(KindSchedulerConfig, name, ""), err)
 	return e
 }
