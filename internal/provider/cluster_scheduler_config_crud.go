@@ -382,7 +382,7 @@ func (r *clusterSchedulerConfigResource) createConfig(ctx context.Context, plan 
 	}
 	if existing != nil {
 		resp.Diagnostics.AddError("Cluster scheduler config already exists", fmt.Sprintf(
-			"The cluster already has %s %q (id %s), and SageMaker allows one per cluster, so this resource will not create "+
+			"The cluster already has %s %q (id %s), and a cluster holds one at most, so this resource will not create "+
 				"another. To manage it here, import it:\n\n  terraform import %s.<name> %s",
 			existing.Kind, existing.Name, existing.ID, schedulerConfigResourceKind, existing.ID))
 		return

@@ -203,7 +203,7 @@ func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaMod
 }
 
 // removeUnusedFlavors deletes the flavors of the given types that this provider created and that
-// no ClusterQueue uses any more. Failures are warnings: the quota itself is already correct.
+// no quota uses any more. Failures are warnings: the quota itself is already correct.
 func (r *computeQuotaResource) removeUnusedFlavors(ctx context.Context, instanceTypes []string, diags *diag.Diagnostics) {
 	for _, w := range r.quotas().RemoveUnusedInputs(ctx, instanceTypes) {
 		diags.AddWarning(w.Summary, w.Detail)

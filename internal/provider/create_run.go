@@ -182,8 +182,8 @@ func createOutcomeUnknown(diags *diag.Diagnostics, resourceKind string, o backen
 			"from the state if the object does not exist, and replaces it if it does. Running apply again is safe.", o))
 }
 
-// finishedCreates remembers the objects this provider process's creates claimed (a ClusterQueue,
-// a Namespace, WorkloadPriorityClasses) and handed to Terraform in a state. If Terraform goes away
+// finishedCreates remembers the objects this provider process's creates claimed (a team's quota,
+// a Namespace, priority classes) and handed to Terraform in a state. If Terraform goes away
 // before it saved that state (it is killed, and OpenTofu or a remote backend saves only every 20
 // seconds or more), the objects exist with no state: the next apply's create would refuse them as
 // another resource's. So when the provider sees Terraform go away it marks them

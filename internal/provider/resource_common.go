@@ -28,7 +28,7 @@ import (
 )
 
 // Helpers both resources share: ownership of a team's objects, private state, import by team,
-// and diagnostics for Kubernetes errors and quota problems.
+// and diagnostics for quota problems.
 
 // stateOf reads a resource's prior state into model M; ok is false when it cannot be read.
 func stateOf[M any](ctx context.Context, s tfsdk.State, diags *diag.Diagnostics) (m M, ok bool) {
@@ -55,11 +55,11 @@ const (
 	// privateUsage holds what the team's workloads held at the last refresh (storedUsage), so
 	// a plan can warn when it lowers a limit below it without another request.
 	privateUsage = "usage"
-	// privateUnnamed marks a quota whose ClusterQueue records no name (one this provider did not
+	// privateUnnamed marks a quota whose stored object records no name (one this provider did not
 	// write): its name in state is the team, and naming it differently is an update.
 	privateUnnamed = "unnamed"
-	// privateTerminating marks a quota whose ClusterQueue the last refresh found being deleted
-	// (held by finalizers): a plan that keeps the quota replaces it.
+	// privateTerminating marks a quota that the last refresh found being deleted (something holds
+	// it, Record.Holding): a plan that keeps the quota replaces it.
 	privateTerminating = "terminating"
 )
 
@@ -359,7 +359,7 @@ func driftList(reasons []string) types.List {
 
 // The attributes of storeRecordModel, for a SageMaker object of the given kind.
 
-// storeIDAttribute is the id a versioned store gives the object; form, when not empty, says
+// storeIDAttribute is the id a store that assigns ids gives the object; form, when not empty, says
 // what the id looks like.
 func storeIDAttribute(kind, form string) schema.StringAttribute {
 	return schema.StringAttribute{Computed: true, Description: "The SageMaker " + kind + "'s id" + form + " on a cluster " +

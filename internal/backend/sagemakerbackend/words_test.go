@@ -16,7 +16,7 @@ import (
 func TestCreateServerErrorIsWordedInSageMakerTerms(t *testing.T) {
 	e := startEmulator(t)
 	b := newBackend(t, e)
-	e.ServerErrorNext(10, "CreateComputeQuota")
+	e.ServerErrorNext(1, "CreateComputeQuota")
 	_, _, err := b.Quotas.Put(context.Background(), planned(t, "ml", 1), "owner", nil)
 	var re *backend.RequestError
 	if !errors.As(err, &re) || !errors.Is(err, backend.ErrOutcomeUnknown) {
