@@ -150,16 +150,16 @@ func (words) NoQuotaToImport(team string) backend.Problem {
 // to it (one GET and one LIST, made only now).
 func (w words) NotDeleted(ctx context.Context, err error, timeout time.Duration) backend.Problem {
 	var re *backend.RequestError
-	name := ""
-	if errors.As(err, &re) {
-		name = re.Name
-	}
-	if !errors.Is(err, backend.ErrStillExists) {
-		cause := err
-		if re != nil {
-			cause = re.Err
+	if !errors.As(err, &re) {
+		var p backend.Problem
+		if errors.As(err, &p) {
+			return p // refused before any request, e.g. on a cluster with the task-governance add-on
 		}
-		return backend.Problem{Summary: "ClusterQueue not deleted", Detail: fmt.Sprintf("Deleting ClusterQueue %q failed: %s", name, cause)}
+		return backend.Problem{Summary: "ClusterQueue not deleted", Detail: err.Error()}
+	}
+	name := re.Name
+	if !errors.Is(err, backend.ErrStillExists) {
+		return backend.Problem{Summary: "ClusterQueue not deleted", Detail: fmt.Sprintf("Deleting ClusterQueue %q failed: %s", name, re.Err)}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()

@@ -86,6 +86,9 @@ func TestNotDeletedAndHolding(t *testing.T) {
 	if got.Summary != "ClusterQueue not deleted" || got.Detail != `Deleting ClusterQueue "hyperpod-ns-ml-clusterqueue" failed: boom` {
 		t.Errorf("NotDeleted = %q: %q", got.Summary, got.Detail)
 	}
+	if got := (words{}).NotDeleted(t.Context(), ErrAddon, 0); got != ErrAddon {
+		t.Errorf("NotDeleted of a refused delete = %q, want the refusal as it is", got)
+	}
 	now := metav1.Now()
 	r := RecordOf(kindClusterQueue, metav1.ObjectMeta{Name: "q", DeletionTimestamp: &now, Finalizers: []string{inUseFinalizer}})
 	if want := "Kubernetes keeps it while finalizers [kueue.x-k8s.io/resource-in-use] remain (Kueue keeps a queue while " +
