@@ -104,13 +104,13 @@ func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c qu
 			return claimOK
 		}
 		if existing != nil {
-			diags.AddAttributeError(classAttr(i), "WorkloadPriorityClass already exists", fmt.Sprintf(
-				"WorkloadPriorityClass %q already exists and is managed by %s, so this resource will not take it over. "+
+			diags.AddAttributeError(classAttr(i), o.Kind+" already exists", fmt.Sprintf(
+				"%s %q already exists and is managed by %s, so this resource will not take it over. "+
 					"To manage it here, import the classes this resource declares, which takes them over explicitly:\n\n"+
 					"  terraform import %s.<name> %s\n\n"+
 					"or remove priority class %q from this resource. On a cluster with HyperPod task governance, the "+
 					"cluster policy belongs to the AWS API (CreateClusterSchedulerConfig) instead.",
-				o.Name, existing.Owner.Description, schedulerConfigResourceKind, c.Name, c.Name))
+				o.Kind, o.Name, existing.Owner.Description, schedulerConfigResourceKind, c.Name, c.Name))
 			return claimFailed
 		}
 	}
@@ -163,9 +163,9 @@ func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.
 		case !wpc.Owner.Owns(owner):
 			by := wpc.Owner.Description
 			if conflict == nil {
-				conflict = &ownerConflict{Object: fmt.Sprintf("WorkloadPriorityClass %q", wpc.Name), Owner: by}
+				conflict = &ownerConflict{Object: fmt.Sprintf("%s %q", wpc.Kind, wpc.Name), Owner: by}
 			}
-			drift = append(drift, fmt.Sprintf("WorkloadPriorityClass %q is managed by %s", wpc.Name, by))
+			drift = append(drift, fmt.Sprintf("%s %q is managed by %s", wpc.Kind, wpc.Name, by))
 		default:
 			drift = append(drift, r.classes().Drift(wpc, c.Name, owner)...)
 		}
@@ -210,10 +210,10 @@ func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resourc
 			if priorNames[c.Name] {
 				refuseOwned(&resp.Diagnostics, classAttr(i), r.classes().Ref(c.Name), wpc.Owner.Description)
 			} else {
-				resp.Diagnostics.AddAttributeError(classAttr(i), "WorkloadPriorityClass already exists", fmt.Sprintf(
-					"WorkloadPriorityClass %q already exists and is managed by %s, so this resource will not take it "+
+				resp.Diagnostics.AddAttributeError(classAttr(i), wpc.Kind+" already exists", fmt.Sprintf(
+					"%s %q already exists and is managed by %s, so this resource will not take it "+
 						"over. Remove priority class %q from this resource, or import it (with this resource's other "+
-						"classes) to take it over explicitly.", wpc.Name, wpc.Owner.Description, c.Name))
+						"classes) to take it over explicitly.", wpc.Kind, wpc.Name, wpc.Owner.Description, c.Name))
 			}
 			return
 		}
