@@ -74,7 +74,7 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 func (r *computeQuotaResource) createInOneRequest(run *createRun, config computeQuotaModel, plan *computeQuotaModel) {
 	written, _, err := r.write(run.ctx, config, run.owner, nil, run.diags)
 	plan.QuotaID, plan.storeRecordModel = storeRecordOf(written)
-	if written.Owner.Intrinsic {
+	if written.Owner.Intrinsic && written.Owner.Recorded != "" {
 		run.owner = written.Owner.Recorded // the store records no owner: the quota's id is its identity
 	}
 	switch {
