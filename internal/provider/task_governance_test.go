@@ -226,7 +226,9 @@ func TestAccTaskGovernance_createFailed(t *testing.T) {
 			{
 				PreConfig:   func() { tg.Emulator.FailCreate(team+"-quota", "the cluster's task-governance add-on is not ready") },
 				Config:      cfg,
-				ExpectError: regexp.MustCompile(`(?s)Cannot\s+create\s+the\s+SageMaker\s+compute\s+quota.*CreateFailed: the cluster's task-governance add-on is not ready`),
+				// The quota by its name and id, then SageMaker's status and FailureReason (Terraform wraps the text).
+				ExpectError: regexp.MustCompile(`(?s)Cannot\s+create\s+the\s+SageMaker\s+compute\s+quota.*SageMaker\s+compute\s+quota\s+"` + team +
+					`-quota"\s+\(id\s+[a-z0-9]{12}\):.*CreateFailed:\s+the\s+cluster's\s+task-governance\s+add-on\s+is\s+not\s+ready`),
 			},
 			{
 				Config: cfg,
@@ -287,6 +289,7 @@ func TestAccTaskGovernance_createServerError(t *testing.T) {
 					if failed == "" {
 						t.Fatal("the create SageMaker answered with a server error did not fail")
 					}
+					t.Logf("the create's error: %s", failed)
 				},
 				Config: cfg,
 				ConfigStateChecks: []statecheck.StateCheck{
