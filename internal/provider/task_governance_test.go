@@ -263,7 +263,7 @@ func TestAccTaskGovernance_createServerError(t *testing.T) {
 			for _, want := range []string{
 				"Cannot create the SageMaker compute quota",
 				`SageMaker compute quota "` + team + `-quota": SageMaker CreateComputeQuota failed`,
-				"InternalFailure",
+				"InternalFailure: The request processing has failed because of an unknown error, exception or failure. That answer",
 				"That answer does not say whether SageMaker created the compute quota.",
 				"hyperpod_compute_quota may have been created",
 				`It is not known whether SageMaker compute quota "` + team + `-quota" was created`,

@@ -16,7 +16,7 @@ import (
 // FailureReason), and what to do when only the user can fix it.
 func wordRequest(op backend.Op, kind, subject string, err error) backend.Problem {
 	verb := map[backend.Op]string{backend.OpRead: "read", backend.OpCreate: "create", backend.OpApply: "update", backend.OpDelete: "delete"}[op]
-	detail := fmt.Sprintf("%s: %s.", subject, answer(err))
+	detail := fmt.Sprintf("%s: %s.", subject, strings.TrimSuffix(answer(err), "."))
 	switch {
 	case strings.Contains(err.Error(), "AccessDenied"):
 		detail += " The provider's AWS credentials need the SageMaker actions of the IAM policy in the provider's " +

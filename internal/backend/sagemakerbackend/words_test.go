@@ -26,7 +26,7 @@ func TestCreateServerErrorIsWordedInSageMakerTerms(t *testing.T) {
 	if p.Summary != "Cannot create the SageMaker compute quota" {
 		t.Errorf("summary %q, want %q", p.Summary, "Cannot create the SageMaker compute quota")
 	}
-	for _, want := range []string{`SageMaker compute quota "ml-quota": SageMaker CreateComputeQuota failed`, "InternalFailure",
+	for _, want := range []string{`SageMaker compute quota "ml-quota": SageMaker CreateComputeQuota failed`, "InternalFailure: The request processing has failed because of an unknown error, exception or failure. That answer",
 		"That answer does not say whether SageMaker created the compute quota."} {
 		if !strings.Contains(p.Detail, want) {
 			t.Errorf("detail %q does not say %q", p.Detail, want)
