@@ -224,8 +224,8 @@ func TestAccTaskGovernance_createFailed(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				PreConfig:   func() { tg.Emulator.FailCreate(team+"-quota", "the cluster's task-governance add-on is not ready") },
-				Config:      cfg,
+				PreConfig: func() { tg.Emulator.FailCreate(team+"-quota", "the cluster's task-governance add-on is not ready") },
+				Config:    cfg,
 				// The quota by its name and id, then SageMaker's status and FailureReason (Terraform wraps the text).
 				ExpectError: regexp.MustCompile(`(?s)Cannot\s+create\s+the\s+SageMaker\s+compute\s+quota.*SageMaker\s+compute\s+quota\s+"` + team +
 					`-quota"\s+\(id\s+[a-z0-9]{12}\):.*CreateFailed:\s+the\s+cluster's\s+task-governance\s+add-on\s+is\s+not\s+ready`),
