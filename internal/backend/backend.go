@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -29,6 +30,8 @@ type Backend struct {
 	Traits     Traits
 	Claims     Claims
 	Namespaces TeamNamespaces
+	// Words words, in the store's own terms, what only the backend can say about a failure.
+	Words Words
 }
 
 // Traits is what the plan must know of a store.
@@ -37,9 +40,16 @@ type Traits struct {
 	// ...; a configuration that sets one is refused at plan time, and a computed one is planned
 	// null) and whether it holds amounts as 32-bit floats.
 	quota.StoreLimits
-	// Versioned: the store gives each quota and scheduler config an id, an ARN and a version,
-	// which the state records and an update sends back.
-	Versioned bool
+	// AssignsIDs: the store gives each quota and scheduler config an id, an ARN and a version
+	// (Record.ID, ARN, Version, Status), so a plan of a new one plans them unknown rather than
+	// null, and a state that records an id belongs to such a store. Where a record carries an id,
+	// the id addresses the object (a delete needs no read first) and a write over it sends its
+	// version back (ErrChanged when it moved).
+	AssignsIDs bool
+	// CreatesWithContent: a create sends the quota with its content in one request and the
+	// store applies it asynchronously; a claim creates nothing (it holds the team while the
+	// create is sent). Such a create saves the quota once it exists, tainted when it failed.
+	CreatesWithContent bool
 	// QueuesByAddon: a team's LocalQueue is the task-governance add-on's, which creates it with
 	// the team's quota under the names the provider plans. The provider never writes or compares
 	// it, so it records those names whether or not the queue exists yet.
@@ -102,14 +112,13 @@ type TeamQuotas interface {
 	// Delete deletes q and waits until it is gone; ErrStillExists when it is not gone in time
 	// (something holds it). A store that fails a delete returns its reason in the error.
 	Delete(ctx context.Context, q *Quota) error
-	// Holders says what keeps the team's quota from being deleted: the finalizers it carries
-	// and the workloads still admitted to it (listErr when they could not be listed).
-	Holders(ctx context.Context, team string) (finalizers, workloads []string, listErr error)
 	// Tags reads the tags q carries. A store that keeps them on the quota's object has read
 	// them with it (q.Config.Config.Tags, which Get always fills) and returns those; one that
 	// keeps them apart (the SageMaker API, where Get leaves them nil) reads them, a request per
 	// quota, so callers ask only for a quota whose state holds tags, or on import.
 	Tags(ctx context.Context, q *Quota) (map[string]string, error)
+	// Ref names the object that holds the team's quota, named name, in messages and claims.
+	Ref(team, name string) ObjectRef
 }
 
 // Quota is a team's quota as stored.
@@ -141,6 +150,8 @@ type PriorityClasses interface {
 	Delete(ctx context.Context, c *StoredPriorityClass) error
 	// Drift lists the recorded metadata of the stored class that differs from what owner writes.
 	Drift(c *StoredPriorityClass, class, owner string) []string
+	// Ref names the object that holds a class, in messages and claims.
+	Ref(class string) ObjectRef
 }
 
 // SchedulerConfigs stores the cluster's scheduling policy as one object, where the store holds
@@ -258,9 +269,11 @@ type Record struct {
 	Status, Failure string
 	// ChangeFailed reports that the store could not apply the object's last change.
 	ChangeFailed bool
-	// Terminating reports an object being deleted; HeldBy names what holds it.
+	// Terminating reports an object being deleted; HeldBy names what holds it, and Holding
+	// says, in the store's terms, what keeps it until it is gone.
 	Terminating bool
 	HeldBy      []string
+	Holding     string
 	// Owner is who the object records as its manager.
 	Owner Ownership
 	// Unconfirmed is the mark of a run that was killed before it could save the object's
@@ -280,12 +293,29 @@ type Ownership struct {
 	Description string
 	// Owns reports whether the object is owner's.
 	Owns func(owner string) bool
+	// Intrinsic: the store records no owner, so the object's own id (Recorded) stands for the
+	// owner identity; no write changes it, and an import has nothing to take over.
+	Intrinsic bool
 }
 
 // Problem is a failure or warning a backend words itself.
 type Problem struct{ Summary, Detail string }
 
 func (p Problem) Error() string { return p.Detail }
+
+// Words is what a backend says, in its own terms, where a message depends on the store: the
+// provider adds only what holds for every store (what the state keeps, what to run next).
+type Words interface {
+	// ForeignID refuses a state that records id, the store id of an object this backend does
+	// not hold (it was written through another store), before the resource loses track of it.
+	ForeignID(id string) Problem
+	// NoQuotaToImport is why an import of team finds no quota.
+	NoQuotaToImport(team string) Problem
+	// NotDeleted words a delete of a quota or a scheduler config that failed with err (a
+	// RequestError), or did not finish within timeout (ErrStillExists); it may read what holds
+	// the object with ctx, which outlives the delete's.
+	NotDeleted(ctx context.Context, err error, timeout time.Duration) Problem
+}
 
 // Op is what a failed request did.
 type Op int
@@ -304,6 +334,10 @@ type RequestError struct {
 	Namespace, Name string
 	// Err is the failure as the store reported it.
 	Err error
+	// Problem is the failure as the backend words it: what was requested of which object, the
+	// store's answer and, where the answer calls for it, what to do. With Outcome
+	// ErrOutcomeUnknown, its Detail says what is known of whether the object was created.
+	Problem Problem
 	// Outcome is what the failure means for the caller: ErrExists, ErrOutcomeUnknown,
 	// ErrStillExists, or nil.
 	Outcome error
@@ -315,7 +349,7 @@ func (e *RequestError) Unwrap() []error { return []error{e.Err, e.Outcome} }
 var (
 	// ErrExists: a create found the object there already.
 	ErrExists = errors.New("object already exists")
-	// ErrOutcomeUnknown: a create's response was lost and reading the object back failed.
+	// ErrOutcomeUnknown: a create's answer does not say whether the store created the object.
 	ErrOutcomeUnknown = errors.New("the create's outcome is unknown")
 	// ErrStillExists: a delete did not finish in time.
 	ErrStillExists = errors.New("object still exists")

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -47,11 +48,11 @@ func schedulerConfigID(classes []quota.PriorityClass) string {
 	return strings.Join(names, ",")
 }
 
-// classObjects names the WorkloadPriorityClasses of classes.
-func classObjects(classes []quota.PriorityClass) []kubeObject {
-	out := make([]kubeObject, len(classes))
+// classObjects names the stored objects of classes.
+func classObjects(store backend.PriorityClasses, classes []quota.PriorityClass) []backend.ObjectRef {
+	out := make([]backend.ObjectRef, len(classes))
 	for i, c := range classes {
-		out[i] = priorityClassKind.object("", quota.PriorityClassObjectName(c.Name))
+		out[i] = store.Ref(c.Name)
 	}
 	return out
 }

@@ -54,7 +54,7 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 		plan.OwnerID = types.StringValue(run.owner)
 		plan.Drift = noDrift()
 		resp.Diagnostics.Append(resp.State.Set(run.ctx, &plan)...)
-		run.handOver(classObjects(written)...)
+		run.handOver(classObjects(r.classes(), written)...)
 	}
 	// Saved tainted: the classes written and the one that may have been, so none is left without
 	// state; the next refresh drops those that do not exist.
@@ -66,7 +66,7 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 			continue
 		}
 		// The last POST may have reached the server before the context ended.
-		if run.undoIfGone(classObjects(append(created, c))...) {
+		if run.undoIfGone(classObjects(r.classes(), append(created, c))...) {
 			return
 		}
 		if result == claimMaybe {
@@ -76,13 +76,13 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 			return
 		}
 		notWritten := []string{"nothing else"}
-		if rest := classObjects(classes[len(created):]); len(rest) > 0 {
+		if rest := classObjects(r.classes(), classes[len(created):]); len(rest) > 0 {
 			notWritten = make([]string, len(rest))
 			for j, o := range rest {
 				notWritten[j] = o.String()
 			}
 		}
-		run.partlyCreated(classObjects(created), notWritten)
+		run.partlyCreated(classObjects(r.classes(), created), notWritten)
 		return
 	}
 	save(classes)
@@ -91,7 +91,7 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 // create claims a class's WorkloadPriorityClass with a POST, so that of two resources declaring
 // the same class only one succeeds; an existing one is refused with its owner named.
 func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c quota.PriorityClass, tags map[string]string, owner string, diags *diag.Diagnostics) claimResult {
-	o := priorityClassKind.object("", quota.PriorityClassObjectName(c.Name))
+	o := r.classes().Ref(c.Name)
 	err := r.classes().Create(ctx, c, tags, owner)
 	if errors.Is(err, backend.ErrExists) {
 		existing, d := r.get(ctx, c.Name)
@@ -107,13 +107,13 @@ func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c qu
 			return claimOK
 		}
 		if existing != nil {
-			diags.AddAttributeError(classAttr(i), "WorkloadPriorityClass already exists", fmt.Sprintf(
-				"WorkloadPriorityClass %q already exists and is managed by %s, so this resource will not take it over. "+
+			diags.AddAttributeError(classAttr(i), o.Kind+" already exists", fmt.Sprintf(
+				"%s %q already exists and is managed by %s, so this resource will not take it over. "+
 					"To manage it here, import the classes this resource declares, which takes them over explicitly:\n\n"+
 					"  terraform import %s.<name> %s\n\n"+
 					"or remove priority class %q from this resource. On a cluster with HyperPod task governance, the "+
 					"cluster policy belongs to the AWS API (CreateClusterSchedulerConfig) instead.",
-				o.name, existing.Owner.Description, schedulerConfigResourceKind, c.Name, c.Name))
+				o.Kind, o.Name, existing.Owner.Description, schedulerConfigResourceKind, c.Name, c.Name))
 			return claimFailed
 		}
 	}
@@ -133,7 +133,7 @@ func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.
 		warnNotRefreshed(r.data, &resp.Diagnostics)
 		return
 	}
-	if storePathChanged(state.ConfigID, r.data.backend.Traits.Versioned, &resp.Diagnostics) {
+	if storePathChanged(state.ConfigID, r.data.backend, &resp.Diagnostics) {
 		return
 	}
 	if r.data.backend.SchedulerConfig != nil {
@@ -171,9 +171,9 @@ func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.
 		case !wpc.Owner.Owns(owner):
 			by := wpc.Owner.Description
 			if conflict == nil {
-				conflict = &ownerConflict{Object: fmt.Sprintf("WorkloadPriorityClass %q", wpc.Name), Owner: by}
+				conflict = &ownerConflict{Object: fmt.Sprintf("%s %q", wpc.Kind, wpc.Name), Owner: by}
 			}
-			drift = append(drift, fmt.Sprintf("WorkloadPriorityClass %q is managed by %s", wpc.Name, by))
+			drift = append(drift, fmt.Sprintf("%s %q is managed by %s", wpc.Kind, wpc.Name, by))
 		default:
 			drift = append(drift, r.classes().Drift(wpc, c.Name, owner)...)
 		}
@@ -219,12 +219,12 @@ func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resourc
 		}
 		if wpc != nil && !wpc.Owner.Owns(priorOwner) && (!takeover || !priorNames[c.Name]) {
 			if priorNames[c.Name] {
-				priorityClassKind.object("", wpc.Name).refused(&resp.Diagnostics, classAttr(i), wpc.Owner.Description)
+				refuseOwned(&resp.Diagnostics, classAttr(i), r.classes().Ref(c.Name), wpc.Owner.Description)
 			} else {
-				resp.Diagnostics.AddAttributeError(classAttr(i), "WorkloadPriorityClass already exists", fmt.Sprintf(
-					"WorkloadPriorityClass %q already exists and is managed by %s, so this resource will not take it "+
+				resp.Diagnostics.AddAttributeError(classAttr(i), wpc.Kind+" already exists", fmt.Sprintf(
+					"%s %q already exists and is managed by %s, so this resource will not take it "+
 						"over. Remove priority class %q from this resource, or import it (with this resource's other "+
-						"classes) to take it over explicitly.", wpc.Name, wpc.Owner.Description, c.Name))
+						"classes) to take it over explicitly.", wpc.Kind, wpc.Name, wpc.Owner.Description, c.Name))
 			}
 			return
 		}
@@ -270,7 +270,7 @@ func (r *clusterSchedulerConfigResource) deleteClass(ctx context.Context, class,
 		return
 	}
 	if !takeover && !wpc.Owner.Owns(owner) {
-		priorityClassKind.object("", wpc.Name).leftInPlace(diags, wpc.Owner.Description, "it was not deleted.")
+		leftInPlace(diags, r.classes().Ref(class), wpc.Owner.Description, "it was not deleted.")
 		return
 	}
 	if err := r.classes().Delete(ctx, wpc); err != nil {
@@ -283,7 +283,7 @@ func (r *clusterSchedulerConfigResource) Delete(ctx context.Context, req resourc
 	state, _ := stateOf[clusterSchedulerConfigModel](ctx, req.State, &resp.Diagnostics)
 	ctx, cancel, timeout, ok := r.data.begin(ctx, "delete priority classes", state.Timeouts.Delete, defaultSchedulerConfigTimeout, &resp.Diagnostics)
 	defer cancel()
-	if !ok || storePathChanged(state.ConfigID, r.data.backend.Traits.Versioned, &resp.Diagnostics) {
+	if !ok || storePathChanged(state.ConfigID, r.data.backend, &resp.Diagnostics) {
 		return
 	}
 	if r.data.backend.SchedulerConfig != nil {
@@ -394,7 +394,7 @@ func (r *clusterSchedulerConfigResource) createConfig(ctx context.Context, plan 
 	}
 	if existing != nil {
 		resp.Diagnostics.AddError("Cluster scheduler config already exists", fmt.Sprintf(
-			"The cluster already has %s %q (id %s), and SageMaker allows one per cluster, so this resource will not create "+
+			"The cluster already has %s %q (id %s), and a cluster holds one at most, so this resource will not create "+
 				"another. To manage it here, import it:\n\n  terraform import %s.<name> %s",
 			existing.Kind, existing.Name, existing.ID, schedulerConfigResourceKind, existing.ID))
 		return
@@ -484,7 +484,7 @@ func (r *clusterSchedulerConfigResource) deleteConfig(ctx context.Context, state
 	}
 	err := r.data.backend.SchedulerConfig.Delete(ctx, &backend.SchedulerConfig{Record: *rec})
 	if err != nil {
-		apiDeleteError(err, timeout).addTo(&resp.Diagnostics)
+		notDeleted(ctx, r.data.backend, err, timeout).addTo(&resp.Diagnostics)
 	}
 }
 

@@ -39,7 +39,7 @@ func (r *clusterSchedulerConfigResource) ModifyPlan(ctx context.Context, req res
 	if r.data != nil {
 		r.planStore(ctx, req, resp)
 		r.data.planTags(ctx, req, resp)
-		defer planNewVersion(ctx, r.data.backend.Traits.Versioned, req, resp)
+		defer planNewVersion(ctx, r.data.backend.Traits.AssignsIDs, req, resp)
 	}
 	if !req.State.Raw.IsNull() {
 		refuseForeignPriorityClass(ctx, req.Private, &resp.Diagnostics)
@@ -126,13 +126,13 @@ func (r *clusterSchedulerConfigResource) planStore(ctx context.Context, req reso
 	} else if config.FairShare.IsNull() {
 		plan.FairShare = types.StringValue(quota.DefaultFairShare)
 	}
-	plan.ConfigID, plan.storeRecordModel = plannedStoreRecord(traits.Versioned, req.State.Raw.IsNull(), prior.ConfigID, prior.storeRecordModel)
+	plan.ConfigID, plan.storeRecordModel = plannedStoreRecord(traits.AssignsIDs, req.State.Raw.IsNull(), prior.ConfigID, prior.storeRecordModel)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-// planNewVersion plans a new version and status for an update of a versioned store's object.
-func planNewVersion(ctx context.Context, versioned bool, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if !versioned || req.State.Raw.IsNull() || resp.Diagnostics.HasError() || sameValues(resp.Plan.Raw, req.State.Raw) {
+// planNewVersion plans a new version and status for an update of an object of a store that assigns ids.
+func planNewVersion(ctx context.Context, assignsIDs bool, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if !assignsIDs || req.State.Raw.IsNull() || resp.Diagnostics.HasError() || sameValues(resp.Plan.Raw, req.State.Raw) {
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(tagOf[storeRecordModel]("Version")), types.Int64Unknown())...)

@@ -273,8 +273,8 @@ func removedTypes(prior, plan computeQuotaModel) []string {
 	return out
 }
 
-// storeRecordOf is what a versioned store records of an object; null on a store that assigns
-// no ids (a Kueue ClusterQueue's UID is not a version the state can send back).
+// storeRecordOf is what a store that assigns ids records of an object; null where the record
+// carries no id (an incarnation's UID is not a version the state can send back).
 func storeRecordOf(r backend.Record) (id types.String, m storeRecordModel) {
 	if r.ID == "" {
 		return types.StringNull(), storeRecordModel{ARN: types.StringNull(), Version: types.Int64Null(), Status: types.StringNull()}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -24,7 +22,7 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	var plan, config computeQuotaModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	run := r.data.startCreate(ctx, quotaResourceKind, "create a ClusterQueue", plan.Timeouts.Create, defaultQuotaTimeout, &resp.Diagnostics)
+	run := r.data.startCreate(ctx, quotaResourceKind, "create a compute quota", plan.Timeouts.Create, defaultQuotaTimeout, &resp.Diagnostics)
 	if run == nil {
 		return
 	}
@@ -32,20 +30,20 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 
 	team := plan.Team.ValueString()
 	plan.TagsAll = tagsValue(r.data.tagsAll(config.Tags))
-	claimed := clusterQueueKind.object("", quota.ClusterQueueName(team))
+	claimed := r.quotas().Ref(team, plan.Name.ValueString())
 	save := func(drift types.List) {
 		saveTeamState(run.ctx, &resp.State, resp.Identity, &plan, team, run.owner, drift, &resp.Diagnostics)
 		run.handOver(claimed)
 	}
 	run.saveState = save
 	run.saveTainted = func() {
-		save(driftList([]string{"the create stopped before it finished: the next refresh reads the ClusterQueue"}))
+		save(driftList([]string{"the create stopped before it finished: the next refresh reads the " + claimed.Kind}))
 	}
-	claim, version := r.claim(run.ctx, team, run.owner, &resp.Diagnostics)
+	claim, version := r.claim(run.ctx, team, plan.Name.ValueString(), run.owner, &resp.Diagnostics)
 	if run.claimStopped(claim, claimed) {
 		return
 	}
-	if r.data.backend.Traits.Versioned {
+	if r.data.backend.Traits.CreatesWithContent {
 		r.createInOneRequest(run, config, &plan)
 		return
 	}
@@ -59,38 +57,38 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 			run.cleanUp(func(ctx context.Context) { r.removeUnusedFlavors(ctx, flavors, &resp.Diagnostics) })
 			return
 		}
-		notWritten := fmt.Sprintf("the quotas of ClusterQueue %q (it holds only the provider's labels and owner annotation)", claimed.name)
+		notWritten := fmt.Sprintf("the quotas of %s (it holds only the provider's labels and owner annotation)", claimed)
 		if len(flavors) > 0 {
 			// Flavors are shared by every quota of their type, not this resource's: named, not saved.
 			notWritten += fmt.Sprintf(". The ResourceFlavors %s were created for it (or may have been); they are "+
 				"shared by every quota of their instance type and deleted with the last one that uses them", strings.Join(flavors, ", "))
 		}
-		run.partlyCreated([]kubeObject{claimed}, []string{notWritten})
+		run.partlyCreated([]backend.ObjectRef{claimed}, []string{notWritten})
 		return
 	}
 	save(noDrift())
 }
 
 // createInOneRequest is the create on a store that creates the quota with its content in one
-// request and then applies it asynchronously (the SageMaker API): once the quota exists it is
-// saved, tainted when its creation failed, so it is never left without state.
+// request and then applies it asynchronously: once the quota exists it is saved, tainted when
+// its creation failed, so it is never left without state.
 func (r *computeQuotaResource) createInOneRequest(run *createRun, config computeQuotaModel, plan *computeQuotaModel) {
 	written, _, err := r.write(run.ctx, config, run.owner, nil, run.diags)
 	plan.QuotaID, plan.storeRecordModel = storeRecordOf(written)
-	if written.ID != "" {
-		run.owner = written.ID // the store records no owner: the quota's id is its identity
+	if written.Owner.Intrinsic && written.Owner.Recorded != "" {
+		run.owner = written.Owner.Recorded // the store records no owner: the quota's id is its identity
 	}
 	switch {
 	case err == nil:
 		run.saveState(noDrift())
 	case written.ID != "":
-		drift := []string{"the create stopped before the SageMaker API finished it: the next refresh reads its status"}
+		drift := []string{fmt.Sprintf("the create stopped before %s finished: the next refresh reads its status", written.Kind)}
 		if written.Failure != "" {
 			drift = []string{fmt.Sprintf("the quota's status is %s: %s", written.Status, written.Failure)}
 		}
 		run.saveState(driftList(drift))
 	case errors.Is(err, backend.ErrOutcomeUnknown):
-		createOutcomeUnknown(run.diags, run.resourceKind, kubeObject{kind: kubeKind{name: written.Kind}, name: plan.Name.ValueString()})
+		createOutcomeUnknown(run.diags, run.resourceKind, r.quotas().Ref(plan.Team.ValueString(), plan.Name.ValueString()))
 		run.saveTainted()
 	}
 }
@@ -98,9 +96,8 @@ func (r *computeQuotaResource) createInOneRequest(run *createRun, config compute
 // claim creates the team's quota with only its identity, so that of two resources creating the
 // same team only one succeeds. An existing quota is refused with its owner named; one being
 // deleted is waited for. version is the claimed quota's, for the write that follows.
-func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, diags *diag.Diagnostics) (claimResult, string) {
-	name := quota.ClusterQueueName(team)
-	o := clusterQueueKind.object("", name)
+func (r *computeQuotaResource) claim(ctx context.Context, team, name, owner string, diags *diag.Diagnostics) (claimResult, string) {
+	o := r.quotas().Ref(team, name)
 	refuse := func(q *backend.Quota) (claimResult, string) {
 		refuseExisting(diags, quotaResourceKind, q.Kind, q.Name, q.Record, team)
 		return claimFailed, ""
@@ -108,11 +105,11 @@ func (r *computeQuotaResource) claim(ctx context.Context, team, owner string, di
 	existing, err := r.quotas().Get(ctx, team, nil)
 	if err != nil {
 		e := storeError(err)
-		diags.AddError(e.summary, fmt.Sprintf("%s %s was not created.", e.detail, o))
+		diags.AddError(e.Summary, fmt.Sprintf("%s %s was not created.", e.Detail, o))
 		return claimFailed, ""
 	}
 	if existing != nil && existing.Terminating {
-		tflog.Info(ctx, "ClusterQueue is being deleted; waiting before creating it again", map[string]any{"name": name})
+		tflog.Info(ctx, "the team's quota is being deleted; waiting before creating it again", map[string]any{"object": o.String()})
 		if err := r.quotas().WaitGone(ctx, team); err != nil {
 			return refuse(existing)
 		}
@@ -145,7 +142,7 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 	plan, prior, _ := updateModels[computeQuotaModel](ctx, req, &resp.Diagnostics)
 	var config computeQuotaModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	ctx, cancel, _, ok := r.data.begin(ctx, "update a ClusterQueue", plan.Timeouts.Update, defaultQuotaTimeout, &resp.Diagnostics)
+	ctx, cancel, _, ok := r.data.begin(ctx, "update a compute quota", plan.Timeouts.Update, defaultQuotaTimeout, &resp.Diagnostics)
 	defer cancel()
 	if !ok {
 		return
@@ -158,16 +155,14 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 		storeError(err).addTo(&resp.Diagnostics)
 		return
 	}
-	if current != nil && ownedElsewhere(clusterQueueKind.object("", current.Name), current.Owner, prior.OwnerID, takeover, &resp.Diagnostics) {
+	if current != nil && ownedElsewhere(backend.ObjectRef{Kind: current.Kind, Name: current.Name}, current.Owner, prior.OwnerID, takeover, &resp.Diagnostics) {
 		return
 	}
 	owner := ownerToRecord(plan.OwnerID)
-	var over *backend.Record
-	switch {
-	case r.data.backend.Traits.Versioned:
-		// The version the state last saw: a change made since is refused, not overwritten.
-		over = prior.record(prior.QuotaID)
-	case current != nil:
+	// The version the state last saw, where it records one: a change made since is refused,
+	// not overwritten.
+	over := prior.record(prior.QuotaID)
+	if over == nil && current != nil {
 		over = &current.Record
 	}
 	if over != nil {
@@ -211,7 +206,7 @@ func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaMod
 }
 
 // removeUnusedFlavors deletes the flavors of the given types that this provider created and that
-// no ClusterQueue uses any more. Failures are warnings: the quota itself is already correct.
+// no quota uses any more. Failures are warnings: the quota itself is already correct.
 func (r *computeQuotaResource) removeUnusedFlavors(ctx context.Context, instanceTypes []string, diags *diag.Diagnostics) {
 	for _, w := range r.quotas().RemoveUnusedInputs(ctx, instanceTypes) {
 		diags.AddWarning(w.Summary, w.Detail)
@@ -234,7 +229,7 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		warnNotRefreshed(r.data, &resp.Diagnostics)
 		return
 	}
-	if storePathChanged(prior.QuotaID, r.data.backend.Traits.Versioned, &resp.Diagnostics) {
+	if storePathChanged(prior.QuotaID, r.data.backend, &resp.Diagnostics) {
 		return
 	}
 	q, keep := r.readStored(ctx, prior, team, resp)
@@ -284,10 +279,10 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		state.Team = types.StringValue(team)
 	}
 	state.OwnerID = prior.OwnerID
-	if r.data.backend.Traits.Versioned {
+	if q.Owner.Intrinsic {
 		// The store records no owner: a quota's identity is its id, which import and create
 		// both take, so an imported quota plans empty.
-		state.OwnerID = types.StringValue(q.ID)
+		state.OwnerID = types.StringValue(q.Owner.Recorded)
 		clearOwnershipMarks(ctx, resp.Private, &resp.Diagnostics)
 	}
 	state.QuotaID, state.storeRecordModel = storeRecordOf(q.Record)
@@ -315,12 +310,12 @@ func (r *computeQuotaResource) readStored(ctx context.Context, prior computeQuot
 		q = nil
 	}
 	if q != nil && q.Terminating && q.Owner.Owns(prior.OwnerID.ValueString()) {
-		// Still this resource's, held by finalizers (Kueue's while workloads are admitted). Keep
-		// it in state, so a destroy deletes it (waiting, and naming what holds it) and cleans up
-		// the flavors; a plan that keeps the quota replaces it (see ModifyPlan).
-		tflog.Info(ctx, "quota is being deleted; keeping it in state", map[string]any{"kind": q.Kind, "name": q.Name, "finalizers": q.HeldBy})
+		// Still this resource's, held while being deleted. Keep it in state, so a destroy deletes
+		// it (waiting, and naming what holds it) and cleans up the inputs; a plan that keeps the
+		// quota replaces it (see ModifyPlan).
+		tflog.Info(ctx, "quota is being deleted; keeping it in state", map[string]any{"kind": q.Kind, "name": q.Name, "held_by": q.HeldBy})
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateTerminating, []byte(`true`))...)
-		prior.Drift = driftList([]string{fmt.Sprintf("%s %q is being deleted, held by finalizers %v", q.Kind, q.Name, q.HeldBy)})
+		prior.Drift = driftList([]string{fmt.Sprintf("%s %q is being deleted: %s", q.Kind, q.Name, q.Holding)})
 		resp.Diagnostics.Append(resp.State.Set(ctx, &prior)...)
 		return q, true
 	}
@@ -337,7 +332,7 @@ func (r *computeQuotaResource) readStored(ctx context.Context, prior computeQuot
 // ok is false when a read failed.
 func (r *computeQuotaResource) refreshDrift(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse,
 	q *backend.Quota, rc quota.ResolvedConfig, owner string) (drift []string, ok bool) {
-	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics) && !r.data.backend.Traits.Versioned
+	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics) && !q.Owner.Intrinsic
 	var conflict *ownerConflict
 	switch {
 	case takeover:
@@ -347,7 +342,7 @@ func (r *computeQuotaResource) refreshDrift(ctx context.Context, req resource.Re
 			drift = append(drift, "imported: the next apply records this resource's owner_id on the queue")
 		}
 	case !q.Owner.Owns(owner):
-		conflict = &ownerConflict{Object: fmt.Sprintf("ClusterQueue %q", q.Name), Owner: q.Owner.Description}
+		conflict = &ownerConflict{Object: fmt.Sprintf("%s %q", q.Kind, q.Name), Owner: q.Owner.Description}
 		drift = append(drift, "the queue is managed by "+conflict.Owner)
 	}
 	recordConflict(ctx, resp.Private, conflict, &resp.Diagnostics)
@@ -361,7 +356,7 @@ func (r *computeQuotaResource) refreshDrift(ctx context.Context, req resource.Re
 	}
 	drift = append(drift, more...)
 	if len(drift) > 0 {
-		tflog.Info(ctx, "ClusterQueue differs from its configuration", map[string]any{"name": q.Name, "drift": strings.Join(drift, "; ")})
+		tflog.Info(ctx, "quota differs from its configuration", map[string]any{"kind": q.Kind, "name": q.Name, "drift": strings.Join(drift, "; ")})
 	}
 	return drift, true
 }
@@ -369,31 +364,19 @@ func (r *computeQuotaResource) refreshDrift(ctx context.Context, req resource.Re
 func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	state, _ := stateOf[computeQuotaModel](ctx, req.State, &resp.Diagnostics)
 	rpcCtx := ctx
-	ctx, cancel, timeout, ok := r.data.begin(ctx, "delete a ClusterQueue", state.Timeouts.Delete, defaultQuotaTimeout, &resp.Diagnostics)
+	ctx, cancel, timeout, ok := r.data.begin(ctx, "delete a compute quota", state.Timeouts.Delete, defaultQuotaTimeout, &resp.Diagnostics)
 	defer cancel()
-	if !ok || storePathChanged(state.QuotaID, r.data.backend.Traits.Versioned, &resp.Diagnostics) {
+	if !ok || storePathChanged(state.QuotaID, r.data.backend, &resp.Diagnostics) {
 		return
 	}
 
-	team := state.Team.ValueString()
-	name := quota.ClusterQueueName(team)
 	q, ok := r.deleteTarget(ctx, state, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	if q != nil {
-		err := r.quotas().Delete(ctx, q)
-		if err != nil && r.data.backend.Traits.Versioned {
-			// The API's own reason, not Kueue's finalizers: this store holds no ClusterQueue.
-			apiDeleteError(err, timeout).addTo(&resp.Diagnostics)
-			return
-		}
-		if err != nil {
-			detail := fmt.Sprintf("Deleting ClusterQueue %q failed: %s", name, storeCause(err))
-			if errors.Is(err, backend.ErrStillExists) {
-				detail = r.stillHeld(rpcCtx, team, timeout)
-			}
-			resp.Diagnostics.AddError("ClusterQueue not deleted", detail)
+		if err := r.quotas().Delete(ctx, q); err != nil {
+			notDeleted(rpcCtx, r.data.backend, err, timeout).addTo(&resp.Diagnostics)
 			return
 		}
 	}
@@ -401,13 +384,13 @@ func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRe
 }
 
 // deleteTarget is the stored quota a delete removes, nil when there is none, and false when it
-// must not be deleted. Where the store names a quota by the id the state records, that id is
+// must not be deleted. Where the state records the store's id of the quota, that id addresses
 // this resource's quota and no read is needed: one already gone is deleted all the same, and a
 // quota someone else created for the team since has another id. Elsewhere the team's object is
 // read, and kept when another owner has taken it.
 func (r *computeQuotaResource) deleteTarget(ctx context.Context, state computeQuotaModel, diags *diag.Diagnostics) (*backend.Quota, bool) {
 	team := state.Team.ValueString()
-	if rec := state.record(state.QuotaID); rec != nil && r.data.backend.Traits.Versioned {
+	if rec := state.record(state.QuotaID); rec != nil {
 		q := &backend.Quota{Record: *rec}
 		q.Config.Config.Team = team
 		return q, true
@@ -418,47 +401,19 @@ func (r *computeQuotaResource) deleteTarget(ctx context.Context, state computeQu
 		return nil, false
 	}
 	if q != nil && !q.Owner.Owns(state.OwnerID.ValueString()) {
-		clusterQueueKind.object("", quota.ClusterQueueName(team)).leftInPlace(diags, q.Owner.Description,
+		leftInPlace(diags, backend.ObjectRef{Kind: q.Kind, Name: q.Name}, q.Owner.Description,
 			"destroying this resource did not delete it. It was removed from this state only.")
 		return nil, false
 	}
 	return q, true
 }
 
-// stillHeld explains a ClusterQueue that outlived the delete timeout: the finalizers holding it
-// and, for Kueue's, the workloads still admitted to it.
-func (r *computeQuotaResource) stillHeld(rpcCtx context.Context, team string, timeout time.Duration) string {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(rpcCtx), 15*time.Second)
-	defer cancel()
-	name := quota.ClusterQueueName(team)
-	held, workloads, err := r.quotas().Holders(ctx, team)
-	finalizers := "its finalizers"
-	if len(held) > 0 {
-		finalizers = fmt.Sprintf("finalizers %v", held)
-	}
-	detail := fmt.Sprintf("Deleting ClusterQueue %q did not finish within timeouts.delete (%s): it is held by %s. "+
-		"Kueue removes its finalizer (%s) once no workload is admitted to the queue any more.", name, timeout, finalizers, kueueInUseFinalizer)
-	switch {
-	case err != nil:
-		detail += fmt.Sprintf(" The workloads still admitted could not be listed: %s.", err)
-	case len(workloads) > 0:
-		detail += " Workloads still admitted to it: " + strings.Join(workloads, ", ") + "."
-	default:
-		detail += " No workload is admitted to it now, so Kueue should release it shortly."
-	}
-	return detail + " To proceed: wait for the workloads to finish, or delete them (for a Job, kubectl delete job -n <namespace> <job>), " +
-		"or raise timeouts.delete; then run destroy again. Removing the finalizer by hand would leave running workloads without a queue."
-}
-
-// kueueInUseFinalizer is the finalizer Kueue puts on ClusterQueues with admitted workloads.
-const kueueInUseFinalizer = "kueue.x-k8s.io/resource-in-use"
-
 func (r *computeQuotaResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if r.data != nil && r.data.backend.Traits.Versioned && quotaIDPattern.MatchString(req.ID) && len(r.data.pendingConfig) == 0 {
-		// A store's quota id (the SageMaker API's): import the team it targets.
+	if r.data != nil && r.data.backend.Quotas != nil && len(r.data.pendingConfig) == 0 {
+		// An id the store gave a quota: import the team it targets.
 		team, ok, err := r.quotas().TeamOf(ctx, req.ID)
 		if err != nil {
-			resp.Diagnostics.AddError("Cannot import compute quota", storeError(err).detail)
+			resp.Diagnostics.AddError("Cannot import compute quota", storeError(err).Detail)
 			return
 		}
 		if ok {
@@ -469,28 +424,16 @@ func (r *computeQuotaResource) ImportState(ctx context.Context, req resource.Imp
 	if resp.Diagnostics.HasError() || r.data == nil || r.data.client("import a compute quota", &resp.Diagnostics) == nil {
 		return
 	}
-	// One GET, which the Read after the import reuses: a missing queue is an error here, with
+	// One read, which the Read after the import reuses: a missing quota is an error here, with
 	// the team named, rather than an import that finds nothing.
-	name := quota.ClusterQueueName(team)
 	q, err := r.quotas().Get(ctx, team, nil)
 	switch {
 	case err != nil:
-		resp.Diagnostics.AddError("Cannot import compute quota", storeError(err).detail)
-	case (q == nil || q.Terminating) && r.data.backend.Traits.Versioned:
-		resp.Diagnostics.AddError("Cannot import compute quota", fmt.Sprintf("No SageMaker compute quota of the cluster "+
-			"targets team %q (or it is being deleted), so there is nothing to import. The import ID is the team or the "+
-			"quota's id (12 lowercase letters and digits, as aws sagemaker list-compute-quotas shows it). Check it, or "+
-			"remove the import and let terraform apply create the quota.", team))
+		resp.Diagnostics.AddError("Cannot import compute quota", storeError(err).Detail)
 	case q == nil || q.Terminating:
-		resp.Diagnostics.AddError("Cannot import compute quota", fmt.Sprintf("ClusterQueue %q does not exist (or is being "+
-			"deleted), so there is nothing to import for team %q. Check the team name, or remove the import and let "+
-			"terraform apply create the quota.", name, team))
+		storeDiag(r.data.backend.Words.NoQuotaToImport(team)).addTo(&resp.Diagnostics)
 	}
 }
-
-// quotaIDPattern is a SageMaker compute quota id; an import id that matches it and names a
-// quota is taken for one, else for a team.
-var quotaIDPattern = regexp.MustCompile(`^[a-z0-9]{12}$`)
 
 // quotas is where the resource reads and writes teams' quotas.
 func (r *computeQuotaResource) quotas() backend.TeamQuotas { return r.data.backend.Quotas }

@@ -68,7 +68,7 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(getModel(ctx, req.State, &prior)...)
 	}
-	planned.QuotaID, planned.storeRecordModel = plannedStoreRecord(traits.Versioned, req.State.Raw.IsNull(), prior.QuotaID, prior.storeRecordModel)
+	planned.QuotaID, planned.storeRecordModel = plannedStoreRecord(traits.AssignsIDs, req.State.Raw.IsNull(), prior.QuotaID, prior.storeRecordModel)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -83,7 +83,7 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 	// is what this plan repairs.
 	planned.Drift = types.ListValueMust(types.StringType, nil)
 	resp.Diagnostics.Append(setModel(ctx, &resp.Plan, &planned)...)
-	planNewVersion(ctx, traits.Versioned, req, resp)
+	planNewVersion(ctx, traits.AssignsIDs, req, resp)
 	if !req.State.Raw.IsNull() {
 		// A queue being deleted cannot be updated back: delete it (waiting for what holds it)
 		// and create it again. Terraform replaces only for a path that changes: drift does.
@@ -95,9 +95,9 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 
 // plannedStoreRecord plans the store's record of an object: null on a store that keeps none,
 // unknown until a create has run, and the state's while no update changes it.
-func plannedStoreRecord(versioned, creating bool, id types.String, prior storeRecordModel) (types.String, storeRecordModel) {
+func plannedStoreRecord(assignsIDs, creating bool, id types.String, prior storeRecordModel) (types.String, storeRecordModel) {
 	switch {
-	case !versioned:
+	case !assignsIDs:
 		return storeRecordOf(backend.Record{})
 	case creating:
 		return types.StringUnknown(), storeRecordModel{ARN: types.StringUnknown(), Version: types.Int64Unknown(), Status: types.StringUnknown()}

@@ -77,7 +77,7 @@ func (c *createRun) end() {
 // claimStopped finishes a create whose claim did not succeed and reports whether it must stop:
 // after Terraform went away it deletes what the POST may have made; an unknown outcome is
 // reported and saved tainted; a refusal has said why already.
-func (c *createRun) claimStopped(result claimResult, claimed kubeObject) bool {
+func (c *createRun) claimStopped(result claimResult, claimed backend.ObjectRef) bool {
 	switch {
 	case result == claimOK:
 		return false
@@ -92,7 +92,7 @@ func (c *createRun) claimStopped(result claimResult, claimed kubeObject) bool {
 
 // undoIfGone reports whether Terraform went away, after deleting objs (what the create wrote or
 // may have written), each only while it carries this create's owner.
-func (c *createRun) undoIfGone(objs ...kubeObject) bool {
+func (c *createRun) undoIfGone(objs ...backend.ObjectRef) bool {
 	if !terraformGone(c.rpcCtx) {
 		return false
 	}
@@ -108,13 +108,13 @@ func (c *createRun) cleanUp(f func(ctx context.Context)) {
 }
 
 // partlyCreated reports a create that stopped after writing some objects and saves them tainted.
-func (c *createRun) partlyCreated(written []kubeObject, notWritten []string) {
+func (c *createRun) partlyCreated(written []backend.ObjectRef, notWritten []string) {
 	partlyCreated(c.diags, c.resourceKind, written, notWritten)
 	c.saveTainted()
 }
 
 // handOver records claimed objects whose create returned a state.
-func (c *createRun) handOver(objs ...kubeObject) {
+func (c *createRun) handOver(objs ...backend.ObjectRef) {
 	c.data.finished.add(c.owner, objs...)
 }
 
@@ -124,7 +124,7 @@ type claimResult int
 const (
 	claimOK claimResult = iota
 	claimFailed
-	claimMaybe // the POST's response was lost and the object could not be read back
+	claimMaybe // the create's answer does not say whether the object was created
 )
 
 // failedClaim is how a claim whose POST returned err ended: cut off mid-request (an interrupt,
@@ -149,17 +149,17 @@ func terraformGone(rpcCtx context.Context) bool {
 
 // undoAbandonedCreate deletes the objects a create wrote after Terraform went away, each only
 // while it still carries owner. Failures are logged: there is nobody to tell.
-func undoAbandonedCreate(rpcCtx context.Context, claims backend.Claims, owner string, objs ...kubeObject) {
+func undoAbandonedCreate(rpcCtx context.Context, claims backend.Claims, owner string, objs ...backend.ObjectRef) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rpcCtx), abandonedCleanupTimeout)
 	defer cancel()
 	for i := len(objs) - 1; i >= 0; i-- {
-		claims.Abandon(ctx, objs[i].ref(), owner)
+		claims.Abandon(ctx, objs[i], owner)
 	}
 }
 
 // partlyCreated is the error of a create that stopped after writing some objects; the state
 // it saves holds them, and Terraform marks the resource tainted.
-func partlyCreated(diags *diag.Diagnostics, resourceKind string, written []kubeObject, notWritten []string) {
+func partlyCreated(diags *diag.Diagnostics, resourceKind string, written []backend.ObjectRef, notWritten []string) {
 	names := make([]string, len(written))
 	for i, o := range written {
 		names[i] = o.String()
@@ -173,18 +173,17 @@ func partlyCreated(diags *diag.Diagnostics, resourceKind string, written []kubeO
 }
 
 // createOutcomeUnknown is the error of a create whose first object may or may not exist: the
-// POST's response was lost and reading it back failed. The state is saved (tainted) all the same,
-// so that the object, if it exists, is not left without state.
-func createOutcomeUnknown(diags *diag.Diagnostics, resourceKind string, o kubeObject) {
+// error above, as the backend worded it, says why. The state is saved (tainted) all the same, so
+// that the object, if it exists, is not left without state.
+func createOutcomeUnknown(diags *diag.Diagnostics, resourceKind string, o backend.ObjectRef) {
 	diags.AddError(fmt.Sprintf("%s may have been created", resourceKind), fmt.Sprintf(
-		"It is not known whether the API server created %s: the response to the create was lost and reading it back "+
-			"failed too (see the error above). The resource is saved in the state, marked tainted, so that the object is "+
-			"never left without state: the next plan reads the cluster, drops the resource from the state if the object "+
-			"does not exist, and replaces it if it does. Running apply again is safe.", o))
+		"It is not known whether %s was created (see the error above for why). The resource is saved in the state, "+
+			"marked tainted, so that the object is never left without state: the next plan reads it, drops the resource "+
+			"from the state if the object does not exist, and replaces it if it does. Running apply again is safe.", o))
 }
 
-// finishedCreates remembers the objects this provider process's creates claimed (a ClusterQueue,
-// a Namespace, WorkloadPriorityClasses) and handed to Terraform in a state. If Terraform goes away
+// finishedCreates remembers the objects this provider process's creates claimed (a team's quota,
+// a Namespace, priority classes) and handed to Terraform in a state. If Terraform goes away
 // before it saved that state (it is killed, and OpenTofu or a remote backend saves only every 20
 // seconds or more), the objects exist with no state: the next apply's create would refuse them as
 // another resource's. So when the provider sees Terraform go away it marks them
@@ -196,12 +195,12 @@ type finishedCreates struct {
 }
 
 type finishedClaim struct {
-	kubeObject
+	backend.ObjectRef
 	owner string
 }
 
 // add records a claimed object whose create returned a state.
-func (f *finishedCreates) add(owner string, objs ...kubeObject) {
+func (f *finishedCreates) add(owner string, objs ...backend.ObjectRef) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, o := range objs {
@@ -225,18 +224,18 @@ func (f *finishedCreates) markIfTerraformGone(rpcCtx context.Context, claims bac
 	defer cancel()
 	value := "Terraform went away at " + time.Now().UTC().Format(time.RFC3339) + " before it could have saved this object's state"
 	for _, c := range f.claims {
-		claims.MarkUnconfirmed(ctx, c.ref(), c.owner, value)
+		claims.MarkUnconfirmed(ctx, c.ObjectRef, c.owner, value)
 	}
 }
 
 // adoptUnconfirmed takes over an object an interrupted run created and marked (mark): it removes
 // the mark with unmark (the caller's write then records the new owner) and warns.
-func adoptUnconfirmed(o kubeObject, mark string, unmark func() error, diags *diag.Diagnostics) bool {
+func adoptUnconfirmed(o backend.ObjectRef, mark string, unmark func() error, diags *diag.Diagnostics) bool {
 	if err := unmark(); err != nil {
-		o.adoptFailed(storeCause(err)).addTo(diags)
+		storeError(err).addTo(diags)
 		return false
 	}
-	diags.AddWarning(o.kind.name+" adopted from an interrupted run", fmt.Sprintf(
+	diags.AddWarning(o.Kind+" adopted from an interrupted run", fmt.Sprintf(
 		"%s was created by an earlier run that was killed before it could save its state (%s). This resource has "+
 			"taken it over and records its own owner identity on it.", o, mark))
 	return true
@@ -244,7 +243,7 @@ func adoptUnconfirmed(o kubeObject, mark string, unmark func() error, diags *dia
 
 // notCreated adds to each error of diags that the create wrote nothing: the errors of a read
 // the create made before writing, which alone would not say so.
-func notCreated(diags diag.Diagnostics, o kubeObject) diag.Diagnostics {
+func notCreated(diags diag.Diagnostics, o backend.ObjectRef) diag.Diagnostics {
 	out := make(diag.Diagnostics, 0, len(diags))
 	for _, d := range diags {
 		if d.Severity() == diag.SeverityError {

@@ -114,7 +114,7 @@ type tagsModel struct {
 	TagsAll types.Map `tfsdk:"tags_all" elem:"string"`
 }
 
-// storeRecordModel is what a versioned store (the SageMaker API) records of an object besides
+// storeRecordModel is what a store that assigns ids (the SageMaker API) records of an object besides
 // its content; null on a store that records none of it.
 type storeRecordModel struct {
 	ARN     types.String `tfsdk:"arn"`

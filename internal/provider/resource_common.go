@@ -28,7 +28,7 @@ import (
 )
 
 // Helpers both resources share: ownership of a team's objects, private state, import by team,
-// and diagnostics for Kubernetes errors and quota problems.
+// and diagnostics for quota problems.
 
 // stateOf reads a resource's prior state into model M; ok is false when it cannot be read.
 func stateOf[M any](ctx context.Context, s tfsdk.State, diags *diag.Diagnostics) (m M, ok bool) {
@@ -55,11 +55,11 @@ const (
 	// privateUsage holds what the team's workloads held at the last refresh (storedUsage), so
 	// a plan can warn when it lowers a limit below it without another request.
 	privateUsage = "usage"
-	// privateUnnamed marks a quota whose ClusterQueue records no name (one this provider did not
+	// privateUnnamed marks a quota whose stored object records no name (one this provider did not
 	// write): its name in state is the team, and naming it differently is an update.
 	privateUnnamed = "unnamed"
-	// privateTerminating marks a quota whose ClusterQueue the last refresh found being deleted
-	// (held by finalizers): a plan that keeps the quota replaces it.
+	// privateTerminating marks a quota that the last refresh found being deleted (something holds
+	// it, Record.Holding): a plan that keeps the quota replaces it.
 	privateTerminating = "terminating"
 )
 
@@ -186,8 +186,7 @@ func existingObjectError(resourceType, kind, name string, existing backend.Recor
 	if existing.Terminating {
 		return kind + " is being deleted", fmt.Sprintf(
 			"%s is being deleted and was not gone within the create timeout, so it cannot be created again yet. "+
-				"Kubernetes keeps it while finalizers %v remain (Kueue keeps a queue while admitted workloads still use it). "+
-				"Wait for it to go, or raise timeouts.create, then apply again.", object, existing.HeldBy)
+				"%s. Wait for it to go, or raise timeouts.create, then apply again.", object, existing.Holding)
 	}
 	return kind + " already exists", fmt.Sprintf(
 		"%s already exists and is managed by %s, so this resource will not take it over on create. "+
@@ -207,11 +206,11 @@ var teamValidators = []validator.String{
 
 // ownedElsewhere refuses, at team, an update of the team's object o when another resource owns
 // it, unless this apply takes it over after an import.
-func ownedElsewhere(o kubeObject, owner backend.Ownership, priorOwnerID types.String, takeover bool, diags *diag.Diagnostics) bool {
+func ownedElsewhere(o backend.ObjectRef, owner backend.Ownership, priorOwnerID types.String, takeover bool, diags *diag.Diagnostics) bool {
 	if takeover || owner.Owns(priorOwnerID.ValueString()) {
 		return false
 	}
-	o.refused(diags, path.Root("team"), owner.Description)
+	refuseOwned(diags, path.Root("team"), o, owner.Description)
 	return true
 }
 
@@ -360,7 +359,7 @@ func driftList(reasons []string) types.List {
 
 // The attributes of storeRecordModel, for a SageMaker object of the given kind.
 
-// storeIDAttribute is the id a versioned store gives the object; form, when not empty, says
+// storeIDAttribute is the id a store that assigns ids gives the object; form, when not empty, says
 // what the id looks like.
 func storeIDAttribute(kind, form string) schema.StringAttribute {
 	return schema.StringAttribute{Computed: true, Description: "The SageMaker " + kind + "'s id" + form + " on a cluster " +
@@ -384,17 +383,14 @@ func storeStatusAttribute(kind string) schema.StringAttribute {
 		"that runs its own Kueue."}
 }
 
-// storePathChanged refuses a refresh without the task_governance block of a resource that the
-// SageMaker API holds (its store id is in state: quota_id, config_id): read from Kubernetes it
-// would be dropped from state, and a destroy would leave it behind in the API.
-func storePathChanged(storeID types.String, versioned bool, diags *diag.Diagnostics) bool {
-	if storeID.IsNull() || storeID.IsUnknown() || versioned {
+// storePathChanged refuses a refresh of a resource whose state records a store id (quota_id,
+// config_id) when the backend answering assigns none: the object is held by another store, so
+// read here it would be dropped from state, and a destroy would leave it behind there.
+func storePathChanged(storeID types.String, b backend.Backend, diags *diag.Diagnostics) bool {
+	if storeID.IsNull() || storeID.IsUnknown() || b.Traits.AssignsIDs {
 		return false
 	}
-	diags.AddError("Object held by the SageMaker API", fmt.Sprintf("This resource was created through the SageMaker "+
-		"API (its id there is %s), but the provider block has no task_governance block, so it would look for it in "+
-		"Kubernetes instead and lose track of it. Add the task_governance block back, or, to stop managing it here "+
-		"without deleting it, use a removed block with lifecycle { destroy = false }.", storeID.ValueString()))
+	storeDiag(b.Words.ForeignID(storeID.ValueString())).addTo(diags)
 	return true
 }
 

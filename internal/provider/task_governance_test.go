@@ -224,15 +224,74 @@ func TestAccTaskGovernance_createFailed(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				PreConfig:   func() { tg.Emulator.FailCreate(team+"-quota", "the cluster's task-governance add-on is not ready") },
-				Config:      cfg,
-				ExpectError: regexp.MustCompile(`(?s)Cannot\s+create\s+the\s+SageMaker\s+compute\s+quota.*CreateFailed: the cluster's task-governance add-on is not ready`),
+				PreConfig: func() { tg.Emulator.FailCreate(team+"-quota", "the cluster's task-governance add-on is not ready") },
+				Config:    cfg,
+				// The quota by its name and id, then SageMaker's status and FailureReason (Terraform wraps the text).
+				ExpectError: regexp.MustCompile(`(?s)Cannot\s+create\s+the\s+SageMaker\s+compute\s+quota.*SageMaker\s+compute\s+quota\s+"` + team +
+					`-quota"\s+\(id\s+[a-z0-9]{12}\):.*CreateFailed:\s+the\s+cluster's\s+task-governance\s+add-on\s+is\s+not\s+ready`),
 			},
 			{
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(tgQuota, plancheck.ResourceActionReplace),
 				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(tgQuota, tfjsonpath.New("status"), knownvalue.StringExact("Created")),
+				},
+			},
+		},
+	})
+}
+
+// A create that SageMaker answers with a server error is reported in SageMaker's terms: the
+// quota's name, the operation and the API's error code, and that the answer leaves open whether
+// the quota was created; nothing in it speaks of Kubernetes or of a read-back that was never
+// sent. The quota is saved tainted, and the next apply creates it.
+func TestAccTaskGovernance_createServerError(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	team := "tg-5xx"
+	cfg := tg.ProviderHCL() + acctest.Quota(team).Resource("ml.c5.4xlarge").VCPU(2).HCL()
+	var failed string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		// The first apply's error, checked word by word (Terraform wraps the text).
+		ErrorCheck: func(err error) error {
+			if failed != "" {
+				return err
+			}
+			failed = strings.Join(strings.Fields(err.Error()), " ")
+			for _, want := range []string{
+				"Cannot create the SageMaker compute quota",
+				`SageMaker compute quota "` + team + `-quota": SageMaker CreateComputeQuota failed`,
+				"InternalFailure: The request processing has failed because of an unknown error, exception or failure. That answer",
+				"That answer does not say whether SageMaker created the compute quota.",
+				"hyperpod_compute_quota may have been created",
+				`It is not known whether SageMaker compute quota "` + team + `-quota" was created`,
+			} {
+				if !strings.Contains(failed, want) {
+					return fmt.Errorf("the error does not say %q: %s", want, failed)
+				}
+			}
+			for _, absent := range []string{"API server", "ClusterQueue", "finalizer", "Kueue", "reading it back", "read back"} {
+				if strings.Contains(failed, absent) {
+					return fmt.Errorf("the error says %q: %s", absent, failed)
+				}
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() { tg.Emulator.ServerErrorNext(1, "CreateComputeQuota") },
+				Config:    cfg,
+			},
+			{
+				PreConfig: func() {
+					if failed == "" {
+						t.Fatal("the create SageMaker answered with a server error did not fail")
+					}
+					t.Logf("the create's error: %s", failed)
+				},
+				Config: cfg,
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(tgQuota, tfjsonpath.New("status"), knownvalue.StringExact("Created")),
 				},

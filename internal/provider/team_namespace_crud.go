@@ -37,8 +37,8 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 	team := plan.Team.ValueString()
 	ctx = tflog.SetField(run.ctx, "team", team)
 	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
-	ns := namespaceKind.object("", nsName)
-	lq := localQueueKind.object(nsName, lqName)
+	ns := namespaceRef(nsName)
+	lq := backend.ObjectRef{Kind: "LocalQueue", Namespace: nsName, Name: lqName}
 	save := func(drift ...string) {
 		saveTeamState(ctx, &resp.State, resp.Identity, &plan, team, run.owner, driftList(drift), &resp.Diagnostics)
 		run.handOver(ns)
@@ -61,7 +61,7 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 		if stage == stageNamespace {
 			notWritten = append([]string{fmt.Sprintf("the labels and annotations of Namespace %q", nsName)}, notWritten...)
 		}
-		run.partlyCreated([]kubeObject{ns}, notWritten)
+		run.partlyCreated([]backend.ObjectRef{ns}, notWritten)
 		return
 	}
 	save()
@@ -78,14 +78,14 @@ func (r *teamNamespaceResource) claim(ctx context.Context, team, owner string, d
 		return claimFailed, nil
 	}
 	ns, d := r.get(ctx, team)
-	diags.Append(notCreated(d, namespaceKind.object("", nsName))...)
+	diags.Append(notCreated(d, namespaceRef(nsName))...)
 	if diags.HasError() {
 		return claimFailed, nil
 	}
 	if ns != nil {
 		if !ns.Terminating && ns.Unconfirmed != "" {
 			unmark := func() error { return r.namespaces().Adopt(ctx, ns) }
-			if !adoptUnconfirmed(namespaceKind.object("", nsName), ns.Unconfirmed, unmark, diags) {
+			if !adoptUnconfirmed(namespaceRef(nsName), ns.Unconfirmed, unmark, diags) {
 				return claimFailed, nil
 			}
 			return claimOK, ns
@@ -172,7 +172,7 @@ func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if ns != nil && ownedElsewhere(namespaceKind.object("", ns.Name), ns.Owner, prior.OwnerID, isTakeover(ctx, req.Private, &resp.Diagnostics), &resp.Diagnostics) {
+	if ns != nil && ownedElsewhere(namespaceRef(ns.Name), ns.Owner, prior.OwnerID, isTakeover(ctx, req.Private, &resp.Diagnostics), &resp.Diagnostics) {
 		return
 	}
 	owner := ownerToRecord(plan.OwnerID)
@@ -234,9 +234,9 @@ func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceMo
 	switch {
 	case err == nil:
 		return diags, stageNone
-	case errors.As(err, &re) && re.Kind == namespaceKind.name:
+	case errors.As(err, &re) && re.Kind == namespaceRef("").Kind:
 		e := storeError(err)
-		diags.AddError(e.summary, e.detail+" Check the labels and annotations.")
+		diags.AddError(e.Summary, e.Detail+" Check the labels and annotations.")
 		return diags, stageNamespace
 	case re != nil && re.Op == backend.OpDelete && current != nil && current.Queue != nil:
 		diags.AddAttributeError(path.Root("cluster_queue_name"), "Cannot recreate LocalQueue",
@@ -245,7 +245,7 @@ func (r *teamNamespaceResource) apply(ctx context.Context, plan *teamNamespaceMo
 				"(kubectl delete localqueue -n %s %s) and apply again, or raise timeouts.create.",
 				lqName, nsName, current.Queue.ClusterQueue, cqName, re.Err, nsName, lqName))
 	default:
-		// A transient error gets no permission hint: kubeErrorDetail adds one only when refused.
+		// A transient error gets no permission hint: the backend adds one only when refused.
 		storeError(err).addTo(&diags)
 	}
 	return diags, stageLocalQueue
@@ -264,7 +264,7 @@ func (r *teamNamespaceResource) Delete(ctx context.Context, req resource.DeleteR
 		return
 	}
 	if !ns.Owner.Owns(state.OwnerID.ValueString()) {
-		namespaceKind.object("", nsName).leftInPlace(&resp.Diagnostics, ns.Owner.Description,
+		leftInPlace(&resp.Diagnostics, namespaceRef(nsName), ns.Owner.Description,
 			"destroying this resource did not delete it or its LocalQueue. It was removed from this state only.")
 		return
 	}
@@ -346,4 +346,9 @@ func (r *teamNamespaceResource) ImportState(ctx context.Context, req resource.Im
 	} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), v)...)
 	}
+}
+
+// namespaceRef names a team's Namespace.
+func namespaceRef(name string) backend.ObjectRef {
+	return backend.ObjectRef{Kind: "Namespace", Name: name}
 }

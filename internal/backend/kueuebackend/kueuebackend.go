@@ -53,6 +53,7 @@ func newBackend(client *kube.Client, cat *catalog.Catalog, guard addonGuard) bac
 		}}},
 		Claims:     &claims{kube: client},
 		Namespaces: &teamNamespaces{kube: client, guard: guard},
+		Words:      words{quotas: quotas},
 	}
 }
 
@@ -70,6 +71,12 @@ func RecordOf(kind string, meta metav1.ObjectMeta) backend.Record {
 	if quota.Unconfirmed(meta) {
 		r.Unconfirmed = meta.Annotations[quota.AnnotationUnconfirmed]
 	}
+	if r.Terminating {
+		r.Holding = fmt.Sprintf("Kubernetes keeps it while finalizers %v remain", meta.Finalizers)
+		if kind == kindClusterQueue {
+			r.Holding += " (Kueue keeps a queue while admitted workloads still use it)"
+		}
+	}
 	return r
 }
 
@@ -83,14 +90,16 @@ func read[T any](ctx context.Context, c *kube.Client, gvr schema.GroupVersionRes
 	return obj, found, nil
 }
 
-// requestError wraps a failed request on one object with what it means.
+// requestError wraps a failed request on one object with what it means, worded.
 func requestError(op backend.Op, kind, namespace, name string, err error) error {
-	e := &backend.RequestError{Op: op, Kind: kind, Namespace: namespace, Name: name, Err: err}
+	e := &backend.RequestError{Op: op, Kind: kind, Namespace: namespace, Name: name, Err: err,
+		Problem: wordRequest(op, kind, namespace, name, err)}
 	switch {
 	case errors.Is(err, kube.ErrAlreadyExists):
 		e.Outcome = backend.ErrExists
 	case errors.Is(err, kube.ErrCreateOutcomeUnknown):
 		e.Outcome = backend.ErrOutcomeUnknown
+		e.Problem.Detail += " " + wordOutcomeUnknown(backend.ObjectRef{Kind: kind, Namespace: namespace, Name: name})
 	case errors.Is(err, kube.ErrStillExists):
 		e.Outcome = backend.ErrStillExists
 	}
@@ -101,9 +110,16 @@ func requestError(op backend.Op, kind, namespace, name string, err error) error 
 func unmark(ctx context.Context, k *kube.Client, kind string, gvr schema.GroupVersionResource, r backend.Record) error {
 	err := k.Annotate(ctx, gvr, "", r.Name, r.Version, quota.FieldManager, map[string]*string{quota.AnnotationUnconfirmed: nil})
 	if err != nil {
-		return requestError(backend.OpApply, kind, "", r.Name, err)
+		return unmarkError(kind, r.Name, err)
 	}
 	return nil
+}
+
+// unmarkError is a failed removal of the mark of an interrupted run.
+func unmarkError(kind, name string, err error) error {
+	e := requestError(backend.OpApply, kind, "", name, err).(*backend.RequestError)
+	e.Problem = wordAdopt(kind, name, err)
+	return e
 }
 
 type clusterCapacity struct{ kube *kube.Client }

@@ -77,6 +77,11 @@ func (s *priorityClasses) Delete(ctx context.Context, c *backend.StoredPriorityC
 	return nil
 }
 
+// Ref is a class's WorkloadPriorityClass.
+func (s *priorityClasses) Ref(class string) backend.ObjectRef {
+	return backend.ObjectRef{Kind: kindPriorityClass, Name: quota.PriorityClassObjectName(class)}
+}
+
 func (s *priorityClasses) Drift(c *backend.StoredPriorityClass, class, owner string) []string {
 	return quota.PriorityClassDrift(class, owner, c.Native.(kueue.WorkloadPriorityClass).ObjectMeta)
 }

@@ -248,10 +248,14 @@ func (s *teamQuotas) Delete(ctx context.Context, q *backend.Quota) error {
 	return nil
 }
 
-// Holders reads the queue's finalizers and lists the workloads admitted to it (one LIST, made
-// only now), as namespace/name with the Job (or other object) that owns each.
-func (s *teamQuotas) Holders(ctx context.Context, team string) (finalizers, workloads []string, listErr error) {
-	name := quota.ClusterQueueName(team)
+// Ref is the team's ClusterQueue, named after the team.
+func (s *teamQuotas) Ref(team, _ string) backend.ObjectRef {
+	return backend.ObjectRef{Kind: kindClusterQueue, Name: quota.ClusterQueueName(team)}
+}
+
+// holders reads the ClusterQueue's finalizers and lists the workloads admitted to it (one LIST),
+// as namespace/name with the Job (or other object) that owns each.
+func (s *teamQuotas) holders(ctx context.Context, name string) (finalizers, workloads []string, listErr error) {
 	var cq kueue.ClusterQueue
 	if found, err := s.kube.Get(ctx, kueue.ClusterQueues, "", name, &cq); err == nil && found {
 		finalizers = cq.Finalizers

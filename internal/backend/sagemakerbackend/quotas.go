@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -229,8 +230,12 @@ func (s *teamQuotas) Tags(ctx context.Context, q *backend.Quota) (map[string]str
 	return tags, nil
 }
 
-// TeamOf finds the quota by id in the run's list.
+// TeamOf finds the quota by id in the run's list; an import id that is not a quota id's form
+// names a team, and is not looked up.
 func (s *teamQuotas) TeamOf(ctx context.Context, id string) (string, bool, error) {
+	if !quotaIDPattern.MatchString(id) {
+		return "", false, nil
+	}
 	all, err := s.all(ctx)
 	if err != nil {
 		return "", false, err
@@ -243,6 +248,14 @@ func (s *teamQuotas) TeamOf(ctx context.Context, id string) (string, bool, error
 	return "", false, nil
 }
 
+// quotaIDPattern is a compute quota id's form.
+var quotaIDPattern = regexp.MustCompile(`^[a-z0-9]{12}$`)
+
+// Ref is the quota by its name: the API names a team's quota by the name the configuration gives it.
+func (s *teamQuotas) Ref(_, name string) backend.ObjectRef {
+	return backend.ObjectRef{Kind: KindComputeQuota, Name: name}
+}
+
 // record is what the provider records of a quota besides its content.
 func (s *teamQuotas) record(name, id, arn string, version *int32, status types.SchedulerResourceStatus, failure string) backend.Record {
 	return recordOf(KindComputeQuota, name, id, arn, version, status, failure)
@@ -251,11 +264,15 @@ func (s *teamQuotas) record(name, id, arn string, version *int32, status types.S
 // recordOf is the record of an object of the API, of kind. The API records no owner: the
 // object's id in state is its identity (see Get's callers).
 func recordOf(kind, name, id, arn string, version *int32, status types.SchedulerResourceStatus, failure string) backend.Record {
-	return backend.Record{
+	holding := ""
+	if !live(status) {
+		holding = fmt.Sprintf("SageMaker is deleting it (status %s)", status)
+	}
+	return backend.Record{Holding: holding,
 		Kind: kind, Name: name, ID: id, ARN: arn,
 		Version: strconv.Itoa(int(aws.ToInt32(version))), Status: string(status), Failure: failure,
 		ChangeFailed: sagemakerclient.Failed(status), Terminating: !live(status),
-		Owner: backend.Ownership{Description: sageMakerOwner, Owns: func(string) bool { return true }},
+		Owner: backend.Ownership{Recorded: id, Description: sageMakerOwner, Owns: func(string) bool { return true }, Intrinsic: true},
 	}
 }
 
@@ -399,7 +416,7 @@ func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner str
 		written = s.record(aws.ToString(out.Name), id, aws.ToString(out.ComputeQuotaArn), out.ComputeQuotaVersion, out.Status, aws.ToString(out.FailureReason))
 	}
 	if err != nil {
-		return written, nil, requestError(writeOp(over), id, err)
+		return written, nil, named(requestError(writeOp(over), id, err), written.Name)
 	}
 	if over != nil {
 		if err := writeTags(ctx, s.api, written.ARN, over.Tags, rc.Config.Tags); err != nil {
@@ -452,17 +469,12 @@ func (s *teamQuotas) Delete(ctx context.Context, q *backend.Quota) error {
 	return nil
 }
 
-// Holders: the API deletes a quota whatever runs under it.
-func (s *teamQuotas) Holders(context.Context, string) ([]string, []string, error) {
-	return nil, nil, nil
-}
-
 // requestError wraps a failed request on one quota with what it means. A delete that SageMaker
 // failed (DeleteFailed) has no outcome of its own: its error carries the FailureReason, which is
 // what the caller reports. Only a delete still under way when the time ran out is
 // ErrStillExists, the seam's "not gone in time".
 func requestError(op backend.Op, name string, err error) error {
-	e := &backend.RequestError{Op: op, Kind: KindComputeQuota, Name: name, Err: err}
+	e := &backend.RequestError{Op: op, Kind: KindComputeQuota, Name: name, Err: err, Problem: wordRequest(op, KindComputeQuota, subject(KindComputeQuota, name, ""), err)}
 	switch {
 	case sagemakerclient.IsOutcomeUnknown(err):
 		e.Outcome = backend.ErrOutcomeUnknown

@@ -178,7 +178,7 @@ func (s *schedulerConfigs) Put(ctx context.Context, p quota.SchedulerPolicy, ove
 			out.Status, aws.ToString(out.FailureReason))
 	}
 	if err != nil {
-		return written, schedulerError(writeOp(over), id, err)
+		return written, named(schedulerError(writeOp(over), id, err), written.Name)
 	}
 	if over != nil {
 		if err := writeTags(ctx, s.api, written.ARN, over.Tags, p.Tags); err != nil {
@@ -201,6 +201,6 @@ func (s *schedulerConfigs) Delete(ctx context.Context, c *backend.SchedulerConfi
 
 func schedulerError(op backend.Op, name string, err error) error {
 	e := requestError(op, name, err).(*backend.RequestError)
-	e.Kind = KindSchedulerConfig
+	e.Kind, e.Problem = KindSchedulerConfig, wordRequest(op, KindSchedulerConfig, subject(KindSchedulerConfig, name, ""), err)
 	return e
 }

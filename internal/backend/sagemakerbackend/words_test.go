@@ -1,0 +1,81 @@
+package sagemakerbackend
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
+)
+
+// A create answered with a server error names the quota, the operation and the API's error code,
+// and says that the answer leaves open whether the quota exists, in SageMaker's terms: nothing
+// was read back, and there is no API server, ClusterQueue or finalizer.
+func TestCreateServerErrorIsWordedInSageMakerTerms(t *testing.T) {
+	e := startEmulator(t)
+	b := newBackend(t, e)
+	e.ServerErrorNext(1, "CreateComputeQuota")
+	_, _, err := b.Quotas.Put(context.Background(), planned(t, "ml", 1), "owner", nil)
+	var re *backend.RequestError
+	if !errors.As(err, &re) || !errors.Is(err, backend.ErrOutcomeUnknown) {
+		t.Fatalf("Put = %v, want a RequestError with ErrOutcomeUnknown", err)
+	}
+	p := re.Problem
+	if p.Summary != "Cannot create the SageMaker compute quota" {
+		t.Errorf("summary %q, want %q", p.Summary, "Cannot create the SageMaker compute quota")
+	}
+	for _, want := range []string{`SageMaker compute quota "ml-quota": SageMaker CreateComputeQuota failed`, "InternalFailure: The request processing has failed because of an unknown error, exception or failure. That answer",
+		"That answer does not say whether SageMaker created the compute quota."} {
+		if !strings.Contains(p.Detail, want) {
+			t.Errorf("detail %q does not say %q", p.Detail, want)
+		}
+	}
+	for _, absent := range []string{"read", "API server", "ClusterQueue", "finalizer", "Kueue"} {
+		if strings.Contains(p.Detail, absent) {
+			t.Errorf("detail %q says %q", p.Detail, absent)
+		}
+	}
+}
+
+// A create that SageMaker failed names the quota by its name and id, and gives the status and
+// its FailureReason.
+func TestCreateFailedNamesTheQuotaAndItsID(t *testing.T) {
+	e := startEmulator(t)
+	b := newBackend(t, e)
+	e.FailCreate("ml-quota", "the add-on is not ready")
+	written, _, err := b.Quotas.Put(context.Background(), planned(t, "ml", 1), "owner", nil)
+	var re *backend.RequestError
+	if !errors.As(err, &re) || written.ID == "" {
+		t.Fatalf("Put = %v, %+v; want a RequestError and the created quota's record", err, written)
+	}
+	want := `SageMaker compute quota "ml-quota" (id ` + written.ID + `): `
+	if re.Problem.Summary != "Cannot create the SageMaker compute quota" || !strings.HasPrefix(re.Problem.Detail, want) ||
+		!strings.Contains(re.Problem.Detail, "CreateFailed: the add-on is not ready") {
+		t.Errorf("got %q: %q\nwant the create summary and a detail starting %q with the FailureReason", re.Problem.Summary, re.Problem.Detail, want)
+	}
+}
+
+// A failed delete says the API's reason and what to do: run destroy again after fixing the
+// cause, or, when it only ran out of time, raise timeouts.delete.
+func TestNotDeleted(t *testing.T) {
+	failed := requestError(backend.OpDelete, "abcdefabcdef", errors.New("compute quota abcdefabcdef is DeleteFailed: the team has running tasks"))
+	slow := requestError(backend.OpDelete, "abcdefabcdef", errors.New("compute quota abcdefabcdef is still Deleting after 10m"))
+	slow.(*backend.RequestError).Outcome = backend.ErrStillExists
+	for _, c := range []struct {
+		err          error
+		want, absent string
+	}{
+		{failed, `SageMaker compute quota "abcdefabcdef": compute quota abcdefabcdef is DeleteFailed: the team has running tasks. ` +
+			"It stays in state: fix what the reason names, then run destroy again.", "timeouts.delete"},
+		{slow, "within timeouts.delete (10m). It stays in state: run destroy again once SageMaker has deleted it, or raise timeouts.delete.",
+			"fix what the reason names"},
+	} {
+		got := words{}.NotDeleted(context.Background(), c.err, 10*time.Minute)
+		if got.Summary != "Cannot delete the SageMaker compute quota" || !strings.Contains(got.Detail, c.want) || strings.Contains(got.Detail, c.absent) {
+			t.Errorf("NotDeleted(%v) = %q: %q\nwant the summary \"Cannot delete the SageMaker compute quota\" and %q, without %q",
+				c.err, got.Summary, got.Detail, c.want, c.absent)
+		}
+	}
+}
