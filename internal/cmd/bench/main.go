@@ -65,7 +65,7 @@ func run() int {
 		StartedAt: started.Format(time.RFC3339),
 		Settings: settings{
 			Paths: opts.Paths, Teams: opts.Teams, Runs: opts.Runs, MaxListsPerKind: opts.MaxListsPerKind,
-			Parallelism: "Terraform default (10)", Spread: spreadNote, Floor: floorFormula,
+			Parallelism: "Terraform default (10)", Spread: spreadNote, Floor: floorFormula, NoopProviderFloor: noopFloorFormula,
 			ShapesTeams: opts.ShapesTeams, Shapes: shapeNames(opts.Shapes), ShapesOnly: opts.ShapesOnly,
 		},
 	}

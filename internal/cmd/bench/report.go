@@ -47,6 +47,17 @@ const sagemakerFloorFormula = "SageMaker path: floor(op) = median wall time of o
 	"beside the floor with the ratio to floor + poll bound. Apply and destroy floors are timed after destroy, on an empty " +
 	"emulator; the reads' right after the command. request ratio = most requests over the runs / the floor's."
 
+// noopFloorFormula is the second floor of the plan of new resources and the read commands,
+// stated in every results file.
+const noopFloorFormula = "no-op floor(op) = median wall time of op with the no-op provider (internal/cmd/noopprovider: the " +
+	"provider's schemas served by a server that does no work; its refresh returns the stored state and its plan the " +
+	"proposed new state), run right after the provider's op in the same working directory, configuration and state, " +
+	"+ the same floor requests as floor(op). It makes no API request, and its runs are counted into no request figure. " +
+	"A provider that does no work already takes about 1.8-2x terraform_data's CPU in a no-op plan or refresh (bench/findings.md; Terraform " +
+	"core's side of the plugin protocol: process starts, gRPC, msgpack, schema walks), so floor(op) on terraform_data is " +
+	"out of reach of any plugin provider while this one is the least a plugin provider of these schemas can reach. " +
+	"ratio to no-op floor = median provider wall time / no-op floor."
+
 const spreadNote = "min-max over the runs (MAD in the JSON)"
 
 // writeResults writes <dir>/<name>.md and <name>.json and returns their paths.
@@ -117,6 +128,7 @@ func renderMarkdown(r *results) string {
 	if sm {
 		b.WriteString(sagemakerFloorFormula + "\n\n")
 	}
+	b.WriteString(noopFloorFormula + "\n\n")
 
 	for _, tr := range r.TeamCounts {
 		if tr.Path == pathSageMaker {
@@ -204,12 +216,37 @@ func writeNoopProviderLine(b *strings.Builder, tr *teamResult) {
 	}
 }
 
+// writeNoopProviderTable compares the commands also run with the no-op provider to both floors.
+func writeNoopProviderTable(b *strings.Builder, tr *teamResult) {
+	var ops []*opResult
+	for _, o := range tr.Ops {
+		if o.Wall.N > 0 && o.NoopProviderWall.N > 0 {
+			ops = append(ops, o)
+		}
+	}
+	if len(ops) == 0 {
+		return
+	}
+	b.WriteString("The same commands with the no-op provider, against the no-op floor and the terraform_data floor:\n\n")
+	writeOpTable(b, ops, []column{
+		{"wall (s)", true, func(o *opResult) string { return fmt.Sprintf("%.2f", o.Wall.Median) }},
+		{"no-op provider (s)", true, func(o *opResult) string { return fmt.Sprintf("%.2f", o.NoopProviderWall.Median) }},
+		{"no-op spread (s)", true, func(o *opResult) string {
+			return fmt.Sprintf("%.2f-%.2f", o.NoopProviderWall.Min, o.NoopProviderWall.Max)
+		}},
+		{"no-op floor (s)", true, func(o *opResult) string { return seconds(o.NoopProviderFloor) }},
+		{"ratio to no-op floor", true, func(o *opResult) string { return ratioText(o.RatioToNoopProviderFloor) }},
+		{"ratio to terraform_data floor", true, func(o *opResult) string { return ratioText(o.Ratio) }},
+	}, false)
+}
+
 func renderKubernetesTeams(b *strings.Builder, tr *teamResult) {
 	fmt.Fprintf(b, "## Kubernetes path: %d teams\n\n", tr.Teams)
 	writeOpTable(b, tr.Ops, append(slices.Clone(timingColumns),
 		column{"sequential requests (s)", true, func(o *opResult) string { return seconds(o.Sequential.Median) }},
 		peakRSSColumn), true)
 	writeNoopProviderLine(b, tr)
+	writeNoopProviderTable(b, tr)
 	b.WriteString("Requests per command (a range when the runs differ; list-continue is a further page of a LIST the provider pages 500 objects at a time):\n\n")
 	writeOpTable(b, tr.Ops, []column{
 		{"total", true, func(o *opResult) string { return rangeText(o.Requests.Total) }},
@@ -226,6 +263,7 @@ func renderSageMakerTeams(b *strings.Builder, tr *teamResult) {
 		column{"ratio to floor + poll bound", true, func(o *opResult) string { return ratioText(o.RatioWithPoll) }},
 		peakRSSColumn), true)
 	writeNoopProviderLine(b, tr)
+	writeNoopProviderTable(b, tr)
 	b.WriteString("Requests per command (a range when the runs differ) against the request floor:\n\n")
 	writeOpTable(b, tr.Ops, []column{
 		{"requests", true, func(o *opResult) string { return rangeText(o.Requests.Total) }},

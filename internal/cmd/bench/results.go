@@ -15,6 +15,14 @@ const (
 
 var operations = []string{opPlanNew, opApply, opPlanNoop, opPlanChanged, opRefreshOnly, opDestroy}
 
+// noopProviderOps are the commands also run with the no-op provider, right after the provider's,
+// in the same working directory and state: the plan of new resources and the read commands.
+// Apply and destroy are not: the no-op provider writes nothing.
+var noopProviderOps = []string{opPlanNew, opPlanNoop, opPlanChanged, opRefreshOnly, opRefreshTagged}
+
+// sagemakerReadOps are the SageMaker path's read commands.
+var sagemakerReadOps = []string{opPlanNoop, opPlanChanged, opRefreshOnly, opRefreshTagged}
+
 // runSample is one operation in one run.
 type runSample struct {
 	WallSeconds       float64        `json:"wall_seconds"`
@@ -23,8 +31,10 @@ type runSample struct {
 	ProviderProcesses int            `json:"provider_processes,omitempty"`
 	Requests          *requestCounts `json:"requests,omitempty"`
 	Replay            *replayResult  `json:"sequential_replay,omitempty"`
-	// NoopProviderSeconds is the same plan of new resources with the no-op provider.
-	NoopProviderSeconds float64 `json:"noop_provider_seconds,omitempty"`
+	// NoopProviderSeconds and NoopProviderCPUSeconds are the same command with the no-op
+	// provider (noopProviderOps only).
+	NoopProviderSeconds    float64 `json:"noop_provider_seconds,omitempty"`
+	NoopProviderCPUSeconds float64 `json:"noop_provider_cpu_seconds,omitempty"`
 }
 
 // countRange is the smallest and largest count over the runs.
@@ -106,10 +116,13 @@ type opResult struct {
 	PollBound         float64        `json:"poll_bound_seconds,omitempty"`
 	RatioWithPoll     float64        `json:"ratio_with_poll_bound,omitempty"` // Wall.Median / (Floor + PollBound)
 
-	// The plan of new resources with the no-op provider, and its ratio to the floor: the least
-	// any provider of these schemas can reach.
+	// The command with the no-op provider (noopProviderOps), and its ratio to the floor.
 	NoopProviderWall  summary `json:"noop_provider_wall_seconds,omitzero"`
 	NoopProviderRatio float64 `json:"noop_provider_ratio,omitempty"`
+	// The no-op provider's floor: its median wall time + the floor's requests (Sequential), the
+	// least any plugin provider of these schemas can reach; and the provider's ratio to it.
+	NoopProviderFloor        float64 `json:"noop_provider_floor_seconds,omitempty"`
+	RatioToNoopProviderFloor float64 `json:"ratio_to_noop_provider_floor,omitempty"`
 }
 
 // finish computes the summaries from the runs.
@@ -136,6 +149,11 @@ func (o *opResult) finish() {
 	o.Requests = summarizeRequests(reqs)
 	o.NoopProviderWall = summarize(noop)
 	o.Floor, o.Ratio, o.NoopProviderRatio = 0, 0, 0
+	o.NoopProviderFloor, o.RatioToNoopProviderFloor = 0, 0
+	if o.NoopProviderWall.N > 0 {
+		o.NoopProviderFloor = o.NoopProviderWall.Median + o.Sequential.Median
+		o.RatioToNoopProviderFloor = ratio(o.Wall.Median, o.NoopProviderFloor)
+	}
 	if o.TFDataWall.N > 0 {
 		o.Floor = o.TFDataWall.Median + o.Sequential.Median
 		o.Ratio = ratio(o.Wall.Median, o.Floor)
@@ -207,16 +225,17 @@ type results struct {
 }
 
 type settings struct {
-	Paths           []string `json:"paths"`
-	Teams           []int    `json:"teams"`
-	Runs            int      `json:"runs"`
-	MaxListsPerKind int      `json:"max_lists_per_kind"`
-	Parallelism     string   `json:"parallelism"`
-	Spread          string   `json:"spread"`
-	Floor           string   `json:"floor"`
-	ShapesTeams     []int    `json:"shapes_teams,omitempty"`
-	Shapes          []string `json:"shapes,omitempty"`
-	ShapesOnly      bool     `json:"shapes_only,omitempty"`
+	Paths             []string `json:"paths"`
+	Teams             []int    `json:"teams"`
+	Runs              int      `json:"runs"`
+	MaxListsPerKind   int      `json:"max_lists_per_kind"`
+	Parallelism       string   `json:"parallelism"`
+	Spread            string   `json:"spread"`
+	Floor             string   `json:"floor"`
+	NoopProviderFloor string   `json:"noop_provider_floor"`
+	ShapesTeams       []int    `json:"shapes_teams,omitempty"`
+	Shapes            []string `json:"shapes,omitempty"`
+	ShapesOnly        bool     `json:"shapes_only,omitempty"`
 }
 
 func (r *results) team(path string, n int) *teamResult {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -153,7 +154,8 @@ func floorClient(emu *sagemakeremulator.Emulator) *sagemaker.Client {
 }
 
 // runOnce is one run, in the Kubernetes path's order; the floors of the reads are timed right
-// after each command, those of apply and destroy after destroy, on an empty emulator.
+// after each command, those of apply and destroy after destroy, on an empty emulator; the plans
+// and refreshes run with the no-op provider after the provider.
 func (b *sagemakerBench) runOnce(ctx context.Context, n, run int, pdir, ddir string, tr *teamResult) error {
 	if left := b.removeQuotas(ctx); left > 0 {
 		b.note(fmt.Sprintf("SageMaker path, %d teams, run %d: removed %d compute quotas before the run", n, run, left))
@@ -179,8 +181,8 @@ func (b *sagemakerBench) runOnce(ctx context.Context, n, run int, pdir, ddir str
 				return err
 			}
 		}
-		if op == opPlanNew {
-			if err := b.measureNoopProvider(ctx, &p, pdir, label(sagemakerConfig, op)); err != nil {
+		if slices.Contains(noopProviderOps, op) {
+			if err := b.measureNoopProvider(ctx, &p, pdir, label(sagemakerConfig, op), wantExit, args...); err != nil {
 				return err
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -60,16 +61,24 @@ func (b *runner) measureProvider(ctx context.Context, dir, label string, wantExi
 	return s, nil
 }
 
-// measureNoopProvider runs a plan of new resources of the provider configuration with the
-// no-op provider, and stores its wall time in the sample: what Terraform, gRPC and the plugin
-// processes cost for these schemas before the provider does any work.
-func (b *runner) measureNoopProvider(ctx context.Context, s *runSample, dir, label string) error {
-	wall, err := b.noopTF.run(ctx, dir, label+" (no-op provider)", exitChanges, argsPlan...)
+// measureNoopProvider runs the command the provider just ran in dir (its configuration and
+// the state it wrote) with the no-op provider, and stores its wall and CPU time in the provider's
+// sample: what Terraform, gRPC and the plugin processes cost for these schemas before the
+// provider does any work. Its ReadResource returns the stored state and its plan is the proposed
+// new state, so it plans what the provider planned; it makes no request, and a request in its
+// window (never counted into the provider's sample, which was taken before) is noted.
+func (b *runner) measureNoopProvider(ctx context.Context, s *runSample, dir, label string, wantExit int, args ...string) error {
+	label += " (no-op provider)"
+	b.window.reset()
+	wall, err := b.noopTF.run(ctx, dir, label, wantExit, args...)
 	if err != nil {
 		return err
 	}
-	s.NoopProviderSeconds = wall.Seconds()
-	b.logf("  %-34s %8.2f s  CPU %.2f s", label+" (no-op provider)", wall.Seconds(), b.noopTF.lastCPU.Seconds())
+	if n := b.window.counts().Total; n > 0 {
+		b.note(fmt.Sprintf("%s: %d API request(s) while the no-op provider ran, which makes none", label, n))
+	}
+	s.NoopProviderSeconds, s.NoopProviderCPUSeconds = wall.Seconds(), b.noopTF.lastCPU.Seconds()
+	b.logf("  %-34s %8.2f s  CPU %.2f s", label, wall.Seconds(), b.noopTF.lastCPU.Seconds())
 	return nil
 }
 
@@ -145,7 +154,8 @@ func (b *runner) runTeamCount(ctx context.Context, p pathRuns, n int, tr *teamRe
 }
 
 // runOnce is one run: plan of new resources, apply, no-op plan, plan with one quota changed,
-// refresh-only, destroy; each on the provider, then on terraform_data; then the sequential
+// refresh-only, destroy; each on the provider, then (the plans and refresh-only) on the no-op
+// provider, then on terraform_data; then the sequential
 // replays of apply and destroy against the same (empty, then populated) cluster.
 func (b *bench) runOnce(ctx context.Context, n, run int, pdir, ddir string, tr *teamResult) error {
 	if err := b.startClean(ctx, n, run, pdir, ddir); err != nil {
@@ -234,11 +244,12 @@ func (r *teamRun) step(ctx context.Context, op string, wantExit int, replay bool
 			return err
 		}
 	}
-	switch op {
-	case opPlanNew:
-		if err := r.b.measureNoopProvider(ctx, &p, r.pdir, r.label(providerConfig, op)); err != nil {
+	if slices.Contains(noopProviderOps, op) {
+		if err := r.b.measureNoopProvider(ctx, &p, r.pdir, r.label(providerConfig, op), wantExit, args...); err != nil {
 			return err
 		}
+	}
+	switch op {
 	case opApply:
 		r.applyReqs = reqs
 	case opDestroy:
@@ -274,10 +285,18 @@ func (r *teamRun) replayWrites(ctx context.Context) error {
 	return err
 }
 
-// changedPlan plans with one team's quota bumped (exit 2 expected), on both configurations,
-// and restores the configuration whatever happens.
+// changedPlan plans with one team's quota bumped (exit 2 expected), on both configurations
+// and with the no-op provider, and restores the configuration whatever happens.
 func (r *teamRun) changedPlan(ctx context.Context) error {
-	p, err := r.planChanged(ctx, r.pdir, providerConfig, r.b.measureProvider)
+	// The no-op provider plans the same changed configuration right after the provider.
+	measureBoth := func(ctx context.Context, dir, label string, wantExit int, args ...string) (runSample, error) {
+		s, err := r.b.measureProvider(ctx, dir, label, wantExit, args...)
+		if err != nil {
+			return s, err
+		}
+		return s, r.b.measureNoopProvider(ctx, &s, dir, label, wantExit, args...)
+	}
+	p, err := r.planChanged(ctx, r.pdir, providerConfig, measureBoth)
 	if err != nil {
 		return err
 	}
