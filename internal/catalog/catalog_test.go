@@ -3,6 +3,7 @@ package catalog
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -12,147 +13,206 @@ const (
 	neuronRes = "aws.amazon.com/neurondevice"
 )
 
-// MIG lists written out from the reference table (not taken from the package's data).
-var (
-	wantMIGp4d  = []string{"mig-1g.5gb", "mig-1g.10gb", "mig-2g.10gb", "mig-3g.20gb", "mig-4g.20gb", "mig-7g.40gb"}
-	wantMIGp4de = []string{"mig-1g.10gb", "mig-1g.20gb", "mig-2g.20gb", "mig-3g.40gb", "mig-4g.40gb", "mig-7g.80gb"}
-	wantMIGp5   = []string{"mig-1g.10gb", "mig-1g.20gb", "mig-2g.20gb", "mig-3g.40gb", "mig-4g.40gb", "mig-7g.80gb"}
-	wantMIGp5e  = []string{"mig-1g.18gb", "mig-1g.35gb", "mig-2g.35gb", "mig-3g.71gb", "mig-4g.71gb", "mig-7g.141gb"}
-	wantMIGb200 = []string{"mig-1g.23gb", "mig-1g.45gb", "mig-2g.45gb", "mig-3g.90gb", "mig-4g.90gb", "mig-7g.180gb"}
-	wantMIGgb   = []string{"mig-1g.23gb", "mig-1g.47gb", "mig-2g.47gb", "mig-3g.93gb", "mig-4g.93gb", "mig-7g.186gb"}
-)
-
-// referenceTable is the HyperPod instance reference table, one entry per instance type, by hand.
-var referenceTable = []struct {
-	name     string
-	acc      int64
-	accType  string
-	res      string
-	vcpu     float64
-	mem      float64
-	efa      int64
-	profiles []string
-}{
-	{"ml.g5.xlarge", 1, "A10G", gpuRes, 4, 16, 0, nil},
-	{"ml.g5.2xlarge", 1, "A10G", gpuRes, 8, 32, 0, nil},
-	{"ml.g5.4xlarge", 1, "A10G", gpuRes, 16, 64, 0, nil},
-	{"ml.g5.8xlarge", 1, "A10G", gpuRes, 32, 128, 1, nil},
-	{"ml.g5.16xlarge", 1, "A10G", gpuRes, 64, 256, 1, nil},
-	{"ml.g5.12xlarge", 4, "A10G", gpuRes, 48, 192, 1, nil},
-	{"ml.g5.24xlarge", 4, "A10G", gpuRes, 96, 384, 1, nil},
-	{"ml.g5.48xlarge", 8, "A10G", gpuRes, 192, 768, 1, nil},
-
-	{"ml.g6.xlarge", 1, "L4", gpuRes, 4, 16, 0, nil},
-	{"ml.g6.2xlarge", 1, "L4", gpuRes, 8, 32, 0, nil},
-	{"ml.g6.4xlarge", 1, "L4", gpuRes, 16, 64, 0, nil},
-	{"ml.g6.8xlarge", 1, "L4", gpuRes, 32, 128, 1, nil},
-	{"ml.g6.16xlarge", 1, "L4", gpuRes, 64, 256, 1, nil},
-	{"ml.g6.12xlarge", 4, "L4", gpuRes, 48, 192, 1, nil},
-	{"ml.g6.24xlarge", 4, "L4", gpuRes, 96, 384, 1, nil},
-	{"ml.g6.48xlarge", 8, "L4", gpuRes, 192, 768, 1, nil},
-
-	{"ml.gr6.4xlarge", 1, "L4", gpuRes, 16, 128, 0, nil},
-	{"ml.gr6.8xlarge", 1, "L4", gpuRes, 32, 256, 1, nil},
-
-	{"ml.g6e.xlarge", 1, "L40S", gpuRes, 4, 32, 0, nil},
-	{"ml.g6e.2xlarge", 1, "L40S", gpuRes, 8, 64, 0, nil},
-	{"ml.g6e.4xlarge", 1, "L40S", gpuRes, 16, 128, 0, nil},
-	{"ml.g6e.8xlarge", 1, "L40S", gpuRes, 32, 256, 1, nil},
-	{"ml.g6e.16xlarge", 1, "L40S", gpuRes, 64, 512, 1, nil},
-	{"ml.g6e.12xlarge", 4, "L40S", gpuRes, 48, 384, 1, nil},
-	{"ml.g6e.24xlarge", 4, "L40S", gpuRes, 96, 768, 2, nil},
-	{"ml.g6e.48xlarge", 8, "L40S", gpuRes, 192, 1536, 4, nil},
-
-	{"ml.p4d.24xlarge", 8, "A100 40GB", gpuRes, 96, 1152, 4, wantMIGp4d},
-	{"ml.p4de.24xlarge", 8, "A100 80GB", gpuRes, 96, 1152, 4, wantMIGp4de},
-	{"ml.p5.4xlarge", 1, "H100", gpuRes, 16, 256, 1, nil},
-	{"ml.p5.48xlarge", 8, "H100", gpuRes, 192, 2048, 32, wantMIGp5},
-	{"ml.p5e.48xlarge", 8, "H200", gpuRes, 192, 2048, 32, wantMIGp5e},
-	{"ml.p5en.48xlarge", 8, "H200", gpuRes, 192, 2048, 16, wantMIGp5e},
-	{"ml.p6-b200.48xlarge", 8, "B200", gpuRes, 192, 2048, 8, wantMIGb200},
-	{"ml.p6e-gb200.36xlarge", 4, "GB200", gpuRes, 144, 960, 0, wantMIGgb},
-
-	{"ml.trn1.32xlarge", 16, "Trainium", neuronRes, 128, 512, 8, nil},
-	{"ml.trn1n.32xlarge", 16, "Trainium", neuronRes, 128, 512, 16, nil},
-	{"ml.trn2.3xlarge", 1, "Trainium2", neuronRes, 12, 128, 1, nil},
-	{"ml.trn2.48xlarge", 16, "Trainium2", neuronRes, 192, 2048, 16, nil},
-
-	{"ml.c5.large", 0, "", "", 2, 4, 0, nil},
-	{"ml.c5.xlarge", 0, "", "", 4, 8, 0, nil},
-	{"ml.c5.2xlarge", 0, "", "", 8, 16, 0, nil},
-	{"ml.c5.4xlarge", 0, "", "", 16, 32, 0, nil},
-	{"ml.c5.9xlarge", 0, "", "", 36, 72, 0, nil},
-	{"ml.c5.12xlarge", 0, "", "", 48, 96, 0, nil},
-	{"ml.c5.18xlarge", 0, "", "", 72, 144, 0, nil},
-	{"ml.c5.24xlarge", 0, "", "", 96, 192, 0, nil},
-
-	{"ml.c5n.large", 0, "", "", 2, 5.25, 0, nil},
-	{"ml.c5n.2xlarge", 0, "", "", 8, 21, 0, nil},
-	{"ml.c5n.4xlarge", 0, "", "", 16, 42, 0, nil},
-	{"ml.c5n.9xlarge", 0, "", "", 36, 96, 1, nil},
-	{"ml.c5n.18xlarge", 0, "", "", 72, 192, 1, nil},
-
-	{"ml.m5.large", 0, "", "", 2, 8, 0, nil},
-	{"ml.m5.xlarge", 0, "", "", 4, 16, 0, nil},
-	{"ml.m5.2xlarge", 0, "", "", 8, 32, 0, nil},
-	{"ml.m5.4xlarge", 0, "", "", 16, 64, 0, nil},
-	{"ml.m5.8xlarge", 0, "", "", 32, 128, 0, nil},
-	{"ml.m5.12xlarge", 0, "", "", 48, 192, 0, nil},
-	{"ml.m5.16xlarge", 0, "", "", 64, 256, 0, nil},
-	{"ml.m5.24xlarge", 0, "", "", 96, 384, 0, nil},
-
-	{"ml.t3.medium", 0, "", "", 2, 4, 0, nil},
-	{"ml.t3.large", 0, "", "", 2, 8, 0, nil},
-	{"ml.t3.xlarge", 0, "", "", 4, 16, 0, nil},
-	{"ml.t3.2xlarge", 0, "", "", 8, 32, 0, nil},
+// NVIDIA's MIG profiles per GPU model, as the SageMaker API names them (mig-<slices>g.<GB>gb):
+// NVIDIA Multi-Instance GPU User Guide, "Supported MIG Profiles"
+// (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/), and the profile values the
+// SageMaker API accepts (https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_AcceleratorPartitionConfig.html).
+// Keyed by GPU model, not instance type: every instance with the GPU offers the same list.
+var nvidiaMIG = map[string][]string{
+	"A100 40GB": {"mig-1g.5gb", "mig-1g.10gb", "mig-2g.10gb", "mig-3g.20gb", "mig-4g.20gb", "mig-7g.40gb"},
+	"A100 80GB": {"mig-1g.10gb", "mig-1g.20gb", "mig-2g.20gb", "mig-3g.40gb", "mig-4g.40gb", "mig-7g.80gb"},
+	"H100":      {"mig-1g.10gb", "mig-1g.20gb", "mig-2g.20gb", "mig-3g.40gb", "mig-4g.40gb", "mig-7g.80gb"},
+	"H200":      {"mig-1g.18gb", "mig-1g.35gb", "mig-2g.35gb", "mig-3g.71gb", "mig-4g.71gb", "mig-7g.141gb"},
+	"B200":      {"mig-1g.23gb", "mig-1g.45gb", "mig-2g.45gb", "mig-3g.90gb", "mig-4g.90gb", "mig-7g.180gb"},
+	"GB200":     {"mig-1g.23gb", "mig-1g.47gb", "mig-2g.47gb", "mig-3g.93gb", "mig-4g.93gb", "mig-7g.186gb"},
 }
 
-func TestBuiltinMatchesReference(t *testing.T) {
+// sageMakerMIGValues are the profile values AcceleratorPartitionConfig.Type accepts
+// (https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_AcceleratorPartitionConfig.html).
+var sageMakerMIGValues = []string{
+	"mig-1g.5gb", "mig-1g.10gb", "mig-1g.18gb", "mig-1g.20gb", "mig-1g.23gb", "mig-1g.35gb", "mig-1g.45gb", "mig-1g.47gb",
+	"mig-2g.10gb", "mig-2g.20gb", "mig-2g.35gb", "mig-2g.45gb", "mig-2g.47gb",
+	"mig-3g.20gb", "mig-3g.40gb", "mig-3g.71gb", "mig-3g.90gb", "mig-3g.93gb",
+	"mig-4g.20gb", "mig-4g.40gb", "mig-4g.71gb", "mig-4g.90gb", "mig-4g.93gb",
+	"mig-7g.40gb", "mig-7g.80gb", "mig-7g.141gb", "mig-7g.180gb", "mig-7g.186gb",
+}
+
+// published is a sample of instance types with the figures AWS publishes for the EC2
+// instance behind each (ml.X is EC2's X): accelerators and their model, vCPUs, memory, and
+// EFA as the number of network cards that carry an EFA interface (the EFA bandwidth divided
+// by the per-card bandwidth the page gives). Sources, per family:
+//
+//	G5     https://aws.amazon.com/ec2/instance-types/g5/
+//	G6     https://aws.amazon.com/ec2/instance-types/g6/ (and Gr6 on the same page)
+//	G6e    https://aws.amazon.com/ec2/instance-types/g6e/ (100/200/400 Gbps: 1/2/4 cards)
+//	P4     https://aws.amazon.com/ec2/instance-types/p4/ (400 Gbps EFA, 4 cards)
+//	P5     https://aws.amazon.com/ec2/instance-types/p5/ (p5/p5e 3200 Gbps on 32 cards, p5en on 16)
+//	P6     https://aws.amazon.com/ec2/instance-types/p6/ (p6-b200 3.2 Tbps EFAv4 on 8 cards)
+//	Trn1   https://aws.amazon.com/ec2/instance-types/trn1/ (trn1 800 Gbps, 8 cards; trn1n 1600, 16)
+//	Trn2   https://aws.amazon.com/ec2/instance-types/trn2/ (3.2 Tbps EFAv3, 16 cards)
+//	C5/C5n https://aws.amazon.com/ec2/instance-types/c5/
+//	M5     https://aws.amazon.com/ec2/instance-types/m5/
+//	T3     https://aws.amazon.com/ec2/instance-types/t3/
+//	EFA    https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-instance-types (which sizes support EFA at all)
+//
+// The figures are written here from those pages, not from builtin.go, so a wrong figure in
+// builtin.go for one of these types fails TestBuiltinMatchesPublished.
+var published = []struct {
+	name    string
+	acc     int64
+	accType string
+	vcpu    float64
+	mem     float64
+	efa     int64
+}{
+	{"ml.g5.xlarge", 1, "A10G", 4, 16, 0},
+	{"ml.g5.8xlarge", 1, "A10G", 32, 128, 1},
+	{"ml.g5.12xlarge", 4, "A10G", 48, 192, 1},
+	{"ml.g5.48xlarge", 8, "A10G", 192, 768, 1},
+	{"ml.g6.48xlarge", 8, "L4", 192, 768, 1},
+	{"ml.gr6.4xlarge", 1, "L4", 16, 128, 0},
+	{"ml.g6e.xlarge", 1, "L40S", 4, 32, 0},
+	{"ml.g6e.24xlarge", 4, "L40S", 96, 768, 2},
+	{"ml.g6e.48xlarge", 8, "L40S", 192, 1536, 4},
+	{"ml.p4d.24xlarge", 8, "A100 40GB", 96, 1152, 4},
+	{"ml.p4de.24xlarge", 8, "A100 80GB", 96, 1152, 4},
+	{"ml.p5.48xlarge", 8, "H100", 192, 2048, 32},
+	{"ml.p5e.48xlarge", 8, "H200", 192, 2048, 32},
+	{"ml.p5en.48xlarge", 8, "H200", 192, 2048, 16},
+	{"ml.p6-b200.48xlarge", 8, "B200", 192, 2048, 8},
+	{"ml.trn1.32xlarge", 16, "Trainium", 128, 512, 8},
+	{"ml.trn1n.32xlarge", 16, "Trainium", 128, 512, 16},
+	{"ml.trn2.48xlarge", 16, "Trainium2", 192, 2048, 16},
+	{"ml.c5.large", 0, "", 2, 4, 0},
+	{"ml.c5.9xlarge", 0, "", 36, 72, 0},
+	{"ml.c5n.large", 0, "", 2, 5.25, 0},
+	{"ml.c5n.18xlarge", 0, "", 72, 192, 1},
+	{"ml.m5.24xlarge", 0, "", 96, 384, 0},
+	{"ml.t3.medium", 0, "", 2, 4, 0},
+	{"ml.t3.2xlarge", 0, "", 8, 32, 0},
+}
+
+// acceleratorResource is the device plugin resource of each accelerator model's maker.
+func acceleratorResource(accType string) string {
+	if strings.HasPrefix(accType, "Trainium") {
+		return neuronRes
+	}
+	return gpuRes
+}
+
+func TestBuiltinMatchesPublished(t *testing.T) {
 	c := Builtin()
-	for _, w := range referenceTable {
+	for _, w := range published {
 		t.Run(w.name, func(t *testing.T) {
 			got, ok := c.Lookup(w.name)
 			if !ok {
 				t.Fatalf("Lookup(%q): not found", w.name)
 			}
 			want := InstanceType{
-				Name: w.name, Accelerators: w.acc, AcceleratorType: w.accType, AcceleratorResource: w.res,
-				VCPU: w.vcpu, MemoryGiB: w.mem, EFA: w.efa, MIGProfiles: w.profiles, Source: SourceCatalog,
+				Name: w.name, Accelerators: w.acc, AcceleratorType: w.accType,
+				VCPU: w.vcpu, MemoryGiB: w.mem, EFA: w.efa, MIGProfiles: got.MIGProfiles, Source: SourceCatalog,
+			}
+			if w.acc > 0 {
+				want.AcceleratorResource = acceleratorResource(w.accType)
 			}
 			assertType(t, got, want)
 		})
 	}
 }
 
-func TestBuiltinHasNothingBeyondReference(t *testing.T) {
-	var want []string
-	for _, w := range referenceTable {
-		want = append(want, w.name)
+// sizeVCPU is the vCPU count EC2 gives a size: 2 for medium and large, 4 per xlarge.
+func sizeVCPU(size string) (float64, bool) {
+	switch size {
+	case "medium", "large":
+		return 2, true
+	case "xlarge":
+		return 4, true
 	}
-	slices.Sort(want)
-	if got := Builtin().Names(); !slices.Equal(got, want) {
-		t.Errorf("Names() = %v\nwant %v", got, want)
+	n, err := strconv.Atoi(strings.TrimSuffix(size, "xlarge"))
+	if err != nil || !strings.HasSuffix(size, "xlarge") {
+		return 0, false
 	}
+	return 4 * float64(n), true
 }
 
-// TestBuiltinInvariants checks that the data obeys the rules overrides are held to.
+// memoryRatioExceptions are the sizes whose memory per vCPU differs from the rest of their
+// family on AWS's pages.
+var memoryRatioExceptions = map[string]string{
+	"ml.t3.medium":  "half the memory of t3.large on the same 2 vCPUs",
+	"ml.p5.4xlarge": "the one-GPU size has 256 GiB for 16 vCPUs, the 8-GPU size 2048 for 192",
+}
+
+// TestBuiltinInvariants checks rules every entry obeys, whatever its figures: those overrides
+// are held to, and those a family's sizes share on AWS's pages.
 func TestBuiltinInvariants(t *testing.T) {
 	c := Builtin()
+	type familyOf struct {
+		accType, res string
+		memPerVCPU   float64
+		first        string
+	}
+	families := map[string]*familyOf{}
 	for _, name := range c.Names() {
 		it, _ := c.Lookup(name)
 		if !namePattern.MatchString(name) {
 			t.Errorf("%s: name does not match ml.<family>.<size>", name)
+			continue
 		}
-		if (it.Accelerators == 0) != (it.AcceleratorResource == "") {
-			t.Errorf("%s: accelerators %d with resource %q", name, it.Accelerators, it.AcceleratorResource)
+		if (it.Accelerators == 0) != (it.AcceleratorResource == "") || (it.Accelerators == 0) != (it.AcceleratorType == "") {
+			t.Errorf("%s: accelerators %d with type %q and resource %q", name, it.Accelerators, it.AcceleratorType, it.AcceleratorResource)
 		}
-		if len(it.MIGProfiles) > 0 && it.AcceleratorResource != ResourceNvidiaGPU {
-			t.Errorf("%s: MIG profiles without NVIDIA GPUs", name)
+		if it.Accelerators > 0 && it.AcceleratorResource != acceleratorResource(it.AcceleratorType) {
+			t.Errorf("%s: %s accelerators counted as %q, want %q", name, it.AcceleratorType, it.AcceleratorResource, acceleratorResource(it.AcceleratorType))
+		}
+		// MIG: only on GPUs NVIDIA partitions, and then NVIDIA's list for that GPU.
+		if len(it.MIGProfiles) > 0 {
+			want, ok := nvidiaMIG[it.AcceleratorType]
+			switch {
+			case !ok:
+				t.Errorf("%s: MIG profiles %v on %q accelerators, which have none", name, it.MIGProfiles, it.AcceleratorType)
+			case !slices.Equal(it.MIGProfiles, want):
+				t.Errorf("%s: MIG profiles %v, want NVIDIA's for %s %v", name, it.MIGProfiles, it.AcceleratorType, want)
+			}
 		}
 		for _, p := range it.MIGProfiles {
+			if !slices.Contains(sageMakerMIGValues, p) {
+				t.Errorf("%s: MIG profile %q is not a value the SageMaker API accepts", name, p)
+			}
 			if _, err := MIGSlices(p); err != nil {
 				t.Errorf("%s: %v", name, err)
 			}
+		}
+		parts := strings.SplitN(name, ".", 3)
+		family, size := parts[1], parts[2]
+		if want, ok := sizeVCPU(size); !ok || it.VCPU != want {
+			t.Errorf("%s: %v vCPUs, want %v for size %s (4 per xlarge)", name, it.VCPU, want, size)
+		}
+		if it.VCPU <= 0 || it.MemoryGiB <= 0 || it.EFA < 0 {
+			t.Errorf("%s: vCPU %v, memory %v GiB, EFA %d", name, it.VCPU, it.MemoryGiB, it.EFA)
+			continue
+		}
+		// One accelerator model per family, and one memory per vCPU but for named sizes.
+		f := families[family]
+		if f == nil {
+			f = &familyOf{accType: it.AcceleratorType, res: it.AcceleratorResource, first: name}
+			families[family] = f
+		}
+		if it.AcceleratorType != f.accType || it.AcceleratorResource != f.res {
+			t.Errorf("%s: accelerators %q (%s), but %s of the same family has %q (%s)", name, it.AcceleratorType, it.AcceleratorResource, f.first, f.accType, f.res)
+		}
+		if _, exempt := memoryRatioExceptions[name]; exempt {
+			continue
+		}
+		ratio := it.MemoryGiB / it.VCPU
+		if f.memPerVCPU == 0 {
+			f.memPerVCPU = ratio
+		} else if math.Abs(ratio-f.memPerVCPU)/f.memPerVCPU > 0.02 {
+			t.Errorf("%s: %.3g GiB per vCPU, but the family has %.3g", name, ratio, f.memPerVCPU)
+		}
+	}
+	for name := range memoryRatioExceptions {
+		if _, ok := c.Lookup(name); !ok {
+			t.Errorf("memory ratio exception %s is not in the catalog", name)
 		}
 	}
 }
@@ -209,7 +269,7 @@ func TestNewOverrides(t *testing.T) {
 			key:      "ml.p4d.24xlarge",
 			override: Override{MemoryGiB: ptr(1100.5), EFA: ptr(int64(2))},
 			want: InstanceType{Name: "ml.p4d.24xlarge", Accelerators: 8, AcceleratorType: "A100 40GB", AcceleratorResource: gpuRes,
-				VCPU: 96, MemoryGiB: 1100.5, EFA: 2, MIGProfiles: wantMIGp4d, Source: SourceProvider},
+				VCPU: 96, MemoryGiB: 1100.5, EFA: 2, MIGProfiles: nvidiaMIG["A100 40GB"], Source: SourceProvider},
 		},
 		{
 			name:     "an empty MIG list replaces the built-in one",
@@ -343,8 +403,8 @@ func TestNewOverridesKeepBuiltinCatalog(t *testing.T) {
 	if _, ok := Builtin().Lookup("ml.x9.xlarge"); ok {
 		t.Error("Builtin() gained a provider-only type")
 	}
-	if got := len(c.Names()); got != len(referenceTable)+1 {
-		t.Errorf("len(Names()) = %d, want %d", got, len(referenceTable)+1)
+	if got := len(c.Names()); got != len(Builtin().Names())+1 {
+		t.Errorf("len(Names()) = %d, want %d", got, len(Builtin().Names())+1)
 	}
 	if nc, errs := New(nil); len(errs) != 0 || !slices.Equal(nc.Names(), Builtin().Names()) {
 		t.Errorf("New(nil) = %v, %v; want the built-in names and no errors", nc.Names(), errs)

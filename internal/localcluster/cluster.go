@@ -111,6 +111,7 @@ type Cluster struct {
 	logs       []*os.File
 	cancel     context.CancelFunc
 	done       chan struct{}
+	finalizer  *namespaceFinalizer // nil when disabled
 	tempWork   bool
 	stopOnce   sync.Once
 	stopResult error
@@ -381,6 +382,7 @@ func (c *Cluster) startNamespaceFinalizer(disabled bool) error {
 	if err != nil {
 		return err
 	}
+	c.finalizer = nf
 	go func() {
 		defer close(c.done)
 		nf.run(bgCtx)

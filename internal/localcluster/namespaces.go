@@ -60,6 +60,17 @@ type namespaceFinalizer struct {
 
 	seen   sync.Map // namespace name -> seenAt
 	checks sync.Map // schema.GroupVersionResource -> *resourceCheck
+	// held counts, per namespace name, the syncs that left it Terminating (*atomic.Int64):
+	// what a test waits on to know the finalizer has decided, not how long it has had.
+	held sync.Map
+}
+
+// heldSyncs returns how many syncs have left the namespace name Terminating so far.
+func (f *namespaceFinalizer) heldSyncs(name string) int64 {
+	if n, ok := f.held.Load(name); ok {
+		return n.(*atomic.Int64).Load()
+	}
+	return 0
 }
 
 // seenAt is when a namespace was first seen Terminating.
@@ -153,6 +164,10 @@ func (f *namespaceFinalizer) run(ctx context.Context) {
 					return
 				}
 				done, err := f.sync(ctx, store, name)
+				if !done {
+					n, _ := f.held.LoadOrStore(name, new(atomic.Int64))
+					n.(*atomic.Int64).Add(1)
+				}
 				switch {
 				case ctx.Err() != nil:
 				case err != nil || !done:

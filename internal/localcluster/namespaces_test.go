@@ -38,16 +38,11 @@ func TestNamespaceDeletion(t *testing.T) {
 	}
 
 	t.Run("empty namespace", func(t *testing.T) {
-		var took []time.Duration
+		// How fast is for `make bench`; here only that each one goes.
 		for i := range 5 {
 			name := fmt.Sprintf("nsdel-empty-%d", i)
 			createNamespace(t, cs, name, nil)
-			took = append(took, deleteAndWait(t, cs, name, 5*time.Second))
-		}
-		slices.Sort(took)
-		t.Logf("deletion of an empty namespace took %v", took)
-		if median := took[len(took)/2]; median > 250*time.Millisecond {
-			t.Errorf("median deletion time of an empty namespace %v, want < 250ms (all: %v)", median, took)
+			deleteAndWait(t, cs, name, time.Minute)
 		}
 	})
 
@@ -121,22 +116,18 @@ func TestNamespaceDeletion(t *testing.T) {
 		if err := cs.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		// The ConfigMap is deleted but stays, and so does the namespace, for a while.
-		deadline := time.Now().Add(5 * time.Second)
-		for {
+		// The ConfigMap is deleted but stays, and so does the namespace.
+		waitFor(t, "the ConfigMap with a finalizer to be deleted", func() bool {
 			got, err := cms.Get(ctx, cm.Name, metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.DeletionTimestamp != nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("ConfigMap with a finalizer not deleted")
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		time.Sleep(1500 * time.Millisecond) // past the longest retry backoff
+			return got.DeletionTimestamp != nil
+		})
+		// Two more syncs that left the namespace: the second began after the ConfigMap was
+		// seen deleted, so it decided on the namespace as it is now.
+		held := c.finalizer.heldSyncs(name)
+		waitFor(t, "the finalizer to decide on the namespace again", func() bool { return c.finalizer.heldSyncs(name) >= held+2 })
 		ns, err := cs.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatalf("namespace with an object being finalized: %v", err)
@@ -150,11 +141,7 @@ func TestNamespaceDeletion(t *testing.T) {
 		if _, err := cms.Patch(ctx, cm.Name, "application/merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		took := waitNamespaceGone(t, cs, name, ns.ResourceVersion, 5*time.Second)
-		t.Logf("namespace gone %v after its last object", took)
-		if took > 2*time.Second {
-			t.Errorf("namespace gone %v after its last object, want < 2s", took)
-		}
+		waitNamespaceGone(t, cs, name, ns.ResourceVersion, time.Minute)
 	})
 
 }
@@ -318,10 +305,10 @@ func configMap(ns, name string, deleting bool) *corev1.ConfigMap {
 	return cm
 }
 
-// waitFor polls cond every few milliseconds for up to 5 s.
+// waitFor polls cond every few milliseconds for up to 30 s, a bound for a hang only.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -512,15 +499,14 @@ func TestNamespaceFinalizerStopsPromptly(t *testing.T) {
 		defer close(done)
 		ff.run(ctx)
 	}()
-	time.Sleep(100 * time.Millisecond)
-	start := time.Now()
+	// Cancelled while busy: some namespaces are already being retried.
+	waitFor(t, "the finalizer to retry a namespace", func() bool { return ff.heldSyncs("held-000")+ff.heldSyncs("held-199") > 0 })
 	cancel()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("run did not return after its context was cancelled")
 	}
-	t.Logf("run returned %v after cancel", time.Since(start))
 	// Nothing it started is left (the delaying queue's loop ends just after ShutDown).
 	waitFor(t, "goroutines to end", func() bool { return goruntime.NumGoroutine() <= before })
 }

@@ -408,7 +408,7 @@ func TestAccAdmission_priorityPreemption(t *testing.T) {
 				if _, err := workloadOf("e2e-prio-never", "high", pendingForQuota, time.Minute); err != nil {
 					return err
 				}
-				if err := stillAdmitted("e2e-prio-never", "low"); err != nil {
+				if err := stillAdmitted("e2e-prio-never", "low", "e2e-prio-never", "high"); err != nil {
 					return fmt.Errorf("with preempt_team_tasks = Never: %w", err)
 				}
 				return nil

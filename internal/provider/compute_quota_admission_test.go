@@ -249,6 +249,40 @@ func pendingForQuota(w *unstructured.Unstructured) bool {
 	return s == "False" && reason == "Pending"
 }
 
+// heldBecause returns a predicate: Kueue has decided not to admit the workload as it is now,
+// for a reason whose message contains one of why (case-insensitive). Its QuotaReserved
+// condition is False and was written for the workload's current generation; Kueue rewrites
+// it whenever it decides again. A check of what Kueue did not do (admit, preempt) is made on
+// a workload once this holds, never after a fixed wait: the decision is the proof.
+func heldBecause(why ...string) func(*unstructured.Unstructured) bool {
+	return func(w *unstructured.Unstructured) bool {
+		for _, c := range conditions(w) {
+			if c["type"] != "QuotaReserved" || c["status"] != "False" {
+				continue
+			}
+			if g, ok := c["observedGeneration"].(int64); ok && g != w.GetGeneration() {
+				return false
+			}
+			msg := strings.ToLower(fmt.Sprint(c["message"]))
+			for _, y := range why {
+				if strings.Contains(msg, strings.ToLower(y)) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+}
+
+// pendingWithoutPreemption: the scheduler evaluated the workload and left it pending for
+// lack of quota without preempting anyone. Kueue issues preemptions in the scheduling cycle
+// that decides and then says so in the same message ("Pending the preemption of N
+// workload(s)"), so a workload that has this decision proves no preemption was issued for it.
+func pendingWithoutPreemption(w *unstructured.Unstructured) bool {
+	_, _, msg := condition(w, "QuotaReserved")
+	return pendingForQuota(w) && heldBecause("insufficient")(w) && !strings.Contains(msg, "preemption")
+}
+
 // checkQueueActive checks that Kueue reports the team's ClusterQueue Active.
 func checkQueueActive(t *testing.T, team string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
@@ -465,10 +499,6 @@ func TestAccAdmission_disabledHolds(t *testing.T) {
   cohort           = "e2e-disabled"
   activation_state = %q`, state))
 	}
-	held := func(w *unstructured.Unstructured) bool {
-		s, _, _ := condition(w, "QuotaReserved")
-		return s == "False"
-	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
@@ -481,13 +511,10 @@ func TestAccAdmission_disabledHolds(t *testing.T) {
 						}
 					}()
 					submitJob(t, team, "waits", "ml.g5.12xlarge", gpus("1"))
-					_, err = workloadOf(team, "waits", held, time.Minute)
-					if err != nil {
-						return err
-					}
-					// Held, not admitted a moment later either.
-					time.Sleep(2 * time.Second)
-					w, err := workloadOf(team, "waits", func(*unstructured.Unstructured) bool { return true }, time.Minute)
+					// Held by Kueue's decision that the queue is stopped (Kueue v0.19; v0.15
+					// calls a stopped queue inactive), which stands until the queue changes.
+					cq := quota.ClusterQueueName(team)
+					w, err := workloadOf(team, "waits", heldBecause("ClusterQueue "+cq+" is stopped", "ClusterQueue "+cq+" is inactive"), time.Minute)
 					if err == nil && admitted(w) {
 						return fmt.Errorf("a Disabled quota admitted a workload")
 					}
@@ -548,14 +575,8 @@ func TestAccAdmission_selectorCPUAndMIG(t *testing.T) {
 				if _, err := acc.clientset.BatchV1().Jobs(lq.Namespace).Create(context.Background(), job, metav1.CreateOptions{}); err != nil {
 					return err
 				}
-				if _, err := workloadOf("e2e-intruder", "sneaky", func(w *unstructured.Unstructured) bool {
-					s, _, _ := condition(w, "QuotaReserved")
-					return s == "False"
-				}, time.Minute); err != nil {
-					return err
-				}
-				time.Sleep(2 * time.Second)
-				if w, err := workloadOf("e2e-intruder", "sneaky", func(*unstructured.Unstructured) bool { return true }, time.Minute); err != nil || admitted(w) {
+				// Kueue's scheduler decides on the namespace selector before any quota.
+				if w, err := workloadOf("e2e-intruder", "sneaky", heldBecause("namespace doesn't match ClusterQueue selector"), time.Minute); err != nil || admitted(w) {
 					return fmt.Errorf("a workload from another namespace was admitted by the team's queue (%v)", err)
 				}
 
@@ -1007,7 +1028,7 @@ func TestAccAdmission_fairShareWeightZero(t *testing.T) {
 				if _, err := workloadOf("e2e-fs1-big", "big", pendingForQuota, time.Minute); err != nil {
 					return fmt.Errorf("weight 1: %w", err)
 				}
-				if err := stillAdmitted("e2e-fs1-small", "small"); err != nil {
+				if err := stillAdmitted("e2e-fs1-small", "small", "e2e-fs1-big", "big"); err != nil {
 					return fmt.Errorf("weight 1: %w", err)
 				}
 				return nil
@@ -1085,10 +1106,13 @@ func TestAccAdmission_docExamplesActive(t *testing.T) {
 	})
 }
 
-// stillAdmitted waits a moment in which Kueue could (wrongly) preempt the job, then checks that
-// it keeps its admission.
-func stillAdmitted(team, job string) error {
-	time.Sleep(3 * time.Second)
+// stillAdmitted waits until Kueue has decided to leave the contender pending without
+// preempting anyone, then checks that the job, admitted before the contender arrived, keeps
+// its admission.
+func stillAdmitted(team, job, contenderTeam, contender string) error {
+	if _, err := workloadOf(contenderTeam, contender, pendingWithoutPreemption, time.Minute); err != nil {
+		return err
+	}
 	w, err := workloadOf(team, job, func(*unstructured.Unstructured) bool { return true }, 10*time.Second)
 	if err != nil {
 		return err

@@ -862,8 +862,14 @@ func TestAccComputeQuota_createWaitsForDeletion(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					// Released while the create waits: it goes on as soon as the queue is gone.
-					go func() { time.Sleep(time.Second); release() }()
+					// Released once the create provably waits: it goes on as soon as the queue
+					// is gone.
+					go func() {
+						if !waitBlockedIn(blockedInQueueGone, 2*time.Minute) {
+							t.Error("the create did not wait for the queue being deleted")
+						}
+						release()
+					}()
 				},
 				Config: acctest.Quota(team).Body(`
   resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]

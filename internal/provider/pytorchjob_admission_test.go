@@ -165,12 +165,9 @@ func checkPyTorchJobAdmission(w *unstructured.Unstructured, priorityClass string
 }
 
 // waitPyTorchJobSuspend waits until the team's PyTorchJob has runPolicy.suspend = want: Kueue
-// unsuspends an admitted job and leaves a pending one suspended. A pending job is checked after a
-// moment in which Kueue could (wrongly) start it.
+// unsuspends an admitted job and leaves a pending one suspended. The caller checks a pending
+// job once Kueue has decided its workload pending: Kueue unsuspends a job only on admission.
 func waitPyTorchJobSuspend(team, job string, want bool) error {
-	if want {
-		time.Sleep(2 * time.Second)
-	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		u, err := acc.dynamic.Resource(acctest.PyTorchJobs).Namespace(quota.NamespaceName(team)).Get(context.Background(), job, metav1.GetOptions{})

@@ -128,10 +128,24 @@ resource "hyperpod_compute_quota" %[1]q {
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
-					// The first create request is held long enough for the other resource's
-					// check to run before the API answers it: without the claim, both would
-					// pass the check and create.
-					tg.Emulator.BeforeNext("CreateComputeQuota", func() { time.Sleep(2 * time.Second) })
+					// The first create request is held until the other resource's create is
+					// provably waiting for the team's claim: without the claim, both would pass
+					// the check and create, and the second request would reach the API while
+					// the first is held.
+					held := newGate(t)
+					tg.Emulator.BeforeNext("CreateComputeQuota", held.Hold)
+					go func() {
+						defer held.Open()
+						select {
+						case <-held.Arrived():
+						case <-time.After(5 * time.Minute):
+							t.Error("no create request reached the API")
+							return
+						}
+						if !waitBlockedIn(blockedInQuotaClaim, 2*time.Minute) {
+							t.Error("while the first create request was held, the other create of the team did not wait for its claim")
+						}
+					}()
 				},
 				Config:      twice,
 				ExpectError: regexp.MustCompile(`(?s)SageMaker compute quota "tg-twice-(first|second)" \(id [a-z0-9]{12}\)\s+already\s+exists`),

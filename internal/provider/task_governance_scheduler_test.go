@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -150,18 +149,33 @@ func TestAccTaskGovernance_schedulerConfigCreateFailed(t *testing.T) {
 // which exists, is saved tainted and replaced by the next apply.
 func TestAccTaskGovernance_schedulerConfigTimeouts(t *testing.T) {
 	tg := acctest.RequireTaskGovernance(t)
+	// The API does not answer the create's first Describe until the step has failed, however
+	// long the 2 s take on a busy machine.
+	unanswered := newGate(t)
 	resource.Test(t, tgSchedulerCase(tg, []resource.TestStep{
 		{
 			PreConfig: func() {
-				tg.Emulator.BeforeNext("DescribeClusterSchedulerConfig", func() { time.Sleep(8 * time.Second) })
+				tg.Emulator.BeforeNext("DescribeClusterSchedulerConfig", unanswered.Hold)
 			},
 			Config:      tgSchedulerHCL(tg, 100, `timeouts { create = "2s" }`),
 			ExpectError: regexp.MustCompile(`(?s)SageMaker\s+cluster\s+scheduler\s+config.*deadline\s+exceeded`),
 		},
 		// Time enough for the emulator's polls (a create takes a few seconds).
-		tgSchedulerReplaced(tg, tgSchedulerHCL(tg, 100, `timeouts { create = "5m" }`),
-			statecheck.ExpectKnownValue(tgSchedulerConfig, tfjsonpath.New("timeouts").AtMapKey("create"), knownvalue.StringExact("5m"))),
+		tgStepAfter(unanswered.Open, tgSchedulerReplaced(tg, tgSchedulerHCL(tg, 100, `timeouts { create = "5m" }`),
+			statecheck.ExpectKnownValue(tgSchedulerConfig, tfjsonpath.New("timeouts").AtMapKey("create"), knownvalue.StringExact("5m")))),
 	}))
+}
+
+// tgStepAfter is step with first run before its PreConfig.
+func tgStepAfter(first func(), step resource.TestStep) resource.TestStep {
+	pre := step.PreConfig
+	step.PreConfig = func() {
+		first()
+		if pre != nil {
+			pre()
+		}
+	}
+	return step
 }
 
 // tgSchedulerReplaced is the step after a create that was saved tainted: config replaces the

@@ -118,10 +118,10 @@ func TestAccTaskGovernance_quotaLifecycle(t *testing.T) {
 			},
 			{Config: cfg(3), Check: func(*terraform.State) error { return tgClusterQueueHolds(tg, team, "nvidia.com/gpu", "3") }},
 			{ResourceName: tgQuota, ImportState: true, ImportStateId: team, ImportStateVerify: true,
-				ImportStateVerifyIgnore: []string{"owner_id", "timeouts", "drift"}},
+				ImportStateVerifyIgnore: []string{"timeouts", "drift"}},
 			{ResourceName: tgQuota, ImportState: true, ImportStateIdFunc: func(*terraform.State) (string, error) {
 				return emulatorQuota(t, tg, team).ID, nil
-			}, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"owner_id", "timeouts", "drift"}},
+			}, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts", "drift"}},
 			{
 				// A delete the API fails (DeleteFailed) is an error carrying its FailureReason, not
 				// the Kubernetes path's finalizer story.
@@ -604,7 +604,7 @@ data "hyperpod_instance_type_capacity" "c5" {
 		Steps: []resource.TestStep{
 			{Config: cfg},
 			{ResourceName: tgQuota, ImportState: true, ImportStateId: "tg-iam", ImportStateVerify: true,
-				ImportStateVerifyIgnore: []string{"owner_id", "timeouts", "drift"}},
+				ImportStateVerifyIgnore: []string{"timeouts", "drift"}},
 		},
 		CheckDestroy: func(*terraform.State) error {
 			called := tg.Emulator.IAMActions()
@@ -665,7 +665,7 @@ func TestAccTaskGovernanceAWS_quota(t *testing.T) {
 				statecheck.ExpectKnownValue(tgQuota, tfjsonpath.New("quota_id"), knownvalue.StringRegexp(tgQuotaID)),
 			}},
 			{ResourceName: tgQuota, ImportState: true, ImportStateId: team, ImportStateVerify: true,
-				ImportStateVerifyIgnore: []string{"owner_id", "timeouts", "drift"}},
+				ImportStateVerifyIgnore: []string{"timeouts", "drift"}},
 		},
 	})
 }

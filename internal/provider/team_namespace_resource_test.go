@@ -770,8 +770,16 @@ func TestAccTeamNamespace_createWaitsForDeletion(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)Namespace is being deleted.*` + tnsPhrase(`finalizers [`+finalizer+`]`)),
 			},
 			{
-				// Released while the create waits: it goes on as soon as the namespace is gone.
-				PreConfig: func() { go func() { time.Sleep(time.Second); release() }() },
+				// Released once the create provably waits: it goes on as soon as the namespace
+				// is gone.
+				PreConfig: func() {
+					go func() {
+						if !waitBlockedIn(blockedInNamespaceGone, 2*time.Minute) {
+							t.Error("the create did not wait for the namespace being deleted")
+						}
+						release()
+					}()
+				},
 				Config: acctest.TeamNamespace(team).Body(`  timeouts {
     create = "1m"
   }`).HCL(),
