@@ -152,6 +152,9 @@ type PriorityClasses interface {
 	Drift(c *StoredPriorityClass, class, owner string) []string
 	// Ref names the object that holds a class, in messages and claims.
 	Ref(class string) ObjectRef
+	// OwnedElsewhere words why a create of class stops at existing, which another manager
+	// owns; importCommand is the command that takes it over.
+	OwnedElsewhere(existing *StoredPriorityClass, class, importCommand string) Problem
 }
 
 // SchedulerConfigs stores the cluster's scheduling policy as one object, where the store holds

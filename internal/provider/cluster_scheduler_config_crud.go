@@ -107,13 +107,8 @@ func (r *clusterSchedulerConfigResource) create(ctx context.Context, i int, c qu
 			return claimOK
 		}
 		if existing != nil {
-			diags.AddAttributeError(classAttr(i), o.Kind+" already exists", fmt.Sprintf(
-				"%s %q already exists and is managed by %s, so this resource will not take it over. "+
-					"To manage it here, import the classes this resource declares, which takes them over explicitly:\n\n"+
-					"  terraform import %s.<name> %s\n\n"+
-					"or remove priority class %q from this resource. On a cluster with HyperPod task governance, the "+
-					"cluster policy belongs to the AWS API (CreateClusterSchedulerConfig) instead.",
-				o.Kind, o.Name, existing.Owner.Description, schedulerConfigResourceKind, c.Name, c.Name))
+			p := r.classes().OwnedElsewhere(existing, c.Name, fmt.Sprintf("terraform import %s.<name> %s", schedulerConfigResourceKind, c.Name))
+			diags.AddAttributeError(classAttr(i), p.Summary, p.Detail)
 			return claimFailed
 		}
 	}

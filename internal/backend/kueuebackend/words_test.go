@@ -96,3 +96,17 @@ func TestNotDeletedAndHolding(t *testing.T) {
 		t.Errorf("Holding = %q, want %q", r.Holding, want)
 	}
 }
+
+// A class another manager owns is refused with its object, its owner and the import that takes it over.
+func TestPriorityClassOwnedElsewhere(t *testing.T) {
+	existing := &backend.StoredPriorityClass{Record: backend.Record{Owner: backend.Ownership{Description: "another tool"}}}
+	got := (&priorityClasses{}).OwnedElsewhere(existing, "training", "terraform import hyperpod_cluster_scheduler_config.<name> training")
+	want := `WorkloadPriorityClass "training-priority" already exists and is managed by another tool, so this resource will not take it over. ` +
+		"To manage it here, import the classes this resource declares, which takes them over explicitly:\n\n" +
+		"  terraform import hyperpod_cluster_scheduler_config.<name> training\n\n" +
+		`or remove priority class "training" from this resource. On a cluster with HyperPod task governance, the ` +
+		"cluster policy belongs to the AWS API (CreateClusterSchedulerConfig) instead."
+	if got.Summary != "WorkloadPriorityClass already exists" || got.Detail != want {
+		t.Errorf("OwnedElsewhere = %q: %q\nwant detail %q", got.Summary, got.Detail, want)
+	}
+}
