@@ -206,7 +206,7 @@ func (f *faults) decide(seed uint64, op string, body []byte) FaultKind {
 	f.seen[key]++
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(strconv.FormatUint(seed, 10) + "\x00" + key + "\x00" + strconv.Itoa(n)))
-	u := float64(h.Sum64()>>11) / (1 << 53)
+	u := float64(mix(h.Sum64())>>11) / (1 << 53)
 	for _, c := range []struct {
 		rate float64
 		kind FaultKind
@@ -217,6 +217,14 @@ func (f *faults) decide(seed uint64, op string, body []byte) FaultKind {
 		u -= c.rate
 	}
 	return ""
+}
+
+// mix is SplitMix64's finalizer: FNV-1a spreads a change in the last bytes (the request count)
+// only into the low bits, which would give every retry of a request the same fault.
+func mix(z uint64) uint64 {
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
 }
 
 // objectKey is the object a request body names (its ID, or its name for a create), "" for a

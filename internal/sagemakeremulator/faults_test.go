@@ -446,6 +446,20 @@ func TestInjectFaults(t *testing.T) {
 		}
 		return kinds
 	}
+	// The retries of one request draw anew: a request about the same object is not doomed.
+	e := start(t, sagemakeremulator.Options{})
+	c := client(e)
+	e.InjectFaults(sagemakeremulator.FaultRates{ServerErrorBefore: 0.5})
+	failed := 0
+	for range 40 {
+		if _, err := c.ListComputeQuotas(context.Background(), &sagemaker.ListComputeQuotasInput{}); err != nil {
+			failed++
+		}
+	}
+	if failed < 10 || failed > 30 {
+		t.Errorf("%d of 40 repeats of one List failed at rate 0.5", failed)
+	}
+
 	a, b, other := run(3), run(3), run(4)
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("seed 3 injected differently:\n%v\n%v", a, b)
