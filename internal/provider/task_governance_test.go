@@ -243,10 +243,10 @@ func TestAccTaskGovernance_createFailed(t *testing.T) {
 	})
 }
 
-// A create that SageMaker answers with a server error is reported in SageMaker's terms: the
-// quota's name, the operation and the API's error code, and that the answer leaves open whether
-// the quota was created; nothing in it speaks of Kubernetes or of a read-back that was never
-// sent. The quota is saved tainted, and the next apply creates it.
+// A create that SageMaker answers with a server error every time is looked up after each answer
+// and sent again while nothing is found; the error then says so in SageMaker's terms: the quota's
+// name, the operation, the API's error code and that SageMaker did not create it. Nothing in it
+// speaks of Kubernetes or of a read-back. Nothing is saved, and the next apply creates the quota.
 func TestAccTaskGovernance_createServerError(t *testing.T) {
 	tg := acctest.RequireTaskGovernance(t)
 	team := "tg-5xx"
@@ -263,16 +263,15 @@ func TestAccTaskGovernance_createServerError(t *testing.T) {
 			for _, want := range []string{
 				"Cannot create the SageMaker compute quota",
 				`SageMaker compute quota "` + team + `-quota": SageMaker CreateComputeQuota failed`,
-				"InternalFailure: The request processing has failed because of an unknown error, exception or failure. That answer",
-				"That answer does not say whether SageMaker created the compute quota.",
-				"hyperpod_compute_quota may have been created",
-				`It is not known whether SageMaker compute quota "` + team + `-quota" was created`,
+				"InternalFailure: The request processing has failed because of an unknown error, exception or failure.",
+				"The create was sent 5 times without an answer, and each look-up afterwards found no compute quota: " +
+					"SageMaker did not create it.",
 			} {
 				if !strings.Contains(failed, want) {
 					return fmt.Errorf("the error does not say %q: %s", want, failed)
 				}
 			}
-			for _, absent := range []string{"API server", "ClusterQueue", "finalizer", "Kueue", "reading it back", "read back"} {
+			for _, absent := range []string{"API server", "ClusterQueue", "finalizer", "Kueue", "reading it back", "read back", "may have been created"} {
 				if strings.Contains(failed, absent) {
 					return fmt.Errorf("the error says %q: %s", absent, failed)
 				}
@@ -281,11 +280,13 @@ func TestAccTaskGovernance_createServerError(t *testing.T) {
 		},
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { tg.Emulator.ServerErrorNext(1, "CreateComputeQuota") },
+				// Every create is answered with a server error: each look-up after one finds nothing.
+				PreConfig: func() { tg.Emulator.ServerErrorNext(1000, "CreateComputeQuota") },
 				Config:    cfg,
 			},
 			{
 				PreConfig: func() {
+					tg.Emulator.ServerErrorNext(0)
 					if failed == "" {
 						t.Fatal("the create SageMaker answered with a server error did not fail")
 					}

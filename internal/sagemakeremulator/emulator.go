@@ -34,8 +34,9 @@
 //
 // # Test controls
 //
-// Faults (throttling, server errors, failed transitions), changes made "outside Terraform",
-// and the record of every call (for request counts and IAM policy checks) are in faults.go.
+// Faults (throttling, server errors before or after the operation acts, lost answers, failed
+// transitions), changes made "outside Terraform", and the record of every call (for request
+// counts and IAM policy checks) are in faults.go.
 package sagemakeremulator
 
 import (
@@ -71,7 +72,7 @@ type Options struct {
 	// DefaultMaxResults is the page size of a List call without MaxResults; zero means 10.
 	// AWS documents no default (emulator's choice).
 	DefaultMaxResults int
-	// Seed makes generated IDs and the throttling share reproducible.
+	// Seed makes generated IDs and the injected faults (InjectFaults) reproducible.
 	Seed uint64
 	// Now replaces the clock; nil means time.Now.
 	Now func() time.Time
@@ -289,6 +290,8 @@ type Call struct {
 	Status    int
 	// ErrorCode is the error answered, "" on success.
 	ErrorCode string
+	// Fault is the fault injected into this call, "" when none; a lost answer has Status 0.
+	Fault FaultKind
 }
 
 // ServeHTTP answers one awsJson1_1 request.
@@ -302,8 +305,15 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if before != nil {
 		before()
 	}
-	out, aerr := e.serve(r, op)
-	call := Call{Operation: op, Time: start, Status: http.StatusOK}
+	out, aerr, fault := e.serve(r, op)
+	call := Call{Operation: op, Time: start, Status: http.StatusOK, Fault: fault}
+	switch fault {
+	case FaultServerErrorAfter:
+		out, aerr = nil, errInternal
+	case FaultLostAnswer:
+		e.loseAnswer(w, call)
+		return
+	}
 	w.Header().Set("Content-Type", "application/x-amz-json-1.1")
 	w.Header().Set("X-Amzn-Requestid", fmt.Sprintf("%08x-emulated", start.UnixNano()&0xffffffff))
 	var body []byte
@@ -324,35 +334,55 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
-// serve checks the protocol, applies injected faults and runs the operation.
-func (e *Emulator) serve(r *http.Request, op string) (any, *apiError) {
+// loseAnswer records call and closes its connection without an answer.
+func (e *Emulator) loseAnswer(w http.ResponseWriter, call Call) {
+	call.Status = 0
+	e.mu.Lock()
+	e.calls = append(e.calls, call)
+	e.mu.Unlock()
+	if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+		_ = conn.Close()
+		return
+	}
+	panic(http.ErrAbortHandler) // no hijacking (HTTP/2): the server resets the stream
+}
+
+// serve checks the protocol, applies injected faults and runs the operation. after is a fault
+// to inject once the operation has acted.
+func (e *Emulator) serve(r *http.Request, op string) (_ any, _ *apiError, after FaultKind) {
 	if r.Method != http.MethodPost || r.URL.Path != "/" {
-		return nil, invalidAction("awsJson1_1 requests are POST /, not %s %s", r.Method, r.URL.Path)
+		return nil, invalidAction("awsJson1_1 requests are POST /, not %s %s", r.Method, r.URL.Path), ""
 	}
 	target := r.Header.Get("X-Amz-Target")
 	handler, known := operations[op]
 	if !strings.HasPrefix(target, "SageMaker.") || !known {
-		return nil, invalidAction("X-Amz-Target %q is not an operation this emulator serves", target)
+		return nil, invalidAction("X-Amz-Target %q is not an operation this emulator serves", target), ""
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "application/x-amz-json-1.1" {
-		return nil, invalidAction("Content-Type must be application/x-amz-json-1.1, not %q", ct)
+		return nil, invalidAction("Content-Type must be application/x-amz-json-1.1, not %q", ct), ""
 	}
 	auth := r.Header.Get("Authorization")
 	if auth == "" {
-		return nil, errMissingToken
+		return nil, errMissingToken, ""
 	}
 	if !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 ") {
-		return nil, errIncompleteSignature
+		return nil, errIncompleteSignature, ""
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		return nil, validationError("cannot read the request body: " + err.Error())
+		return nil, validationError("cannot read the request body: " + err.Error()), ""
 	}
-	if fault := e.injectedFault(op, body); fault != nil {
-		return nil, fault
+	switch fault := e.injectedFault(op, body); fault {
+	case FaultThrottle:
+		return nil, errThrottled, fault
+	case FaultServerErrorBefore:
+		return nil, errInternal, fault
+	default:
+		after = fault
 	}
 	ctx := context.WithoutCancel(r.Context())
-	return handler(e, ctx, body)
+	out, aerr := handler(e, ctx, body)
+	return out, aerr, after
 }
 
 // decode reads a request body into in; a body that does not fit the shape is a

@@ -15,12 +15,17 @@ type faults struct {
 	transitions map[[2]string]string
 	throttle    requestFault
 	serverError requestFault
-	// throttleRate and throttleOps: the share of requests of throttleOps (all when empty) that
-	// are throttled, decided by a hash of the seed (see injectedFault).
-	throttleRate float64
-	throttleOps  []string
+	// serverErrorAfter and lostAnswer act on the next requests, then fail to answer them.
+	serverErrorAfter requestFault
+	lostAnswer       requestFault
+	// rates and rateOps: the share of requests of rateOps (all when empty) that get each
+	// fault, decided by a hash of the seed (see injectedFault).
+	rates   FaultRates
+	rateOps []string
 	// seen counts earlier requests per operation and object, the input of the hash.
 	seen map[string]int
+	// injected records every fault injected, in order.
+	injected []InjectedFault
 	// before runs once, before the next request of its operation is served.
 	before map[string]func()
 }
@@ -96,40 +101,130 @@ func (e *Emulator) ServerErrorNext(n int, ops ...string) {
 	e.faults.serverError = requestFault{n, ops}
 }
 
-// ThrottleRate throttles a share rate (0 to 1) of the requests of ops (all when none is given).
-// Whether a request is throttled depends only on Options.Seed, its operation, the object its
-// body names and how many such requests came before, so a run repeats whatever the order in
-// which concurrent requests arrive.
-func (e *Emulator) ThrottleRate(rate float64, ops ...string) {
+// ServerErrorAfterNext serves the next n requests of ops (every operation when none is given),
+// then answers them with InternalFailure, HTTP 500: the operation took effect, its answer says
+// it failed.
+func (e *Emulator) ServerErrorAfterNext(n int, ops ...string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.faults.throttleRate, e.faults.throttleOps = rate, ops
+	e.faults.serverErrorAfter = requestFault{n, ops}
 }
 
-// injectedFault decides whether a request of op gets an injected error instead of an answer.
-func (e *Emulator) injectedFault(op string, body []byte) *apiError {
+// LoseAnswerNext serves the next n requests of ops (every operation when none is given), then
+// closes their connections without an answer: the operation took effect, the caller never
+// hears so.
+func (e *Emulator) LoseAnswerNext(n int, ops ...string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.faults.lostAnswer = requestFault{n, ops}
+}
+
+// FaultKind is a kind of injected fault.
+type FaultKind string
+
+// The fault kinds: the first two answer before the operation acts, the last two after.
+const (
+	// FaultThrottle answers ThrottlingException, HTTP 400.
+	FaultThrottle FaultKind = "throttle"
+	// FaultServerErrorBefore answers InternalFailure, HTTP 500, without acting.
+	FaultServerErrorBefore FaultKind = "server error before acting"
+	// FaultServerErrorAfter acts, then answers InternalFailure, HTTP 500.
+	FaultServerErrorAfter FaultKind = "server error after acting"
+	// FaultLostAnswer acts, then closes the connection without an answer.
+	FaultLostAnswer FaultKind = "lost answer"
+)
+
+// FaultRates are the shares (0 to 1, summing to at most 1) of requests that get each fault.
+type FaultRates struct {
+	Throttle, ServerErrorBefore, ServerErrorAfter, LostAnswer float64
+}
+
+// InjectedFault is one fault the emulator injected.
+type InjectedFault struct {
+	Operation string
+	// Object is what the request body names (an ID, or the name of a create), "" for a List.
+	Object string
+	Kind   FaultKind
+}
+
+// ThrottleRate throttles a share rate (0 to 1) of the requests of ops (all when none is given);
+// it is InjectFaults with only Throttle.
+func (e *Emulator) ThrottleRate(rate float64, ops ...string) {
+	e.InjectFaults(FaultRates{Throttle: rate}, ops...)
+}
+
+// InjectFaults gives shares of the requests of ops (all when none is given) each fault of r;
+// a new call replaces the old, FaultRates{} ends it. Whether a request gets a fault, and which,
+// depends only on Options.Seed, its operation, the object its body names and how many such
+// requests came before, so a run repeats whatever the order in which concurrent requests
+// arrive.
+func (e *Emulator) InjectFaults(r FaultRates, ops ...string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.faults.rates, e.faults.rateOps = r, ops
+}
+
+// Injected returns every fault injected since Start, in order.
+func (e *Emulator) Injected() []InjectedFault {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]InjectedFault(nil), e.faults.injected...)
+}
+
+// injectedFault decides whether a request of op gets an injected fault, and records it.
+func (e *Emulator) injectedFault(op string, body []byte) FaultKind {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	f := &e.faults
+	kind := f.decide(e.opts.Seed, op, body)
+	if kind != "" {
+		f.injected = append(f.injected, InjectedFault{Operation: op, Object: objectKey(body), Kind: kind})
+	}
+	return kind
+}
+
+func (f *faults) decide(seed uint64, op string, body []byte) FaultKind {
 	switch {
 	case f.throttle.take(op):
-		return errThrottled
+		return FaultThrottle
 	case f.serverError.take(op):
-		return errInternal
-	case f.throttleRate > 0 && (len(f.throttleOps) == 0 || slices.Contains(f.throttleOps, op)):
-		key := op + "\x00" + objectKey(body)
-		if f.seen == nil {
-			f.seen = map[string]int{}
-		}
-		n := f.seen[key]
-		f.seen[key]++
-		h := fnv.New64a()
-		_, _ = h.Write([]byte(strconv.FormatUint(e.opts.Seed, 10) + "\x00" + key + "\x00" + strconv.Itoa(n)))
-		if float64(h.Sum64()>>11)/(1<<53) < f.throttleRate {
-			return errThrottled
-		}
+		return FaultServerErrorBefore
+	case f.serverErrorAfter.take(op):
+		return FaultServerErrorAfter
+	case f.lostAnswer.take(op):
+		return FaultLostAnswer
 	}
-	return nil
+	r := f.rates
+	if r == (FaultRates{}) || len(f.rateOps) > 0 && !slices.Contains(f.rateOps, op) {
+		return ""
+	}
+	key := op + "\x00" + objectKey(body)
+	if f.seen == nil {
+		f.seen = map[string]int{}
+	}
+	n := f.seen[key]
+	f.seen[key]++
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(strconv.FormatUint(seed, 10) + "\x00" + key + "\x00" + strconv.Itoa(n)))
+	u := float64(mix(h.Sum64())>>11) / (1 << 53)
+	for _, c := range []struct {
+		rate float64
+		kind FaultKind
+	}{{r.Throttle, FaultThrottle}, {r.ServerErrorBefore, FaultServerErrorBefore}, {r.ServerErrorAfter, FaultServerErrorAfter}, {r.LostAnswer, FaultLostAnswer}} {
+		if u < c.rate {
+			return c.kind
+		}
+		u -= c.rate
+	}
+	return ""
+}
+
+// mix is SplitMix64's finalizer: FNV-1a spreads a change in the last bytes (the request count)
+// only into the low bits, which would give every retry of a request the same fault.
+func mix(z uint64) uint64 {
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
 }
 
 // objectKey is the object a request body names (its ID, or its name for a create), "" for a

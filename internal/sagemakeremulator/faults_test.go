@@ -348,6 +348,137 @@ func TestServerErrors(t *testing.T) {
 	}
 }
 
+// The faults after acting: the operation takes effect, then its answer is a 500 or never comes.
+func TestFaultsAfterActing(t *testing.T) {
+	ctx := context.Background()
+	e := start(t, sagemakeremulator.Options{})
+	c := client(e)
+
+	e.ServerErrorAfterNext(1, "CreateComputeQuota")
+	if _, err := c.ListComputeQuotas(ctx, &sagemaker.ListComputeQuotasInput{}); err != nil {
+		t.Fatalf("an operation not named got the fault: %v", err)
+	}
+	_, err := c.CreateComputeQuota(ctx, quotaInput(e, "a-quota", "a"))
+	if errorCode(err) != "InternalFailure" || httpStatus(err) != http.StatusInternalServerError {
+		t.Fatalf("create: %v (HTTP %d), want InternalFailure with HTTP 500", err, httpStatus(err))
+	}
+
+	e.LoseAnswerNext(1, "CreateComputeQuota")
+	_, err = c.CreateComputeQuota(ctx, quotaInput(e, "b-quota", "b"))
+	if err == nil || errorCode(err) != "" || httpStatus(err) != 0 {
+		t.Fatalf("create with its answer lost: %v (code %q, HTTP %d), want an error without an answer", err, errorCode(err), httpStatus(err))
+	}
+	var names []string
+	for _, q := range e.Quotas() {
+		names = append(names, q.Name)
+	}
+	if want := []string{"a-quota", "b-quota"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("stored %v, want both creates applied: %v", names, want)
+	}
+	if _, err := c.CreateComputeQuota(ctx, quotaInput(e, "c-quota", "c")); err != nil {
+		t.Fatalf("the fault outlived its count: %v", err)
+	}
+
+	var faults []sagemakeremulator.FaultKind
+	for _, call := range e.Calls() {
+		if call.Fault != "" {
+			faults = append(faults, call.Fault)
+			if call.Fault == sagemakeremulator.FaultLostAnswer && call.Status != 0 {
+				t.Errorf("a lost answer recorded with HTTP %d", call.Status)
+			}
+		}
+	}
+	want := []sagemakeremulator.FaultKind{sagemakeremulator.FaultServerErrorAfter, sagemakeremulator.FaultLostAnswer}
+	if !reflect.DeepEqual(faults, want) {
+		t.Errorf("calls record faults %v, want %v", faults, want)
+	}
+	injected := e.Injected()
+	if len(injected) != 2 || injected[0] != (sagemakeremulator.InjectedFault{Operation: "CreateComputeQuota", Object: "a-quota", Kind: want[0]}) ||
+		injected[1].Object != "b-quota" || injected[1].Kind != want[1] {
+		t.Errorf("injected %+v, want the two creates' faults", injected)
+	}
+}
+
+// InjectFaults mixes the four kinds by a seeded hash: every kind occurs, the same seed repeats
+// the same faults, and the record matches the answers.
+func TestInjectFaults(t *testing.T) {
+	rates := sagemakeremulator.FaultRates{Throttle: 0.1, ServerErrorBefore: 0.1, ServerErrorAfter: 0.1, LostAnswer: 0.1}
+	run := func(seed uint64) []sagemakeremulator.FaultKind {
+		e := start(t, sagemakeremulator.Options{Seed: seed})
+		c := client(e)
+		e.InjectFaults(rates, "CreateComputeQuota")
+		var kinds []sagemakeremulator.FaultKind
+		for i := range 100 {
+			name := fmt.Sprintf("q%d", i)
+			_, err := c.CreateComputeQuota(context.Background(), quotaInput(e, name+"-quota", name))
+			stored := slices.ContainsFunc(e.Quotas(), func(q sagemakeremulator.ComputeQuota) bool { return q.Name == name+"-quota" })
+			var kind sagemakeremulator.FaultKind
+			switch {
+			case err == nil:
+			case errorCode(err) == "ThrottlingException":
+				kind = sagemakeremulator.FaultThrottle
+			case httpStatus(err) == http.StatusInternalServerError && !stored:
+				kind = sagemakeremulator.FaultServerErrorBefore
+			case httpStatus(err) == http.StatusInternalServerError:
+				kind = sagemakeremulator.FaultServerErrorAfter
+			case errorCode(err) == "" && stored:
+				kind = sagemakeremulator.FaultLostAnswer
+			default:
+				t.Fatalf("create %d: %v (stored %v)", i, err, stored)
+			}
+			if acted := kind == "" || kind == sagemakeremulator.FaultServerErrorAfter || kind == sagemakeremulator.FaultLostAnswer; acted != stored {
+				t.Errorf("create %d (%q): stored %v", i, kind, stored)
+			}
+			kinds = append(kinds, kind)
+		}
+		var recorded []sagemakeremulator.FaultKind
+		for _, f := range e.Injected() {
+			recorded = append(recorded, f.Kind)
+		}
+		var seen []sagemakeremulator.FaultKind
+		for _, k := range kinds {
+			if k != "" {
+				seen = append(seen, k)
+			}
+		}
+		if !reflect.DeepEqual(recorded, seen) {
+			t.Errorf("seed %d: recorded %v, answers showed %v", seed, recorded, seen)
+		}
+		return kinds
+	}
+	// The retries of one request draw anew: a request about the same object is not doomed.
+	e := start(t, sagemakeremulator.Options{})
+	c := client(e)
+	e.InjectFaults(sagemakeremulator.FaultRates{ServerErrorBefore: 0.5})
+	failed := 0
+	for range 40 {
+		if _, err := c.ListComputeQuotas(context.Background(), &sagemaker.ListComputeQuotasInput{}); err != nil {
+			failed++
+		}
+	}
+	if failed < 10 || failed > 30 {
+		t.Errorf("%d of 40 repeats of one List failed at rate 0.5", failed)
+	}
+
+	a, b, other := run(3), run(3), run(4)
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("seed 3 injected differently:\n%v\n%v", a, b)
+	}
+	if reflect.DeepEqual(a, other) {
+		t.Error("seeds 3 and 4 injected the same faults")
+	}
+	counts := map[sagemakeremulator.FaultKind]int{}
+	for _, k := range a {
+		counts[k]++
+	}
+	for _, k := range []sagemakeremulator.FaultKind{sagemakeremulator.FaultThrottle, sagemakeremulator.FaultServerErrorBefore,
+		sagemakeremulator.FaultServerErrorAfter, sagemakeremulator.FaultLostAnswer} {
+		if counts[k] < 2 || counts[k] > 25 {
+			t.Errorf("%d of 100 creates got %q at rate 0.1", counts[k], k)
+		}
+	}
+}
+
 // TestCallRecord counts requests per operation and checks them against an IAM policy.
 func TestCallRecord(t *testing.T) {
 	ctx := context.Background()

@@ -370,16 +370,24 @@ func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner str
 	doc := quota.ComputeQuotaOf(rc)
 	var id, arn string
 	if over == nil {
-		out, err := s.api.CreateComputeQuota(ctx, &sagemaker.CreateComputeQuotaInput{
+		in := &sagemaker.CreateComputeQuotaInput{
 			ClusterArn: aws.String(s.cluster), Name: aws.String(doc.Name), Description: optional(doc.Description),
 			ActivationState: types.ActivationState(doc.ActivationState), ComputeQuotaTarget: sdkTarget(doc), ComputeQuotaConfig: sdkConfig(doc),
 			Tags: sdkTags(rc.Config.Tags),
-		})
+		}
+		c, err := createOnce(ctx, KindComputeQuota, func(ctx context.Context) (created, error) {
+			out, err := s.api.CreateComputeQuota(ctx, in)
+			if err != nil {
+				return created{}, err
+			}
+			return created{aws.ToString(out.ComputeQuotaId), aws.ToString(out.ComputeQuotaArn)}, nil
+		}, func(ctx context.Context) (lookup, error) { return s.findCreated(ctx, doc) },
+			func(err error) error { return requestError(backend.OpCreate, doc.Name, err) })
 		if err != nil {
 			s.releaseOwner(doc.Team, owner)
-			return backend.Record{}, nil, requestError(backend.OpCreate, doc.Name, err)
+			return backend.Record{}, nil, err
 		}
-		id, arn = aws.ToString(out.ComputeQuotaId), aws.ToString(out.ComputeQuotaArn)
+		id, arn = c.id, c.arn
 		s.wrote(doc.Team, id)
 		// Recorded first: a create waiting for the team now finds this quota.
 		s.releaseOwner(doc.Team, owner)
@@ -405,6 +413,13 @@ func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner str
 			ComputeQuotaId: aws.String(id), TargetVersion: aws.Int32(int32(target)), Description: aws.String(doc.Description),
 			ActivationState: types.ActivationState(doc.ActivationState), ComputeQuotaTarget: sdkTarget(doc), ComputeQuotaConfig: sdkConfig(doc),
 		})
+		// A retry of an update that landed is refused (the version moved): read what it left.
+		if sagemakerclient.IsOutcomeUnknown(err) {
+			out, derr := s.api.DescribeComputeQuota(ctx, &sagemaker.DescribeComputeQuotaInput{ComputeQuotaId: aws.String(id)})
+			if derr == nil && updateLanded(out.ComputeQuotaVersion, target, sameDocument(heldDocument(out), doc)) {
+				err = nil
+			}
+		}
 		if err != nil {
 			return *over, nil, requestError(backend.OpApply, id, err)
 		}
@@ -425,6 +440,58 @@ func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner str
 	}
 	written.Tags = rc.Config.Tags
 	return written, nil, nil
+}
+
+// findCreated looks, after a create of doc whose outcome is unknown, for the cluster's quota of
+// doc's name and for other quotas of its team, in one paged ListComputeQuotas. The quota of the
+// name is ours when it targets the team with the document sent (described, for its
+// description); any other quota of the name or the team refuses a second create.
+func (s *teamQuotas) findCreated(ctx context.Context, doc quota.ComputeQuota) (lookup, error) {
+	var named, team []types.ComputeQuotaSummary
+	in := &sagemaker.ListComputeQuotasInput{ClusterArn: aws.String(s.cluster), MaxResults: aws.Int32(100)}
+	for {
+		out, err := s.api.ListComputeQuotas(ctx, in)
+		if err != nil {
+			return lookup{}, err
+		}
+		for _, q := range out.ComputeQuotaSummaries {
+			switch {
+			case !live(q.Status):
+			case aws.ToString(q.Name) == doc.Name:
+				named = append(named, q)
+			case q.ComputeQuotaTarget != nil && aws.ToString(q.ComputeQuotaTarget.TeamName) == doc.Team:
+				team = append(team, q)
+			}
+		}
+		if aws.ToString(out.NextToken) == "" {
+			break
+		}
+		in.NextToken = out.NextToken
+	}
+	if len(named) == 0 {
+		if len(team) > 0 {
+			return lookup{refused: refusedCreate(KindComputeQuota, doc.Name, fmt.Sprintf("compute quota %q (%s) of team %q, under another name",
+				aws.ToString(team[0].Name), aws.ToString(team[0].ComputeQuotaId), doc.Team))}, nil
+		}
+		return lookup{}, nil
+	}
+	id := aws.ToString(named[0].ComputeQuotaId)
+	out, err := s.api.DescribeComputeQuota(ctx, &sagemaker.DescribeComputeQuotaInput{ComputeQuotaId: aws.String(id)})
+	switch {
+	case sagemakerclient.IsNotFound(err):
+		return lookup{}, nil
+	case err != nil:
+		return lookup{}, err
+	case !sameDocument(heldDocument(out), doc):
+		return lookup{refused: refusedCreate(KindComputeQuota, doc.Name, fmt.Sprintf(
+			"compute quota %s of that name holding something else than this create sent", id))}, nil
+	}
+	return lookup{ours: &created{id, aws.ToString(out.ComputeQuotaArn)}}, nil
+}
+
+// heldDocument is the document a quota holds, as DescribeComputeQuota reads it.
+func heldDocument(out *sagemaker.DescribeComputeQuotaOutput) quota.ComputeQuota {
+	return documentOf(aws.ToString(out.Name), aws.ToString(out.Description), out.ActivationState, out.ComputeQuotaTarget, out.ComputeQuotaConfig)
 }
 
 // writeOp is the operation a write's wait belongs to: the create of a new object or the update of over.
@@ -459,7 +526,17 @@ func (s *teamQuotas) RemoveUnusedInputs(context.Context, []string) []backend.Pro
 
 // Delete deletes the quota and waits until the API no longer knows it.
 func (s *teamQuotas) Delete(ctx context.Context, q *backend.Quota) error {
-	if err := sagemakerclient.DeleteSent(s.api.DeleteComputeQuota(ctx, &sagemaker.DeleteComputeQuotaInput{ComputeQuotaId: aws.String(q.ID)})); err != nil {
+	err := sagemakerclient.DeleteSent(s.api.DeleteComputeQuota(ctx, &sagemaker.DeleteComputeQuotaInput{ComputeQuotaId: aws.String(q.ID)}))
+	if sagemakerclient.IsOutcomeUnknown(err) && deleteLanded(func() (types.SchedulerResourceStatus, error) {
+		out, err := s.api.DescribeComputeQuota(ctx, &sagemaker.DescribeComputeQuotaInput{ComputeQuotaId: aws.String(q.ID)})
+		if err != nil {
+			return "", err
+		}
+		return out.Status, nil
+	}) {
+		err = nil
+	}
+	if err != nil {
 		return requestError(backend.OpDelete, q.ID, err)
 	}
 	if _, err := sagemakerclient.WaitComputeQuota(ctx, s.api, s.poll, q.ID, sagemakerclient.Deleted); err != nil {

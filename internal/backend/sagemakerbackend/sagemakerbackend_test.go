@@ -12,6 +12,7 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/retrypolicy"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakerclient"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakeremulator"
 )
@@ -19,8 +20,14 @@ import (
 // newBackend is a run of the backend against e's cluster, with fast polls.
 func newBackend(t *testing.T, e *sagemakeremulator.Emulator) backend.Backend {
 	t.Helper()
+	return newBackendRetrying(t, e, retrypolicy.Settings{})
+}
+
+// newBackendRetrying is newBackend with the client's retries set (zero fields: the defaults).
+func newBackendRetrying(t *testing.T, e *sagemakeremulator.Emulator, retry retrypolicy.Settings) backend.Backend {
+	t.Helper()
 	c, err := sagemakerclient.New(context.Background(), sagemakerclient.Settings{
-		ClusterARN: e.ClusterARN("ml"), Endpoint: e.URL(), AccessKey: "test", SecretKey: "test",
+		ClusterARN: e.ClusterARN("ml"), Endpoint: e.URL(), AccessKey: "test", SecretKey: "test", Retry: retry,
 	})
 	if err != nil {
 		t.Fatal(err)

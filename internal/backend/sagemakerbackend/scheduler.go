@@ -82,17 +82,23 @@ func (s *schedulerConfigs) describe(ctx context.Context, id string) (*backend.Sc
 		return nil, schedulerError(backend.OpRead, id, err)
 	}
 	c := &backend.SchedulerConfig{Record: schedulerRecord(aws.ToString(d.Name), id, aws.ToString(d.ClusterSchedulerConfigArn),
-		d.ClusterSchedulerConfigVersion, d.Status, aws.ToString(d.FailureReason))}
-	if sc := d.SchedulerConfig; sc != nil {
-		c.Policy.FairShare, c.Policy.IdleResourceSharing = string(sc.FairShare), string(sc.IdleResourceSharing)
-		for _, p := range sc.PriorityClasses {
-			c.Policy.PriorityClasses = append(c.Policy.PriorityClasses, quota.PriorityClass{Name: aws.ToString(p.Name), Weight: int64(aws.ToInt32(p.Weight))})
-		}
-	}
+		d.ClusterSchedulerConfigVersion, d.Status, aws.ToString(d.FailureReason)), Policy: policyOf(d.SchedulerConfig)}
 	s.mu.Lock()
 	s.seen = c
 	s.mu.Unlock()
 	return c, nil
+}
+
+// policyOf is the policy a scheduler config holds.
+func policyOf(sc *types.SchedulerConfig) quota.SchedulerPolicy {
+	var p quota.SchedulerPolicy
+	if sc != nil {
+		p.FairShare, p.IdleResourceSharing = string(sc.FairShare), string(sc.IdleResourceSharing)
+		for _, pc := range sc.PriorityClasses {
+			p.PriorityClasses = append(p.PriorityClasses, quota.PriorityClass{Name: aws.ToString(pc.Name), Weight: int64(aws.ToInt32(pc.Weight))})
+		}
+	}
+	return p
 }
 
 // unchanged is the config's record when it holds policy p at version over.Version: an update
@@ -141,14 +147,22 @@ func sdkPolicy(p quota.SchedulerPolicy) *types.SchedulerConfig {
 func (s *schedulerConfigs) Put(ctx context.Context, p quota.SchedulerPolicy, over *backend.Record) (backend.Record, error) {
 	var id, arn string
 	if over == nil {
-		out, err := s.api.CreateClusterSchedulerConfig(ctx, &sagemaker.CreateClusterSchedulerConfigInput{
+		in := &sagemaker.CreateClusterSchedulerConfigInput{
 			ClusterArn: aws.String(s.cluster), Name: aws.String(quota.SchedulerConfigName), SchedulerConfig: sdkPolicy(p),
 			Tags: sdkTags(p.Tags),
-		})
-		if err != nil {
-			return backend.Record{}, schedulerError(backend.OpCreate, quota.SchedulerConfigName, err)
 		}
-		id, arn = aws.ToString(out.ClusterSchedulerConfigId), aws.ToString(out.ClusterSchedulerConfigArn)
+		c, err := createOnce(ctx, KindSchedulerConfig, func(ctx context.Context) (created, error) {
+			out, err := s.api.CreateClusterSchedulerConfig(ctx, in)
+			if err != nil {
+				return created{}, err
+			}
+			return created{aws.ToString(out.ClusterSchedulerConfigId), aws.ToString(out.ClusterSchedulerConfigArn)}, nil
+		}, func(ctx context.Context) (lookup, error) { return s.findCreated(ctx, p) },
+			func(err error) error { return schedulerError(backend.OpCreate, quota.SchedulerConfigName, err) })
+		if err != nil {
+			return backend.Record{}, err
+		}
+		id, arn = c.id, c.arn
 		tflog.Info(ctx, "created cluster scheduler config", map[string]any{"id": id})
 	} else if seen, ok := s.unchanged(ctx, over, p); ok {
 		// Only the tags change: the definition is left alone, so its version does not move.
@@ -165,9 +179,17 @@ func (s *schedulerConfigs) Put(ctx context.Context, p quota.SchedulerPolicy, ove
 		if err != nil {
 			return *over, fmt.Errorf("cluster scheduler config %s: the version %q in state is not a number: refresh, then apply again", id, over.Version)
 		}
-		if _, err := s.api.UpdateClusterSchedulerConfig(ctx, &sagemaker.UpdateClusterSchedulerConfigInput{
+		_, err = s.api.UpdateClusterSchedulerConfig(ctx, &sagemaker.UpdateClusterSchedulerConfigInput{
 			ClusterSchedulerConfigId: aws.String(id), TargetVersion: aws.Int32(int32(target)), SchedulerConfig: sdkPolicy(p),
-		}); err != nil {
+		})
+		// A retry of an update that landed is refused (the version moved): read what it left.
+		if sagemakerclient.IsOutcomeUnknown(err) {
+			d, derr := s.api.DescribeClusterSchedulerConfig(ctx, &sagemaker.DescribeClusterSchedulerConfigInput{ClusterSchedulerConfigId: aws.String(id)})
+			if derr == nil && updateLanded(d.ClusterSchedulerConfigVersion, target, samePolicy(policyOf(d.SchedulerConfig), p)) {
+				err = nil
+			}
+		}
+		if err != nil {
 			return *over, schedulerError(backend.OpApply, id, err)
 		}
 	}
@@ -189,8 +211,34 @@ func (s *schedulerConfigs) Put(ctx context.Context, p quota.SchedulerPolicy, ove
 	return written, nil
 }
 
+// findCreated looks, after a create of unknown outcome, for the cluster's one scheduler config:
+// ours when it has our name and the policy sent; any other refuses a second create.
+func (s *schedulerConfigs) findCreated(ctx context.Context, p quota.SchedulerPolicy) (lookup, error) {
+	c, err := s.Get(ctx)
+	switch {
+	case err != nil:
+		return lookup{}, err
+	case c == nil:
+		return lookup{}, nil
+	case c.Name != quota.SchedulerConfigName || !samePolicy(c.Policy, p):
+		return lookup{refused: refusedCreate(KindSchedulerConfig, quota.SchedulerConfigName, fmt.Sprintf(
+			"the cluster's scheduler config %q (%s) holding something else than this create sent (SageMaker allows one per cluster)", c.Name, c.ID))}, nil
+	}
+	return lookup{ours: &created{c.ID, c.ARN}}, nil
+}
+
 func (s *schedulerConfigs) Delete(ctx context.Context, c *backend.SchedulerConfig) error {
-	if err := sagemakerclient.DeleteSent(s.api.DeleteClusterSchedulerConfig(ctx, &sagemaker.DeleteClusterSchedulerConfigInput{ClusterSchedulerConfigId: aws.String(c.ID)})); err != nil {
+	err := sagemakerclient.DeleteSent(s.api.DeleteClusterSchedulerConfig(ctx, &sagemaker.DeleteClusterSchedulerConfigInput{ClusterSchedulerConfigId: aws.String(c.ID)}))
+	if sagemakerclient.IsOutcomeUnknown(err) && deleteLanded(func() (types.SchedulerResourceStatus, error) {
+		d, err := s.api.DescribeClusterSchedulerConfig(ctx, &sagemaker.DescribeClusterSchedulerConfigInput{ClusterSchedulerConfigId: aws.String(c.ID)})
+		if err != nil {
+			return "", err
+		}
+		return d.Status, nil
+	}) {
+		err = nil
+	}
+	if err != nil {
 		return schedulerError(backend.OpDelete, c.ID, err)
 	}
 	if _, err := sagemakerclient.WaitClusterSchedulerConfig(ctx, s.api, s.poll, c.ID, sagemakerclient.Deleted); err != nil {

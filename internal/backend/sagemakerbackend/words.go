@@ -16,13 +16,26 @@ import (
 // FailureReason), and what to do when only the user can fix it.
 func wordRequest(op backend.Op, kind, subject string, err error) backend.Problem {
 	verb := map[backend.Op]string{backend.OpRead: "read", backend.OpCreate: "create", backend.OpApply: "update", backend.OpDelete: "delete"}[op]
+	object := strings.TrimPrefix(kind, "SageMaker ")
+	var unsettled *unsettledCreate
+	if errors.As(err, &unsettled) {
+		detail := fmt.Sprintf("%s: %s.", subject, strings.TrimSuffix(answer(unsettled.last), "."))
+		if unsettled.lookup != nil {
+			detail += fmt.Sprintf(" That answer does not say whether SageMaker created the %s, and looking it up failed: %s.",
+				object, strings.TrimSuffix(unsettled.lookup.Error(), "."))
+		} else {
+			detail += fmt.Sprintf(" The create was sent %d times without an answer, and each look-up afterwards found no %s: "+
+				"SageMaker did not create it. Run apply again once the API answers.", unsettled.rounds, object)
+		}
+		return backend.Problem{Summary: fmt.Sprintf("Cannot %s the %s", verb, kind), Detail: detail}
+	}
 	detail := fmt.Sprintf("%s: %s.", subject, strings.TrimSuffix(answer(err), "."))
 	switch {
 	case strings.Contains(err.Error(), "AccessDenied"):
 		detail += " The provider's AWS credentials need the SageMaker actions of the IAM policy in the provider's " +
 			"documentation (examples/iam/task-governance-policy.json)."
 	case op == backend.OpCreate && sagemakerclient.IsOutcomeUnknown(err):
-		detail += fmt.Sprintf(" That answer does not say whether SageMaker created the %s.", strings.TrimPrefix(kind, "SageMaker "))
+		detail += fmt.Sprintf(" That answer does not say whether SageMaker created the %s.", object)
 	}
 	return backend.Problem{Summary: fmt.Sprintf("Cannot %s the %s", verb, kind), Detail: detail}
 }

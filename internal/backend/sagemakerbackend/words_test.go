@@ -3,39 +3,74 @@ package sagemakerbackend
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/retrypolicy"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakeremulator"
 )
 
-// A create answered with a server error names the quota, the operation and the API's error code,
-// and says that the answer leaves open whether the quota exists, in SageMaker's terms: nothing
-// was read back, and there is no API server, ClusterQueue or finalizer.
+// A create answered with server errors is settled by looking the quota up. What cannot be
+// settled names the quota, the operation and the API's error code, and says what the look-up
+// found, in SageMaker's terms: there is no API server, ClusterQueue or finalizer.
 func TestCreateServerErrorIsWordedInSageMakerTerms(t *testing.T) {
-	e := startEmulator(t)
-	b := newBackend(t, e)
-	e.ServerErrorNext(1, "CreateComputeQuota")
-	_, _, err := b.Quotas.Put(context.Background(), planned(t, "ml", 1), "owner", nil)
-	var re *backend.RequestError
-	if !errors.As(err, &re) || !errors.Is(err, backend.ErrOutcomeUnknown) {
-		t.Fatalf("Put = %v, want a RequestError with ErrOutcomeUnknown", err)
-	}
-	p := re.Problem
-	if p.Summary != "Cannot create the SageMaker compute quota" {
-		t.Errorf("summary %q, want %q", p.Summary, "Cannot create the SageMaker compute quota")
-	}
-	for _, want := range []string{`SageMaker compute quota "ml-quota": SageMaker CreateComputeQuota failed`, "InternalFailure: The request processing has failed because of an unknown error, exception or failure. That answer",
-		"That answer does not say whether SageMaker created the compute quota."} {
-		if !strings.Contains(p.Detail, want) {
-			t.Errorf("detail %q does not say %q", p.Detail, want)
-		}
-	}
-	for _, absent := range []string{"read", "API server", "ClusterQueue", "finalizer", "Kueue"} {
-		if strings.Contains(p.Detail, absent) {
-			t.Errorf("detail %q says %q", p.Detail, absent)
-		}
+	fastRetries := retrypolicy.Settings{MaxAttempts: 2, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}
+	serverError := "InternalFailure: The request processing has failed because of an unknown error, exception or failure."
+	for _, tc := range []struct {
+		name        string
+		faults      func(e *sagemakeremulator.Emulator)
+		unknown     bool
+		creates     int
+		wantDetails []string
+	}{
+		{
+			name: "the look-up fails too",
+			faults: func(e *sagemakeremulator.Emulator) {
+				e.ServerErrorNext(1000, "CreateComputeQuota", "ListComputeQuotas")
+			},
+			unknown: true, creates: 1,
+			wantDetails: []string{`SageMaker compute quota "ml-quota": SageMaker CreateComputeQuota failed`, serverError,
+				"That answer does not say whether SageMaker created the compute quota, and looking it up failed: SageMaker ListComputeQuotas failed"},
+		},
+		{
+			name:    "no create ever lands",
+			faults:  func(e *sagemakeremulator.Emulator) { e.ServerErrorNext(1000, "CreateComputeQuota") },
+			creates: createRounds,
+			wantDetails: []string{`SageMaker compute quota "ml-quota": SageMaker CreateComputeQuota failed`, serverError,
+				fmt.Sprintf("The create was sent %d times without an answer, and each look-up afterwards found no compute quota: "+
+					"SageMaker did not create it.", createRounds)},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := startEmulator(t)
+			b := newBackendRetrying(t, e, fastRetries)
+			tc.faults(e)
+			_, _, err := b.Quotas.Put(context.Background(), planned(t, "ml", 1), "owner", nil)
+			var re *backend.RequestError
+			if !errors.As(err, &re) || errors.Is(err, backend.ErrOutcomeUnknown) != tc.unknown {
+				t.Fatalf("Put = %v, want a RequestError whose outcome is unknown: %v", err, tc.unknown)
+			}
+			if got := e.CallCounts()["CreateComputeQuota"]; got != tc.creates {
+				t.Errorf("%d CreateComputeQuota sent, want %d", got, tc.creates)
+			}
+			p := re.Problem
+			if p.Summary != "Cannot create the SageMaker compute quota" {
+				t.Errorf("summary %q, want %q", p.Summary, "Cannot create the SageMaker compute quota")
+			}
+			for _, want := range tc.wantDetails {
+				if !strings.Contains(p.Detail, want) {
+					t.Errorf("detail %q does not say %q", p.Detail, want)
+				}
+			}
+			for _, absent := range []string{"read", "API server", "ClusterQueue", "finalizer", "Kueue"} {
+				if strings.Contains(p.Detail, absent) {
+					t.Errorf("detail %q says %q", p.Detail, absent)
+				}
+			}
+		})
 	}
 }
 
