@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -135,10 +134,15 @@ func tgfrSame(got *int32, want string) bool {
 	return int(deref0(got)) == w
 }
 
-// tgfrSameFloat compares a decimal amount of the API (a float32 on the wire) with the state's.
-func tgfrSameFloat(got *float64, want string) bool {
-	w, _ := strconv.ParseFloat(want, 64)
-	return math.Abs(deref0(got)-w) <= 1e-6*math.Max(1, w)
+// tgfrSameFloat compares an amount the API holds (a float32) with the state's decimal, at the
+// API's precision.
+func tgfrSameFloat(got *sagemakeremulator.Float32, want string) bool {
+	w, err := strconv.ParseFloat(want, 64)
+	var g float32
+	if got != nil {
+		g = float32(*got)
+	}
+	return err == nil && g == float32(w)
 }
 
 func deref0[T int32 | float64](p *T) T {
