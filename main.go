@@ -26,13 +26,18 @@ import (
 //go:generate go run ./internal/cmd/catalogdoc -out templates/guides/instance-catalog.md.tmpl
 //go:generate go run -C tools github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs generate --provider-dir .. --provider-name hyperpod
 
-// version is stamped by goreleaser (-X main.version=...); "dev" for local builds.
+// version is stamped by goreleaser and `make install` (-X main.version=...); "dev" for other builds.
 var version = "dev"
 
 func main() {
-	var debug bool
+	var debug, printVersion bool
 	flag.BoolVar(&debug, "debug", false, "set to true to run the provider with support for debuggers like delve")
+	flag.BoolVar(&printVersion, "version", false, "print the provider's version and exit")
 	flag.Parse()
+	if printVersion {
+		fmt.Println(version)
+		return
+	}
 	if !debug {
 		silenceUnreadLogs()
 	}

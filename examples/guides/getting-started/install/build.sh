@@ -1,20 +1,9 @@
-# Build the provider from a clone of the repository (Go 1.26).
+# Build the provider from a clone of the repository (Go 1.26) and install it into Terraform's
+# implied local mirror directory, ~/.terraform.d/plugins/ (and OpenTofu's), as the version at
+# the top of CHANGELOG.md.
 git clone https://github.com/quotaworks/terraform-provider-hyperpod
 cd terraform-provider-hyperpod
-
-# Either: go install, into $(go env GOBIN) or $(go env GOPATH)/bin, for dev_overrides.
-make install # = go install .
-
-# Or: an implied local mirror directory, which terraform init uses without any CLI
-# configuration (as long as yours has no provider_installation block). The version in the
-# path is the one Terraform sees; pick a release-style version that meets your configuration's
-# constraint (~> 0.1 in the examples): init never picks pre-releases from a mirror. OpenTofu
-# looks under registry.opentofu.org/ instead.
-version=0.1.0
-platform="$(go env GOOS)_$(go env GOARCH)"
-mirror="$HOME/.terraform.d/plugins/registry.terraform.io/quotaworks/hyperpod/$version/$platform"
-mkdir -p "$mirror"
-go build -o "$mirror/terraform-provider-hyperpod_v$version" .
+make install
 
 # After every rebuild, a configuration's lock file no longer matches the binary: in the
 # configuration's directory, remove the lock file (or just its quotaworks/hyperpod entry) and
