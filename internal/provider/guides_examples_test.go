@@ -55,7 +55,7 @@ import (
 //   - Two file names have a role. aws.tf holds what needs the AWS provider and credentials
 //     (data "aws_eks_cluster" and provider "aws"), which cannot be planned here: it is left out.
 //     imports.tf holds import blocks, which need existing objects: the directory is planned once
-//     more with it, expecting the provider's (or Terraform's) error for a team that does not
+//     more with it (without its terraform and provider blocks, as above), expecting the provider's (or Terraform's) error for a team that does not
 //     exist, which shows that the blocks parse and their IDs reach the provider.
 //   - The stripped blocks are planned separately, offline, in a subtest: the directory's
 //     `terraform {}` blocks (their required_providers reduced to hyperpod) and every
@@ -315,9 +315,6 @@ func loadGuideExample(t *testing.T, dir string) guideExample {
 		switch {
 		case isGuideSnippet(name), name == guideAWSFile:
 			continue
-		case name == guideImportsFile:
-			ex.imports += string(raw)
-			continue
 		}
 		for _, b := range f.Body().Blocks() {
 			switch {
@@ -325,9 +322,13 @@ func loadGuideExample(t *testing.T, dir string) guideExample {
 				f.Body().RemoveBlock(b)
 			case b.Type() == "provider":
 				t.Fatalf("%s configures provider %v: only %s may need other providers", path, b.Labels(), guideAWSFile)
-			case b.Type() == "resource", b.Type() == "data":
+			case (b.Type() == "resource" || b.Type() == "data") && name != guideImportsFile:
 				ex.plannable = true
 			}
+		}
+		if name == guideImportsFile {
+			ex.imports += string(f.Bytes())
+			continue
 		}
 		fmt.Fprintf(&text, "# %s\n%s\n", name, f.Bytes())
 		for _, b := range f.Body().Blocks() {

@@ -120,6 +120,10 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 		role     assumeRoleModel
 		defaults defaultTagsModel
 	)
+	// cluster_arn, assume_role.role_arn and exec.command are Optional, described as required in
+	// their block, and checked when the provider is configured: the framework checks a Required
+	// attribute of an absent single nested block too, which would refuse every configuration
+	// without the block (terraform-plugin-framework issue 740).
 	tgAttributes, tgBlocks := attributesAndBlocksOf(&tg, []fieldSchema[schema.Attribute]{
 		{&tg.ClusterARN, schema.StringAttribute{Optional: true, Description: "ARN of the HyperPod cluster, " +
 			"`arn:aws:sagemaker:<region>:<account>:cluster/<id>`. Required in this block."}},
@@ -202,7 +206,7 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			Description: "Get credentials from a command, e.g. `aws eks get-token`.",
 			Attributes: attributesOf(&exec, []fieldSchema[schema.Attribute]{
 				{&exec.APIVersion, schema.StringAttribute{Optional: true, Description: "API version of the credential plugin, e.g. `client.authentication.k8s.io/v1beta1`."}},
-				{&exec.Command, schema.StringAttribute{Optional: true, Description: "Command to run."}},
+				{&exec.Command, schema.StringAttribute{Optional: true, Description: "Command to run. Required in this block."}},
 				{&exec.Args, strList("Arguments of the command.")},
 				{&exec.Env, schema.MapAttribute{ElementType: types.StringType, Optional: true, Description: "Environment variables for the command."}},
 			}),

@@ -44,7 +44,8 @@ func (s *schedulerConfigs) Get(ctx context.Context) (*backend.SchedulerConfig, e
 	for {
 		out, err := s.api.ListClusterSchedulerConfigs(ctx, in)
 		if err != nil {
-			return nil, schedulerError(backend.OpRead, "", err)
+			// No config is known yet: the message names the cluster whose config was looked for.
+			return nil, schedulerErrorOf(backend.OpRead, "", fmt.Sprintf("%s of cluster %s", KindSchedulerConfig, s.cluster), err)
 		}
 		for _, c := range out.ClusterSchedulerConfigSummaries {
 			if live(c.Status) {
@@ -248,7 +249,12 @@ func (s *schedulerConfigs) Delete(ctx context.Context, c *backend.SchedulerConfi
 }
 
 func schedulerError(op backend.Op, name string, err error) error {
+	return schedulerErrorOf(op, name, subject(KindSchedulerConfig, name, ""), err)
+}
+
+// schedulerErrorOf is a failed request on the config that messages call what.
+func schedulerErrorOf(op backend.Op, name, what string, err error) error {
 	e := requestError(op, name, err).(*backend.RequestError)
-	e.Kind, e.Problem = KindSchedulerConfig, wordRequest(op, KindSchedulerConfig, subject(KindSchedulerConfig, name, ""), err)
+	e.Kind, e.Problem = KindSchedulerConfig, wordRequest(op, KindSchedulerConfig, what, err)
 	return e
 }

@@ -41,9 +41,14 @@ func wordRequest(op backend.Op, kind, subject string, err error) backend.Problem
 }
 
 // subject names an object of kind in messages: by its name, with its id when known ("" when
-// not); key is its name or, when the name is not known, its id.
+// not); key is its name or, when the name is not known, its id. Knowing neither, it names the kind.
 func subject(kind, key, id string) string {
-	if id == "" || id == key {
+	switch {
+	case key == "" && id == "":
+		return kind
+	case key == "":
+		return fmt.Sprintf("%s (id %s)", kind, id)
+	case id == "" || id == key:
 		return fmt.Sprintf("%s %q", kind, key)
 	}
 	return fmt.Sprintf("%s %q (id %s)", kind, key, id)

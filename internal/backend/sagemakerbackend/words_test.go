@@ -114,3 +114,35 @@ func TestNotDeleted(t *testing.T) {
 		}
 	}
 }
+
+// A failed look-up of the cluster's scheduler config, before any config is known (a plan
+// without credentials), names the cluster whose config it looked for, never an empty name.
+func TestSchedulerConfigGetFailureNamesTheCluster(t *testing.T) {
+	e := startEmulator(t)
+	b := newBackendRetrying(t, e, retrypolicy.Settings{MaxAttempts: 1, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond})
+	e.ServerErrorNext(1000, "ListClusterSchedulerConfigs")
+	_, err := b.SchedulerConfig.Get(context.Background())
+	var re *backend.RequestError
+	if !errors.As(err, &re) {
+		t.Fatalf("Get = %v, want a RequestError", err)
+	}
+	want := "SageMaker cluster scheduler config of cluster " + e.ClusterARN("ml") + ": "
+	if !strings.HasPrefix(re.Problem.Detail, want) || strings.Contains(re.Problem.Detail, `""`) {
+		t.Errorf("detail = %q, want it to start with %q and name no empty name", re.Problem.Detail, want)
+	}
+}
+
+// An object known by neither name nor id is named by its kind alone, not by an empty name.
+func TestSubjectNamesWhatItKnows(t *testing.T) {
+	for _, tc := range []struct{ key, id, want string }{
+		{"ml", "", `SageMaker compute quota "ml"`},
+		{"ml", "ml", `SageMaker compute quota "ml"`},
+		{"ml", "q-1", `SageMaker compute quota "ml" (id q-1)`},
+		{"", "q-1", `SageMaker compute quota (id q-1)`},
+		{"", "", `SageMaker compute quota`},
+	} {
+		if got := subject(KindComputeQuota, tc.key, tc.id); got != tc.want {
+			t.Errorf("subject(%q, %q) = %q, want %q", tc.key, tc.id, got, tc.want)
+		}
+	}
+}

@@ -1,5 +1,15 @@
 # Several existing teams, adopted with one import block per resource type (for_each over a
 # list: each.key is the index, which is also the count index). Terraform 1.7 and later.
+
+terraform {
+  required_providers {
+    hyperpod = {
+      source  = "quotaworks/hyperpod"
+      version = "~> 0.1"
+    }
+  }
+}
+
 locals {
   teams = ["guide-vision", "guide-language"]
 }

@@ -1,5 +1,15 @@
 # The same with for_each-based resources keyed by team: the import blocks iterate over the
 # same map, so each.key is both the resource key and the import ID. Terraform 1.7 and later.
+
+terraform {
+  required_providers {
+    hyperpod = {
+      source  = "quotaworks/hyperpod"
+      version = "~> 0.1"
+    }
+  }
+}
+
 locals {
   teams = {
     "guide-vision"   = { instance_type = "ml.g5.12xlarge", count = 1, borrow_limit = 100 }

@@ -3,6 +3,15 @@
 # hyperpod-ns-<team>-localqueue, hyperpod-ns-<team>-clusterqueue). Here the queue holds one
 # whole ml.g5.12xlarge with LendAndBorrow and a borrow limit of 100 %.
 
+terraform {
+  required_providers {
+    hyperpod = {
+      source  = "quotaworks/hyperpod"
+      version = "~> 0.1"
+    }
+  }
+}
+
 resource "hyperpod_team_namespace" "research" {
   team = "guide-research"
 }

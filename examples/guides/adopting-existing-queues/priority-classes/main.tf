@@ -1,5 +1,15 @@
 # Existing WorkloadPriorityClasses inference-priority, training-priority and
 # experimentation-priority, with their values as weights.
+
+terraform {
+  required_providers {
+    hyperpod = {
+      source  = "quotaworks/hyperpod"
+      version = "~> 0.1"
+    }
+  }
+}
+
 resource "hyperpod_cluster_scheduler_config" "policy" {
   priority_classes = [
     { name = "inference", weight = 100 },

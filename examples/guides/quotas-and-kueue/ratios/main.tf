@@ -2,6 +2,15 @@
 # accelerator_partition, vcpu, memory_in_gib that it sets; that gives a ratio r of one instance,
 # and every amount the entry leaves unset follows from r during terraform plan.
 
+terraform {
+  required_providers {
+    hyperpod = {
+      source  = "quotaworks/hyperpod"
+      version = "~> 0.1"
+    }
+  }
+}
+
 # 4 of the 8 H100s of an ml.p5.48xlarge: r = 4/8 = 0.5.
 #   vcpu = 0.5 x 192 = 96, memory_in_gib = 0.5 x 2048 = 1024, efa = ceil(0.5) x 32 = 32.
 resource "hyperpod_compute_quota" "research" {

@@ -2,6 +2,15 @@
 # lend idle quota to each other, per instance type and per resource: a team borrows H100s only
 # from teams whose quota has H100s.
 
+terraform {
+  required_providers {
+    hyperpod = {
+      source  = "quotaworks/hyperpod"
+      version = "~> 0.1"
+    }
+  }
+}
+
 # Lends its idle H100s and never borrows: borrowingLimit 0, no lendingLimit (all idle quota can
 # be lent). Lent quota is taken back by preemption when its own jobs need it.
 resource "hyperpod_compute_quota" "evaluation" {
