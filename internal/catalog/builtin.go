@@ -33,7 +33,21 @@ func cpu(name string, vcpu, mem float64, efa int64) InstanceType {
 
 // builtinTypes returns a fresh map each call, so no caller can reach the shared MIG lists above.
 func builtinTypes() map[string]InstanceType {
-	list := []InstanceType{
+	list := builtinList()
+	types := make(map[string]InstanceType, len(list))
+	for _, t := range list {
+		if _, dup := types[t.Name]; dup {
+			panic("catalog: built-in instance type listed twice: " + t.Name)
+		}
+		t.Source = SourceCatalog
+		types[t.Name] = t.clone() // own copy of the shared MIG list
+	}
+	return types
+}
+
+// builtinList is the reference table, one line an instance type.
+func builtinList() []InstanceType {
+	return []InstanceType{
 		gpu("ml.g5.xlarge", 1, "A10G", 4, 16, 0, nil),
 		gpu("ml.g5.2xlarge", 1, "A10G", 8, 32, 0, nil),
 		gpu("ml.g5.4xlarge", 1, "A10G", 16, 64, 0, nil),
@@ -107,13 +121,4 @@ func builtinTypes() map[string]InstanceType {
 		cpu("ml.t3.xlarge", 4, 16, 0),
 		cpu("ml.t3.2xlarge", 8, 32, 0),
 	}
-	types := make(map[string]InstanceType, len(list))
-	for _, t := range list {
-		if _, dup := types[t.Name]; dup {
-			panic("catalog: built-in instance type listed twice: " + t.Name)
-		}
-		t.Source = SourceCatalog
-		types[t.Name] = t.clone() // own copy of the shared MIG list
-	}
-	return types
 }

@@ -31,23 +31,26 @@ type annotationSharing struct {
 	AbsoluteBorrowLimits *[]annotationLimit `json:"absolute_borrow_limits,omitempty"` // nil: not configured; empty: configured as []
 }
 
+// annotationAmounts is what a resources entry and an absolute_borrow_limits element record alike.
+type annotationAmounts struct {
+	InstanceType string  `json:"instance_type"`
+	Count        *string `json:"count,omitempty"`
+	Accelerators *string `json:"accelerators,omitempty"`
+	VCPU         *string `json:"vcpu,omitempty"`
+	MemoryGiB    *string `json:"memory_in_gib,omitempty"`
+}
+
+// annotationLimit and annotationEntry keep their members' JSON order: the amounts, then efa
+// (an entry's only), then the partition.
 type annotationLimit struct {
-	InstanceType string               `json:"instance_type"`
-	Count        *string              `json:"count,omitempty"`
-	Accelerators *string              `json:"accelerators,omitempty"`
-	VCPU         *string              `json:"vcpu,omitempty"`
-	MemoryGiB    *string              `json:"memory_in_gib,omitempty"`
-	Partition    *annotationPartition `json:"accelerator_partition,omitempty"`
+	annotationAmounts
+	Partition *annotationPartition `json:"accelerator_partition,omitempty"`
 }
 
 type annotationEntry struct {
-	InstanceType string               `json:"instance_type"`
-	Count        *string              `json:"count,omitempty"`
-	Accelerators *string              `json:"accelerators,omitempty"`
-	VCPU         *string              `json:"vcpu,omitempty"`
-	MemoryGiB    *string              `json:"memory_in_gib,omitempty"`
-	EFA          *string              `json:"efa,omitempty"`
-	Partition    *annotationPartition `json:"accelerator_partition,omitempty"`
+	annotationAmounts
+	EFA       *string              `json:"efa,omitempty"`
+	Partition *annotationPartition `json:"accelerator_partition,omitempty"`
 }
 
 type annotationPartition struct {
@@ -71,6 +74,11 @@ func ratStr(r *big.Rat) *string {
 	return ptr(RatString(r))
 }
 
+func annotatedAmounts(instanceType string, count, accelerators *int64, vcpu, memoryGiB *big.Rat) annotationAmounts {
+	return annotationAmounts{InstanceType: instanceType, Count: intStr(count), Accelerators: intStr(accelerators),
+		VCPU: ratStr(vcpu), MemoryGiB: ratStr(memoryGiB)}
+}
+
 func annotatedPartition(p *Partition) *annotationPartition {
 	if p == nil {
 		return nil
@@ -87,17 +95,15 @@ func encodeConfigAnnotation(c Config) (string, error) {
 		if s.AbsoluteBorrowLimits != nil {
 			limits := []annotationLimit{}
 			for _, l := range s.AbsoluteBorrowLimits {
-				limits = append(limits, annotationLimit{InstanceType: l.InstanceType, Count: intStr(l.Count),
-					Accelerators: intStr(l.Accelerators), VCPU: ratStr(l.VCPU), MemoryGiB: ratStr(l.MemoryGiB), Partition: annotatedPartition(l.Partition)})
+				limits = append(limits, annotationLimit{annotatedAmounts(l.InstanceType, l.Count, l.Accelerators, l.VCPU, l.MemoryGiB),
+					annotatedPartition(l.Partition)})
 			}
 			a.Sharing.AbsoluteBorrowLimits = &limits
 		}
 	}
 	for _, e := range c.Resources {
-		ae := annotationEntry{InstanceType: e.InstanceType, Count: intStr(e.Count), Accelerators: intStr(e.Accelerators),
-			VCPU: ratStr(e.VCPU), MemoryGiB: ratStr(e.MemoryGiB), EFA: intStr(e.EFA)}
-		ae.Partition = annotatedPartition(e.Partition)
-		a.Resources = append(a.Resources, ae)
+		a.Resources = append(a.Resources, annotationEntry{annotatedAmounts(e.InstanceType, e.Count, e.Accelerators, e.VCPU, e.MemoryGiB),
+			intStr(e.EFA), annotatedPartition(e.Partition)})
 	}
 	b, err := json.Marshal(a)
 	if err != nil {

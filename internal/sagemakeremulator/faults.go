@@ -47,6 +47,13 @@ type requestFault struct {
 	ops []string
 }
 
+// failNext sets f, one of e.faults' request faults, holding mu; a new call replaces the old.
+func (e *Emulator) failNext(f *requestFault, n int, ops []string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	*f = requestFault{n, ops}
+}
+
 func (f *requestFault) take(op string) bool {
 	if f.n > 0 && (len(f.ops) == 0 || slices.Contains(f.ops, op)) {
 		f.n--
@@ -87,37 +94,23 @@ func (f *faults) takeFailure(status, name string) string {
 // ThrottlingException, HTTP 400, as the API reference's common errors list it
 // (https://docs.aws.amazon.com/sagemaker/latest/APIReference/CommonErrors.html). The SDK's
 // standard retryer retries that code (aws/retry.DefaultThrottleErrorCodes).
-func (e *Emulator) ThrottleNext(n int, ops ...string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.faults.throttle = requestFault{n, ops}
-}
+func (e *Emulator) ThrottleNext(n int, ops ...string) { e.failNext(&e.faults.throttle, n, ops) }
 
 // ServerErrorNext answers the next n requests of ops (every operation when none is given)
 // with InternalFailure, HTTP 500 (CommonErrors.html); the SDK retries HTTP 500.
-func (e *Emulator) ServerErrorNext(n int, ops ...string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.faults.serverError = requestFault{n, ops}
-}
+func (e *Emulator) ServerErrorNext(n int, ops ...string) { e.failNext(&e.faults.serverError, n, ops) }
 
 // ServerErrorAfterNext serves the next n requests of ops (every operation when none is given),
 // then answers them with InternalFailure, HTTP 500: the operation took effect, its answer says
 // it failed.
 func (e *Emulator) ServerErrorAfterNext(n int, ops ...string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.faults.serverErrorAfter = requestFault{n, ops}
+	e.failNext(&e.faults.serverErrorAfter, n, ops)
 }
 
 // LoseAnswerNext serves the next n requests of ops (every operation when none is given), then
 // closes their connections without an answer: the operation took effect, the caller never
 // hears so.
-func (e *Emulator) LoseAnswerNext(n int, ops ...string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.faults.lostAnswer = requestFault{n, ops}
-}
+func (e *Emulator) LoseAnswerNext(n int, ops ...string) { e.failNext(&e.faults.lostAnswer, n, ops) }
 
 // FaultKind is a kind of injected fault.
 type FaultKind string

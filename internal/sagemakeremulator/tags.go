@@ -2,6 +2,7 @@ package sagemakeremulator
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -55,6 +56,18 @@ func (e *Emulator) taggedRecord(arn string) (*Record, *apiError) {
 	return nil, notFound("The resource %s does not exist.", arn)
 }
 
+// onTagged runs do on the quota or scheduler config of arn, holding mu.
+func onTagged[T any](e *Emulator, arn string, do func(*Record) (T, *apiError)) (T, *apiError) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r, aerr := e.taggedRecord(arn)
+	if aerr != nil {
+		var zero T
+		return zero, aerr
+	}
+	return do(r)
+}
+
 // setTags gives r the tags: a key it has takes the new value in place, a new key is added after
 // the others. More than maxTags in all is ResourceLimitExceeded.
 func setTags(r *Record, tags []Tag) *apiError {
@@ -87,16 +100,12 @@ func (e *Emulator) addTags(_ context.Context, body []byte) (any, *apiError) {
 	}); err != nil {
 		return nil, err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	r, aerr := e.taggedRecord(*in.ResourceArn)
-	if aerr != nil {
-		return nil, aerr
-	}
-	if aerr := setTags(r, in.Tags); aerr != nil {
-		return nil, aerr
-	}
-	return map[string]any{"Tags": tagsOut(r.Tags)}, nil
+	return onTagged(e, *in.ResourceArn, func(r *Record) (any, *apiError) {
+		if aerr := setTags(r, in.Tags); aerr != nil {
+			return nil, aerr
+		}
+		return map[string]any{"Tags": tagsOut(r.Tags)}, nil
+	})
 }
 
 func (e *Emulator) deleteTags(_ context.Context, body []byte) (any, *apiError) {
@@ -118,15 +127,11 @@ func (e *Emulator) deleteTags(_ context.Context, body []byte) (any, *apiError) {
 	}); err != nil {
 		return nil, err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	r, aerr := e.taggedRecord(*in.ResourceArn)
-	if aerr != nil {
-		return nil, aerr
-	}
-	// A key the resource does not have is ignored (permissive: the page documents no error).
-	r.Tags = slices.DeleteFunc(slices.Clone(r.Tags), func(t Tag) bool { return slices.Contains(in.TagKeys, *t.Key) })
-	return struct{}{}, nil
+	return onTagged(e, *in.ResourceArn, func(r *Record) (any, *apiError) {
+		// A key the resource does not have is ignored (permissive: the page documents no error).
+		r.Tags = slices.DeleteFunc(slices.Clone(r.Tags), func(t Tag) bool { return slices.Contains(in.TagKeys, *t.Key) })
+		return struct{}{}, nil
+	})
 }
 
 func (e *Emulator) listTags(_ context.Context, body []byte) (any, *apiError) {
@@ -142,29 +147,28 @@ func (e *Emulator) listTags(_ context.Context, body []byte) (any, *apiError) {
 	}); err != nil {
 		return nil, err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	r, aerr := e.taggedRecord(*in.ResourceArn)
-	if aerr != nil {
-		return nil, aerr
-	}
+	return onTagged(e, *in.ResourceArn, func(r *Record) (any, *apiError) { return tagsPage(r.Tags, in.NextToken, in.MaxResults) })
+}
+
+// tagsPage is the ListTags answer of one page of tags.
+func tagsPage(tags []Tag, nextToken *string, maxResults *int32) (any, *apiError) {
 	// The token is the offset of the page's first tag (emulator's choice); the page size
 	// without MaxResults is the lowest allowed (AWS documents no default).
 	start := 0
-	if in.NextToken != nil {
-		n, err := strconv.Atoi(*in.NextToken)
-		if err != nil || n < 0 || n > len(r.Tags) {
-			return nil, validationError("The NextToken " + strconv.Quote(*in.NextToken) + " is not valid.")
+	if nextToken != nil {
+		n, err := strconv.Atoi(*nextToken)
+		if err != nil || n < 0 || n > len(tags) {
+			return nil, validationError("The NextToken " + strconv.Quote(*nextToken) + " is not valid.")
 		}
 		start = n
 	}
 	size := minListTagsResults
-	if in.MaxResults != nil {
-		size = int(*in.MaxResults)
+	if maxResults != nil {
+		size = int(*maxResults)
 	}
-	end := min(start+size, len(r.Tags))
-	out := map[string]any{"Tags": tagsOut(r.Tags[start:end])}
-	if end < len(r.Tags) {
+	end := min(start+size, len(tags))
+	out := map[string]any{"Tags": tagsOut(tags[start:end])}
+	if end < len(tags) {
 		out["NextToken"] = strconv.Itoa(end)
 	}
 	return out, nil
@@ -179,7 +183,7 @@ func tagsOut(tags []Tag) []Tag {
 // AddTags and DeleteTags: checked as the API checks them, the version left as it is.
 func (e *Emulator) SetTags(arn string, tags map[string]string) error {
 	list := make([]Tag, 0, len(tags))
-	for _, k := range sortedKeys(tags) {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		list = append(list, Tag{Key: ptrTo(k), Value: ptrTo(tags[k])})
 	}
 	var v violations
@@ -187,38 +191,28 @@ func (e *Emulator) SetTags(arn string, tags map[string]string) error {
 	if aerr := v.err(); aerr != nil {
 		return aerr
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	r, aerr := e.taggedRecord(arn)
-	if aerr != nil {
+	if _, aerr := onTagged(e, arn, func(r *Record) (struct{}, *apiError) {
+		r.Tags = list
+		return struct{}{}, nil
+	}); aerr != nil {
 		return aerr
 	}
-	r.Tags = list
 	return nil
 }
 
 // TagsOf returns the tags of the quota or scheduler config of arn as stored now.
 func (e *Emulator) TagsOf(arn string) (map[string]string, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	r, aerr := e.taggedRecord(arn)
+	tags, aerr := onTagged(e, arn, func(r *Record) (map[string]string, *apiError) {
+		out := map[string]string{}
+		for _, t := range r.Tags {
+			out[*t.Key] = *t.Value
+		}
+		return out, nil
+	})
 	if aerr != nil {
 		return nil, aerr
 	}
-	out := map[string]string{}
-	for _, t := range r.Tags {
-		out[*t.Key] = *t.Value
-	}
-	return out, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+	return tags, nil
 }
 
 func ptrTo[T any](v T) *T { return &v }

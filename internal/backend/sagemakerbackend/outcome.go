@@ -99,11 +99,29 @@ func updateLanded(version *int32, target int64, holdsSent bool) bool {
 	return version != nil && int64(*version) == target+1 && holdsSent
 }
 
-// deleteLanded reports whether a delete whose outcome is unknown took effect: describe (the
-// object's status now) finds it gone or being deleted.
-func deleteLanded(describe func() (types.SchedulerResourceStatus, error)) bool {
-	status, err := describe()
-	return sagemakerclient.IsNotFound(err) || err == nil && !live(status)
+// deleteAndWait sends a delete (send), counts one whose outcome is unknown as sent when the
+// object is found gone or being deleted, then waits until the API no longer knows it. wait polls
+// the object's Describe until its Until says done.
+func deleteAndWait(send func() error, wait func(sagemakerclient.Until) error) error {
+	err := send()
+	if sagemakerclient.IsOutcomeUnknown(err) && deleteLanded(wait) {
+		err = nil
+	}
+	if err != nil {
+		return err
+	}
+	return wait(sagemakerclient.Deleted)
+}
+
+// deleteLanded reports whether a delete whose outcome is unknown took effect: one Describe finds
+// the object gone or being deleted.
+func deleteLanded(wait func(sagemakerclient.Until) error) bool {
+	var seen sagemakerclient.Observation
+	err := wait(func(o sagemakerclient.Observation) (bool, error) {
+		seen = o
+		return true, nil
+	})
+	return err == nil && (seen.Gone || !live(seen.Status))
 }
 
 // sameDocument reports whether the API holds the quota document sent: both are read through the

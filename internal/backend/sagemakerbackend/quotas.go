@@ -223,11 +223,7 @@ func (s *teamQuotas) unchanged(over *backend.Record, doc quota.ComputeQuota) (ba
 
 // Tags reads the quota's tags with ListTags.
 func (s *teamQuotas) Tags(ctx context.Context, q *backend.Quota) (map[string]string, error) {
-	tags, err := readTags(ctx, s.api, q.ARN)
-	if err != nil {
-		return nil, requestError(backend.OpRead, q.ID, err)
-	}
-	return tags, nil
+	return tagsOf(ctx, s.api, q.ARN, q.ID, requestError)
 }
 
 // TeamOf finds the quota by id in the run's list; an import id that is not a quota id's form
@@ -395,19 +391,17 @@ func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner str
 	} else if seen, ok := s.unchanged(over, doc); ok {
 		// Only the tags change: the definition is left alone, so its version does not move.
 		s.wrote(doc.Team, over.ID)
-		written := seen
-		if err := writeTags(ctx, s.api, over.ARN, over.Tags, rc.Config.Tags); err != nil {
-			written.Tags = over.Tags
+		written, err := retag(ctx, s.api, seen, over, rc.Config.Tags)
+		if err != nil {
 			return written, nil, requestError(backend.OpApply, over.ID, err)
 		}
-		written.Tags = rc.Config.Tags
 		return written, nil, nil
 	} else {
 		id, arn = over.ID, over.ARN
 		s.wrote(doc.Team, id)
-		target, err := strconv.ParseInt(over.Version, 10, 32)
+		target, err := targetVersion("compute quota", over)
 		if err != nil {
-			return *over, nil, fmt.Errorf("compute quota %s: the version %q in state is not a number: refresh, then apply again", id, over.Version)
+			return *over, nil, err
 		}
 		_, err = s.api.UpdateComputeQuota(ctx, &sagemaker.UpdateComputeQuotaInput{
 			ComputeQuotaId: aws.String(id), TargetVersion: aws.Int32(int32(target)), Description: aws.String(doc.Description),
@@ -433,12 +427,9 @@ func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner str
 	if err != nil {
 		return written, nil, named(requestError(writeOp(over), id, err), written.Name)
 	}
-	if over != nil {
-		if err := writeTags(ctx, s.api, written.ARN, over.Tags, rc.Config.Tags); err != nil {
-			return written, nil, requestError(backend.OpApply, id, err)
-		}
+	if written, err = tagUpdated(ctx, s.api, written, over, rc.Config.Tags); err != nil {
+		return written, nil, requestError(backend.OpApply, id, err)
 	}
-	written.Tags = rc.Config.Tags
 	return written, nil, nil
 }
 
@@ -526,20 +517,13 @@ func (s *teamQuotas) RemoveUnusedInputs(context.Context, []string) []backend.Pro
 
 // Delete deletes the quota and waits until the API no longer knows it.
 func (s *teamQuotas) Delete(ctx context.Context, q *backend.Quota) error {
-	err := sagemakerclient.DeleteSent(s.api.DeleteComputeQuota(ctx, &sagemaker.DeleteComputeQuotaInput{ComputeQuotaId: aws.String(q.ID)}))
-	if sagemakerclient.IsOutcomeUnknown(err) && deleteLanded(func() (types.SchedulerResourceStatus, error) {
-		out, err := s.api.DescribeComputeQuota(ctx, &sagemaker.DescribeComputeQuotaInput{ComputeQuotaId: aws.String(q.ID)})
-		if err != nil {
-			return "", err
-		}
-		return out.Status, nil
-	}) {
-		err = nil
-	}
+	err := deleteAndWait(func() error {
+		return sagemakerclient.DeleteSent(s.api.DeleteComputeQuota(ctx, &sagemaker.DeleteComputeQuotaInput{ComputeQuotaId: aws.String(q.ID)}))
+	}, func(until sagemakerclient.Until) error {
+		_, err := sagemakerclient.WaitComputeQuota(ctx, s.api, s.poll, q.ID, until)
+		return err
+	})
 	if err != nil {
-		return requestError(backend.OpDelete, q.ID, err)
-	}
-	if _, err := sagemakerclient.WaitComputeQuota(ctx, s.api, s.poll, q.ID, sagemakerclient.Deleted); err != nil {
 		return requestError(backend.OpDelete, q.ID, err)
 	}
 	s.wrote(q.Config.Config.Team, "")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -125,11 +124,7 @@ func (s *schedulerConfigs) unchanged(ctx context.Context, over *backend.Record, 
 
 // Tags reads the config's tags with ListTags.
 func (s *schedulerConfigs) Tags(ctx context.Context, c *backend.SchedulerConfig) (map[string]string, error) {
-	tags, err := readTags(ctx, s.api, c.ARN)
-	if err != nil {
-		return nil, schedulerError(backend.OpRead, c.ID, err)
-	}
-	return tags, nil
+	return tagsOf(ctx, s.api, c.ARN, c.ID, schedulerError)
 }
 
 func schedulerRecord(name, id, arn string, version *int32, status types.SchedulerResourceStatus, failure string) backend.Record {
@@ -167,18 +162,16 @@ func (s *schedulerConfigs) Put(ctx context.Context, p quota.SchedulerPolicy, ove
 		tflog.Info(ctx, "created cluster scheduler config", map[string]any{"id": id})
 	} else if seen, ok := s.unchanged(ctx, over, p); ok {
 		// Only the tags change: the definition is left alone, so its version does not move.
-		written := seen
-		if err := writeTags(ctx, s.api, over.ARN, over.Tags, p.Tags); err != nil {
-			written.Tags = over.Tags
+		written, err := retag(ctx, s.api, seen, over, p.Tags)
+		if err != nil {
 			return written, schedulerError(backend.OpApply, over.ID, err)
 		}
-		written.Tags = p.Tags
 		return written, nil
 	} else {
 		id, arn = over.ID, over.ARN
-		target, err := strconv.ParseInt(over.Version, 10, 32)
+		target, err := targetVersion("cluster scheduler config", over)
 		if err != nil {
-			return *over, fmt.Errorf("cluster scheduler config %s: the version %q in state is not a number: refresh, then apply again", id, over.Version)
+			return *over, err
 		}
 		_, err = s.api.UpdateClusterSchedulerConfig(ctx, &sagemaker.UpdateClusterSchedulerConfigInput{
 			ClusterSchedulerConfigId: aws.String(id), TargetVersion: aws.Int32(int32(target)), SchedulerConfig: sdkPolicy(p),
@@ -203,12 +196,9 @@ func (s *schedulerConfigs) Put(ctx context.Context, p quota.SchedulerPolicy, ove
 	if err != nil {
 		return written, named(schedulerError(writeOp(over), id, err), written.Name)
 	}
-	if over != nil {
-		if err := writeTags(ctx, s.api, written.ARN, over.Tags, p.Tags); err != nil {
-			return written, schedulerError(backend.OpApply, id, err)
-		}
+	if written, err = tagUpdated(ctx, s.api, written, over, p.Tags); err != nil {
+		return written, schedulerError(backend.OpApply, id, err)
 	}
-	written.Tags = p.Tags
 	return written, nil
 }
 
@@ -229,20 +219,14 @@ func (s *schedulerConfigs) findCreated(ctx context.Context, p quota.SchedulerPol
 }
 
 func (s *schedulerConfigs) Delete(ctx context.Context, c *backend.SchedulerConfig) error {
-	err := sagemakerclient.DeleteSent(s.api.DeleteClusterSchedulerConfig(ctx, &sagemaker.DeleteClusterSchedulerConfigInput{ClusterSchedulerConfigId: aws.String(c.ID)}))
-	if sagemakerclient.IsOutcomeUnknown(err) && deleteLanded(func() (types.SchedulerResourceStatus, error) {
-		d, err := s.api.DescribeClusterSchedulerConfig(ctx, &sagemaker.DescribeClusterSchedulerConfigInput{ClusterSchedulerConfigId: aws.String(c.ID)})
-		if err != nil {
-			return "", err
-		}
-		return d.Status, nil
-	}) {
-		err = nil
-	}
+	err := deleteAndWait(func() error {
+		return sagemakerclient.DeleteSent(s.api.DeleteClusterSchedulerConfig(ctx,
+			&sagemaker.DeleteClusterSchedulerConfigInput{ClusterSchedulerConfigId: aws.String(c.ID)}))
+	}, func(until sagemakerclient.Until) error {
+		_, err := sagemakerclient.WaitClusterSchedulerConfig(ctx, s.api, s.poll, c.ID, until)
+		return err
+	})
 	if err != nil {
-		return schedulerError(backend.OpDelete, c.ID, err)
-	}
-	if _, err := sagemakerclient.WaitClusterSchedulerConfig(ctx, s.api, s.poll, c.ID, sagemakerclient.Deleted); err != nil {
 		return schedulerError(backend.OpDelete, c.ID, err)
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"sort"
 
 	"k8s.io/client-go/rest"
 
@@ -76,14 +75,4 @@ func countRequests(reqs []recordedRequest) requestCounts {
 		}
 	}
 	return c
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -241,37 +242,56 @@ func writeNoopProviderTable(b *strings.Builder, tr *teamResult) {
 }
 
 func renderKubernetesTeams(b *strings.Builder, tr *teamResult) {
-	fmt.Fprintf(b, "## Kubernetes path: %d teams\n\n", tr.Teams)
-	writeOpTable(b, tr.Ops, append(slices.Clone(timingColumns),
-		column{"sequential requests (s)", true, func(o *opResult) string { return seconds(o.Sequential.Median) }},
-		peakRSSColumn), true)
-	writeNoopProviderLine(b, tr)
-	writeNoopProviderTable(b, tr)
-	b.WriteString("Requests per command (a range when the runs differ; list-continue is a further page of a LIST the provider pages 500 objects at a time):\n\n")
-	writeOpTable(b, tr.Ops, []column{
-		{"total", true, func(o *opResult) string { return rangeText(o.Requests.Total) }},
-		{"by verb", false, func(o *opResult) string { return rangeMap(o.Requests.ByVerb) }},
-		{"by resource", false, func(o *opResult) string { return rangeMap(o.Requests.ByResource) }},
-	}, false)
+	renderTeams(b, tr, teamsSection{
+		path: "Kubernetes",
+		timing: []column{
+			{"sequential requests (s)", true, func(o *opResult) string { return seconds(o.Sequential.Median) }},
+		},
+		requestsIntro: "Requests per command (a range when the runs differ; list-continue is a further page of a LIST the provider pages 500 objects at a time):\n\n",
+		requests: []column{
+			{"total", true, func(o *opResult) string { return rangeText(o.Requests.Total) }},
+			{"by verb", false, func(o *opResult) string { return rangeMap(o.Requests.ByVerb) }},
+			{"by resource", false, func(o *opResult) string { return rangeMap(o.Requests.ByResource) }},
+		},
+	})
 }
 
 func renderSageMakerTeams(b *strings.Builder, tr *teamResult) {
-	fmt.Fprintf(b, "## SageMaker path: %d teams\n\n", tr.Teams)
-	writeOpTable(b, tr.Ops, append(slices.Clone(timingColumns),
-		column{"floor requests (s)", true, func(o *opResult) string { return seconds(o.Sequential.Median) }},
-		column{"poll bound (s)", true, func(o *opResult) string { return seconds(o.PollBound) }},
-		column{"ratio to floor + poll bound", true, func(o *opResult) string { return ratioText(o.RatioWithPoll) }},
-		peakRSSColumn), true)
+	renderTeams(b, tr, teamsSection{
+		path: "SageMaker",
+		timing: []column{
+			{"floor requests (s)", true, func(o *opResult) string { return seconds(o.Sequential.Median) }},
+			{"poll bound (s)", true, func(o *opResult) string { return seconds(o.PollBound) }},
+			{"ratio to floor + poll bound", true, func(o *opResult) string { return ratioText(o.RatioWithPoll) }},
+		},
+		requestsIntro: "Requests per command (a range when the runs differ) against the request floor:\n\n",
+		requests: []column{
+			{"requests", true, func(o *opResult) string { return rangeText(o.Requests.Total) }},
+			{"floor", true, func(o *opResult) string { return fmt.Sprint(o.RequestFloorTotal) }},
+			{"request ratio", true, func(o *opResult) string { return ratioText(o.RequestRatio) }},
+			{"by operation", false, func(o *opResult) string { return rangeMap(o.Requests.ByOperation) }},
+			{"floor by operation", false, func(o *opResult) string { return intMap(o.RequestFloor) }},
+		},
+	})
+}
+
+// teamsSection is what one path's section of a team count shows besides what every section does.
+type teamsSection struct {
+	path          string   // the path's name in the heading
+	timing        []column // between timingColumns and peakRSSColumn
+	requestsIntro string   // the line above the table of requests
+	requests      []column
+}
+
+// renderTeams writes one path's section for one team count: the timings, the no-op provider's
+// line and table, and the requests.
+func renderTeams(b *strings.Builder, tr *teamResult, s teamsSection) {
+	fmt.Fprintf(b, "## %s path: %d teams\n\n", s.path, tr.Teams)
+	writeOpTable(b, tr.Ops, append(append(slices.Clone(timingColumns), s.timing...), peakRSSColumn), true)
 	writeNoopProviderLine(b, tr)
 	writeNoopProviderTable(b, tr)
-	b.WriteString("Requests per command (a range when the runs differ) against the request floor:\n\n")
-	writeOpTable(b, tr.Ops, []column{
-		{"requests", true, func(o *opResult) string { return rangeText(o.Requests.Total) }},
-		{"floor", true, func(o *opResult) string { return fmt.Sprint(o.RequestFloorTotal) }},
-		{"request ratio", true, func(o *opResult) string { return ratioText(o.RequestRatio) }},
-		{"by operation", false, func(o *opResult) string { return rangeMap(o.Requests.ByOperation) }},
-		{"floor by operation", false, func(o *opResult) string { return intMap(o.RequestFloor) }},
-	}, false)
+	b.WriteString(s.requestsIntro)
+	writeOpTable(b, tr.Ops, s.requests, false)
 }
 
 func rangeText(c countRange) string {
@@ -297,7 +317,7 @@ func intMap(m map[string]int) string {
 		return "none"
 	}
 	var parts []string
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")

@@ -203,21 +203,7 @@ func (b *sagemakerBench) runOnce(ctx context.Context, n, run int, pdir, ddir str
 	if err := step(opPlanNoop, exitNoChanges, argsPlan, b.listAll); err != nil {
 		return err
 	}
-	// One team's quota bumped in both configurations, restored whatever happens.
-	writeBoth := func(changed int) error {
-		if err := writeTeams(pdir, sagemakerConfig, n, changed); err != nil {
-			return err
-		}
-		return writeTeams(ddir, terraformDataQuotas, n, changed)
-	}
-	err := writeBoth((n + 1) / 2)
-	if err == nil {
-		err = step(opPlanChanged, exitChanges, argsPlan, b.listAll)
-	}
-	if rerr := writeBoth(0); err == nil {
-		err = rerr
-	}
-	if err != nil {
+	if err := b.planChanged(n, pdir, ddir, step); err != nil {
 		return err
 	}
 	if err := step(opRefreshOnly, 0, argsRefresh, b.listAll); err != nil {
@@ -238,6 +224,26 @@ func (b *sagemakerBench) runOnce(ctx context.Context, n, run int, pdir, ddir str
 		return err
 	}
 	return b.timeFloor(ctx, &destroyOp.Provider[len(destroyOp.Provider)-1], label(sagemakerConfig, opDestroy), b.deleteAll)
+}
+
+// planChanged measures a plan with one team's quota bumped in both configurations, restored
+// whatever happens.
+func (b *sagemakerBench) planChanged(n int, pdir, ddir string,
+	step func(string, int, []string, func(context.Context) (replayResult, error)) error) error {
+	writeBoth := func(changed int) error {
+		if err := writeTeams(pdir, sagemakerConfig, n, changed); err != nil {
+			return err
+		}
+		return writeTeams(ddir, terraformDataQuotas, n, changed)
+	}
+	err := writeBoth((n + 1) / 2)
+	if err == nil {
+		err = step(opPlanChanged, exitChanges, argsPlan, b.listAll)
+	}
+	if rerr := writeBoth(0); err == nil {
+		err = rerr
+	}
+	return err
 }
 
 // refreshTagged measures what reading tags costs a refresh: every quota gets a tag (an apply

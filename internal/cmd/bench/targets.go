@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -292,9 +294,5 @@ func missed(ts []targetResult) []targetResult {
 }
 
 func sortedRangeKeys(m map[string]countRange) []string {
-	keys := make(map[string]int, len(m))
-	for k := range m {
-		keys[k] = 0
-	}
-	return sortedKeys(keys)
+	return slices.Sorted(maps.Keys(m))
 }
