@@ -15,16 +15,34 @@
 # It is $HYPERPOD_CONTROLPLANE_DIR when set, otherwise a directory named after the versions
 # below in the user's cache directory, so a fresh clone (as CI makes) reuses earlier builds.
 # $HYPERPOD_KUEUE_VERSION picks the Kueue release (default: the one AWS's task-governance
-# add-on ships). Directories of different Kueue versions share one kube-apiserver and etcd
-# build, linked from a directory named after the Kubernetes and etcd versions alone.
+# add-on ships). $HYPERPOD_K8S_VERSION picks the Kubernetes release (default: the newest; the
+# other is the oldest minor that both SageMaker HyperPod and EKS support), each built from
+# its own module under tools/ with the etcd release it ships with. Directories of different
+# Kueue versions share one kube-apiserver and etcd build, linked from a directory named after
+# the Kubernetes and etcd versions alone.
 # Idempotent: only what is missing is built or copied. Builds write to a temporary name and
 # are renamed into place, so an interrupted build never leaves a half-written binary.
 # Only the directory goes to stdout; everything else goes to stderr.
 set -euo pipefail
 
-# The versions pinned by tools/controlplane/go.mod and the Kueue CRDs we install.
-K8S_VERSION=v1.37.2
-ETCD_VERSION=v3.7.0
+# Kubernetes releases the suite runs, each with the tools module that pins it and the etcd
+# release that Kubernetes release uses; the first is the default.
+SUPPORTED_K8S_VERSIONS="v1.37.2 v1.32.13"
+K8S_VERSION=${HYPERPOD_K8S_VERSION:-v1.37.2}
+case "${K8S_VERSION}" in
+v1.37.2)
+	tools_module=controlplane
+	ETCD_VERSION=v3.7.0
+	;;
+v1.32.13)
+	tools_module=controlplane-k8s132
+	ETCD_VERSION=v3.5.16
+	;;
+*)
+	printf 'controlplane-assets: error: HYPERPOD_K8S_VERSION=%s is not one of: %s\n' "${K8S_VERSION}" "${SUPPORTED_K8S_VERSIONS}" >&2
+	exit 1
+	;;
+esac
 # Kueue releases the suite runs; the module proxy serves these (not v0.16, v0.18 or v0.20).
 SUPPORTED_KUEUE_VERSIONS="v0.15.0 v0.17.0 v0.19.2"
 KUEUE_VERSION=${HYPERPOD_KUEUE_VERSION:-v0.19.2}
@@ -37,7 +55,7 @@ die() {
 
 script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
 repo_root=$(cd -- "${script_dir}/.." && pwd -P)
-tools_dir="${repo_root}/tools/controlplane"
+tools_dir="${repo_root}/tools/${tools_module}"
 [[ -f "${tools_dir}/go.mod" ]] || die "cannot find ${tools_dir}/go.mod (is the script inside the repository?)"
 command -v go >/dev/null 2>&1 || die "go is not on PATH"
 
@@ -45,13 +63,13 @@ command -v go >/dev/null 2>&1 || die "go is not on PATH"
 export GOWORK=off
 
 # The version variables name the cache directory; refuse to file a build under a wrong name.
-pinned() { # module -> version required by tools/controlplane/go.mod
+pinned() { # module -> version required by the tools module's go.mod
 	awk -v m="$1" '$1 == m && $2 ~ /^v[0-9]/ { print $2; exit }' "${tools_dir}/go.mod"
 }
 [[ "$(pinned k8s.io/kubernetes)" == "${K8S_VERSION}" ]] ||
-	die "tools/controlplane/go.mod pins k8s.io/kubernetes $(pinned k8s.io/kubernetes), this script says ${K8S_VERSION}: update K8S_VERSION"
+	die "tools/${tools_module}/go.mod pins k8s.io/kubernetes $(pinned k8s.io/kubernetes), this script says ${K8S_VERSION}: update the versions above"
 [[ "$(pinned go.etcd.io/etcd/server/v3)" == "${ETCD_VERSION}" ]] ||
-	die "tools/controlplane/go.mod pins go.etcd.io/etcd/server/v3 $(pinned go.etcd.io/etcd/server/v3), this script says ${ETCD_VERSION}: update ETCD_VERSION"
+	die "tools/${tools_module}/go.mod pins go.etcd.io/etcd/server/v3 $(pinned go.etcd.io/etcd/server/v3), this script says ${ETCD_VERSION}: update the versions above"
 
 [[ " ${SUPPORTED_KUEUE_VERSIONS} " == *" ${KUEUE_VERSION} "* ]] ||
 	die "HYPERPOD_KUEUE_VERSION=${KUEUE_VERSION} is not one of: ${SUPPORTED_KUEUE_VERSIONS}"
@@ -68,6 +86,11 @@ dir=$(cd -- "${dir}" && pwd -P)
 prepared_for=$(cat -- "${dir}/kueue-version" 2>/dev/null || true)
 [[ -z "${prepared_for}" || "${prepared_for}" == "${KUEUE_VERSION}" ]] ||
 	die "${dir} holds Kueue ${prepared_for}: set HYPERPOD_KUEUE_VERSION=${prepared_for}, or HYPERPOD_CONTROLPLANE_DIR to another directory"
+if [[ -x "${dir}/kube-apiserver" ]]; then
+	built_for=$("${dir}/kube-apiserver" --version 2>/dev/null | sed -n 's/^Kubernetes //p')
+	[[ "${built_for}" == "${K8S_VERSION}" ]] ||
+		die "${dir} holds kube-apiserver ${built_for:-of an unknown version}: set HYPERPOD_K8S_VERSION=${built_for:-...}, or HYPERPOD_CONTROLPLANE_DIR to another directory"
+fi
 # kube-apiserver and etcd do not depend on the Kueue version: built once per cache.
 bin_dir=${dir}
 if [[ -z "${HYPERPOD_CONTROLPLANE_DIR:-}" ]]; then
@@ -107,7 +130,7 @@ build() {
 	fi
 	local tmp="${bin_dir}/.${name}.tmp.$$"
 	tmp_files+=("${tmp}")
-	log "${name}: building ${pkg} in tools/controlplane (a cold build of kube-apiserver and etcd takes ~5-10 minutes on 2 cores; later runs reuse ${dir})"
+	log "${name}: building ${pkg} in tools/${tools_module} (a cold build of kube-apiserver and etcd takes ~5-10 minutes on 2 cores; later runs reuse ${dir})"
 	local start=${SECONDS}
 	(cd -- "${tools_dir}" && go build "$@" -o "${tmp}" "${pkg}") >&2
 	"${tmp}" --version >/dev/null 2>&1 || die "${name}: the built binary does not run"
