@@ -3,10 +3,13 @@
 #
 #   scripts/test.sh          builds, unit tests, the acceptance suite under Terraform, under
 #                            OpenTofu the tests whose outcome depends on the CLI (both on the
-#                            default Kueue, the task-governance add-on's), and on the oldest
-#                            supported Kueue the tests whose outcome depends on Kueue's version
+#                            newest Kubernetes and the default Kueue, the task-governance
+#                            add-on's), and the tests whose outcome depends on the cluster's
+#                            versions on the oldest supported Kueue and on the oldest supported
+#                            Kubernetes minor (with the default Kueue)
 #   scripts/test.sh --all    the full cross product: every acceptance test under every CLI and
-#                            on every supported Kueue release
+#                            on every supported Kueue release; the oldest Kubernetes minor runs
+#                            the version-dependent tests as in `make test`
 #
 # Phases run in order and stop at the first failure. Each phase's whole output is kept in
 # .cache/test/<phase>.log; at the end (also after a failure) the script prints the time of each
@@ -63,9 +66,11 @@ opentofu_tests=(
 	'TestFunction_.*'
 )
 
-# The acceptance tests the oldest supported Kueue runs in `make test`: those whose outcome
-# depends on what Kueue's version changes (webhook defaults, admission and borrowing, status
-# fields, the stored API version): admission, drift, import and version detection.
+# The acceptance tests the oldest supported Kueue runs in `make test`, and the oldest supported
+# Kubernetes minor in `make test` and `make test-all`: those whose outcome depends on what Kueue's
+# or the API server's version changes (webhook defaults, admission and borrowing, status fields,
+# the stored API version, server-side apply and field management): admission, drift, import
+# and version detection.
 oldest_kueue_tests=(
 	'TestAccAdmission_.*'
 	'TestAccComputeQuota_(drift|driftOutsideAttributes|noDrift|import|importTakesOver)'
@@ -128,13 +133,17 @@ summary() {
 	fi
 	stop_cluster
 	printf '\n==> Time per phase\n'
-	local total=0 line name secs result
+	local total=0 line name secs result width=52
+	for line in "${phases[@]}"; do
+		name=${line%%$'\t'*}
+		((${#name} <= width)) || width=${#name}
+	done
 	for line in "${phases[@]}"; do
 		IFS=$'\t' read -r name secs result <<<"${line}"
 		total=$((total + secs))
-		printf '  %-52s %4dm%02ds  %s\n' "${name}" $((secs / 60)) $((secs % 60)) "${result}"
+		printf '  %-*s %4dm%02ds  %s\n' "${width}" "${name}" $((secs / 60)) $((secs % 60)) "${result}"
 	done
-	printf '  %-52s %4dm%02ds\n' "total" $((total / 60)) $((total % 60))
+	printf '  %-*s %4dm%02ds\n' "${width}" "total" $((total / 60)) $((total % 60))
 	# Top-level tests only: go test -v prints them at column 0, subtests indented.
 	local slow
 	slow=$(for f in "${logs}"/acc-*.log; do
@@ -166,10 +175,12 @@ run() {
 	fi
 }
 
-begin "builds (control plane, Kueue releases, OpenTofu, test binaries)"
+begin "builds (control plane, Kubernetes and Kueue releases, OpenTofu, test binaries)"
 assets=$(scripts/controlplane-assets.sh)
-# The oldest supported Kueue always comes from the cache, whatever HYPERPOD_CONTROLPLANE_DIR names.
-oldest_assets=$(env -u HYPERPOD_CONTROLPLANE_DIR HYPERPOD_KUEUE_VERSION=v0.15.0 scripts/controlplane-assets.sh)
+# The oldest supported Kueue and Kubernetes always come from the cache, whatever
+# HYPERPOD_CONTROLPLANE_DIR names.
+oldest_assets=$(env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.15.0 scripts/controlplane-assets.sh)
+oldest_k8s_assets=$(env -u HYPERPOD_CONTROLPLANE_DIR HYPERPOD_K8S_VERSION=v1.32.13 HYPERPOD_KUEUE_VERSION=v0.19.2 scripts/controlplane-assets.sh)
 tofu=${TOFU:-$(scripts/tofu-assets.sh)}
 kueue_version=$(cat "${assets}/kueue-version")
 go build ./...
@@ -183,11 +194,17 @@ finish ok
 
 export HYPERPOD_CONTROLPLANE_DIR="${assets}" TF_ACC=1
 
-# start_cluster <assets> <kueue version>: one control plane for the acceptance phases of a Kueue
-# release, unless KUBE_CONFIG_PATH names a cluster to use.
+# k8s_version <assets>: the Kubernetes release of an assets directory's API server.
+k8s_version() {
+	"$1/kube-apiserver" --version | sed -nE 's/^Kubernetes //p'
+}
+k8s=$(k8s_version "${assets}")
+
+# start_cluster <assets> <kueue version>: one control plane for the acceptance phases of a
+# Kubernetes and Kueue release pair, unless KUBE_CONFIG_PATH names a cluster to use.
 start_cluster() {
 	[[ -z "${KUBE_CONFIG_PATH:-}" ]] || return 0
-	begin "local control plane, Kueue $2 (shared by its acceptance phases)"
+	begin "local control plane, Kubernetes $(k8s_version "$1"), Kueue $2 (shared by its acceptance phases)"
 	# A run that was killed outright (no EXIT trap) may have left its control plane running.
 	"${localcluster}" down --dir "${cluster_dir}" >"${logs}/cluster.log" 2>&1
 	cluster_started=true
@@ -216,7 +233,7 @@ check_selection() {
 
 start_cluster "${assets}" "${kueue_version}"
 
-begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p'), Kueue ${kueue_version}"
+begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p'), Kubernetes ${k8s}, Kueue ${kueue_version}"
 run "${logs}/acc-terraform.log" go test -count=1 -timeout "${timeout}" ./internal/... -run '^TestAcc' -v
 finish ok
 
@@ -230,7 +247,7 @@ if ${all}; then
 	selection='^(TestAcc|TestFunction_)'
 	label="all tests"
 fi
-begin "acceptance, OpenTofu $(TF_CLI_CONFIG_FILE=/dev/null "${tofu}" version | sed -nE '1s/^OpenTofu v//p') (${label}), Kueue ${kueue_version}"
+begin "acceptance, OpenTofu $(TF_CLI_CONFIG_FILE=/dev/null "${tofu}" version | sed -nE '1s/^OpenTofu v//p') (${label}), Kubernetes ${k8s}, Kueue ${kueue_version}"
 TF_ACC_TERRAFORM_PATH="${tofu}" TF_ACC_PROVIDER_HOST=registry.opentofu.org TF_CLI_CONFIG_FILE=/dev/null \
 	run "${logs}/acc-opentofu.log" go test -count=1 -timeout "${timeout}" ./internal/provider -run "${selection}" -v
 if ! ${all}; then
@@ -239,27 +256,32 @@ fi
 finish ok
 stop_cluster
 
-# The other Kueue releases, each on a control plane of its own: the oldest supported runs the
-# Kueue-dependent selection; --all runs everything on every release.
+# The other Kueue releases and the oldest Kubernetes minor, each on a control plane of its own:
+# they run the version-dependent selection; --all runs everything on every Kueue release.
 other_kueue=("${oldest_assets}")
 if ${all}; then
-	other_kueue+=("$(env -u HYPERPOD_CONTROLPLANE_DIR HYPERPOD_KUEUE_VERSION=v0.17.0 scripts/controlplane-assets.sh)")
+	other_kueue+=("$(env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.17.0 scripts/controlplane-assets.sh)")
 fi
+other_kueue+=("${oldest_k8s_assets}")
 unset HYPERPOD_LOCALCLUSTER_DIR
 for other in "${other_kueue[@]}"; do
 	version=$(cat "${other}/kueue-version")
+	other_k8s=$(k8s_version "${other}")
 	export HYPERPOD_CONTROLPLANE_DIR="${other}"
 	start_cluster "${other}" "${version}"
 	selection="^($(IFS='|'; printf '%s' "${oldest_kueue_tests[*]}"))\$"
 	label="Kueue-dependent tests"
-	if ${all}; then
+	if ${all} && [[ "${other}" != "${oldest_k8s_assets}" ]]; then
 		selection='^TestAcc'
 		label="all tests"
 	fi
 	log="${logs}/acc-terraform-kueue-${version}.log"
-	begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p') (${label}), Kueue ${version}"
+	if [[ "${other_k8s}" != "${k8s}" ]]; then
+		log="${logs}/acc-terraform-k8s-${other_k8s}-kueue-${version}.log"
+	fi
+	begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p') (${label}), Kubernetes ${other_k8s}, Kueue ${version}"
 	run "${log}" go test -count=1 -timeout "${timeout}" ./internal/... -run "${selection}" -v
-	if ! ${all}; then
+	if [[ "${selection}" != '^TestAcc' ]]; then
 		check_selection "${log}" "${oldest_kueue_tests[@]}"
 	fi
 	finish ok
