@@ -204,14 +204,7 @@ func TestAccTaskGovernance_absoluteBorrowLimits(t *testing.T) {
 	drifted := preApply(plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionUpdate), expectAttribute{"resource_sharing", true})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy: func(*terraform.State) error {
-			for _, q := range tg.Emulator.Quotas() {
-				if q.Target.TeamName != nil && *q.Target.TeamName == team {
-					return fmt.Errorf("after destroy the SageMaker API still holds quota %s for team %q", q.ID, team)
-				}
-			}
-			return nil
-		},
+		CheckDestroy:             tgTeamHoldsNothing(tg, team),
 		Steps: []resource.TestStep{
 			{Config: cfg, Check: resource.ComposeAggregateTestCheckFunc(sent, rendered)},
 			{

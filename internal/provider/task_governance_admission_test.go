@@ -65,6 +65,19 @@ func tgTeamsGone(tg *acctest.TaskGovernance, teams ...string) resource.TestCheck
 	}
 }
 
+// tgTeamHoldsNothing is a CheckDestroy: the API holds no quota of team, not even one being
+// deleted (destroy waits until the API no longer knows it).
+func tgTeamHoldsNothing(tg *acctest.TaskGovernance, team string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		for _, q := range tg.Emulator.Quotas() {
+			if q.Target.TeamName != nil && *q.Target.TeamName == team {
+				return fmt.Errorf("after destroy the SageMaker API still holds quota %s for team %q (status %s)", q.ID, team, q.Status)
+			}
+		}
+		return nil
+	}
+}
+
 // A lender reclaims its lent quota through the SageMaker path, as on a cluster with its own
 // Kueue (TestAccAdmission_lenderReclaims, the same story and checks): the quotas lend and
 // borrow through the API's ResourceSharingConfig, the borrower's job is admitted on borrowed

@@ -61,14 +61,7 @@ resource "hyperpod_compute_quota" "test" {
 	stored = append(stored, statecheck.ExpectKnownValue(tgQuota, tfjsonpath.New("version"), knownvalue.Int64Exact(1)))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy: func(*terraform.State) error {
-			for _, q := range tg.Emulator.Quotas() {
-				if q.Target.TeamName != nil && *q.Target.TeamName == team {
-					return fmt.Errorf("after destroy the SageMaker API still holds quota %s for team %q", q.ID, team)
-				}
-			}
-			return nil
-		},
+		CheckDestroy:             tgTeamHoldsNothing(tg, team),
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,

@@ -63,14 +63,7 @@ func TestAccTaskGovernance_quotaLifecycle(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		// Destroy deletes the quota its state names by id and waits until the API no longer knows it.
-		CheckDestroy: func(*terraform.State) error {
-			for _, q := range tg.Emulator.Quotas() {
-				if q.Target.TeamName != nil && *q.Target.TeamName == team {
-					return fmt.Errorf("after destroy the SageMaker API still holds quota %s for team %q (status %s)", q.ID, team, q.Status)
-				}
-			}
-			return nil
-		},
+		CheckDestroy: tgTeamHoldsNothing(tg, team),
 		Steps: []resource.TestStep{
 			{
 				Config: cfg(2),
