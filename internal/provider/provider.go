@@ -120,13 +120,10 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 		role     assumeRoleModel
 		defaults defaultTagsModel
 	)
-	// cluster_arn, assume_role.role_arn and exec.command are Optional, described as required in
-	// their block, and checked when the provider is configured: the framework checks a Required
-	// attribute of an absent single nested block too, which would refuse every configuration
-	// without the block (terraform-plugin-framework issue 740).
+	// cluster_arn, assume_role.role_arn and exec.command are served Required (requiredInBlock).
 	tgAttributes, tgBlocks := attributesAndBlocksOf(&tg, []fieldSchema[schema.Attribute]{
 		{&tg.ClusterARN, schema.StringAttribute{Optional: true, Description: "ARN of the HyperPod cluster, " +
-			"`arn:aws:sagemaker:<region>:<account>:cluster/<id>`. Required in this block."}},
+			"`arn:aws:sagemaker:<region>:<account>:cluster/<id>`."}},
 		{&tg.Region, str("AWS region of the SageMaker API (default: the cluster ARN's region).", false)},
 		{&tg.Endpoint, str("URL of the SageMaker API endpoint, e.g. a VPC interface endpoint (default: the region's public endpoint).", false)},
 		{&tg.STSEndpoint, str("URL of the STS endpoint used by `assume_role`.", false)},
@@ -140,7 +137,7 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 		{&tg.AssumeRole, schema.SingleNestedBlock{
 			Description: "Assume an IAM role with the credentials of the chain, as the aws provider's `assume_role`.",
 			Attributes: attributesOf(&role, []fieldSchema[schema.Attribute]{
-				{&role.RoleARN, str("ARN of the role to assume. Required in this block.", false)},
+				{&role.RoleARN, str("ARN of the role to assume.", false)},
 				{&role.SessionName, str("Session name (default: one the SDK generates).", false)},
 				{&role.ExternalID, str("External ID the role's trust policy requires.", false)},
 				{&role.Duration, str("Session duration, a Go duration between 15m and 12h (default 15m; renewed as it expires).", false)},
@@ -206,7 +203,7 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			Description: "Get credentials from a command, e.g. `aws eks get-token`.",
 			Attributes: attributesOf(&exec, []fieldSchema[schema.Attribute]{
 				{&exec.APIVersion, schema.StringAttribute{Optional: true, Description: "API version of the credential plugin, e.g. `client.authentication.k8s.io/v1beta1`."}},
-				{&exec.Command, schema.StringAttribute{Optional: true, Description: "Command to run. Required in this block."}},
+				{&exec.Command, schema.StringAttribute{Optional: true, Description: "Command to run."}},
 				{&exec.Args, strList("Arguments of the command.")},
 				{&exec.Env, schema.MapAttribute{ElementType: types.StringType, Optional: true, Description: "Environment variables for the command."}},
 			}),
