@@ -67,6 +67,16 @@ func (d *instanceTypeCapacityDataSource) Schema(_ context.Context, _ datasource.
 			{&m.UnallocatedAccelerators, computedInt("`total_accelerators - allocated_accelerators`; negative when quotas promise more than the nodes have.")},
 			{&m.UnallocatedVCPU, computedFloat("`total_vcpu - allocated_vcpu`; negative when overcommitted.")},
 			{&m.UnallocatedMemoryInGiB, computedFloat("`total_memory_in_gib - allocated_memory_in_gib`; negative when overcommitted.")},
+
+			{&m.SchedulableAccelerators, computedInt("Sum of the allocatable accelerators of the Nodes in `schedulable_node_count`: what new pods can use now.")},
+			{&m.SchedulableVCPU, computedFloat("Sum of the allocatable vCPU of the Nodes in `schedulable_node_count`.")},
+			{&m.SchedulableMemoryInGiB, computedFloat("Sum of the allocatable memory (GiB) of the Nodes in `schedulable_node_count`.")},
+
+			{&m.UnallocatedSchedulableAccelerators, computedInt("`schedulable_accelerators - allocated_accelerators`: what a new quota can " +
+				"still claim on healthy, schedulable Nodes. Negative when quotas promise more than those Nodes have: Kueue admits " +
+				"against quotas alone, so jobs it admits beyond this stay pending in the scheduler.")},
+			{&m.UnallocatedSchedulableVCPU, computedFloat("`schedulable_vcpu - allocated_vcpu`; negative when overcommitted.")},
+			{&m.UnallocatedSchedulableMemoryInGiB, computedFloat("`schedulable_memory_in_gib - allocated_memory_in_gib`; negative when overcommitted.")},
 		}),
 	}
 }
@@ -115,6 +125,8 @@ func (d *instanceTypeCapacityDataSource) read(ctx context.Context, m *instanceTy
 	m.TotalAccelerators, m.TotalVCPU, m.TotalMemoryInGiB = amountValues(s.Total)
 	m.AllocatedAccelerators, m.AllocatedVCPU, m.AllocatedMemoryInGiB = amountValues(s.Allocated)
 	m.UnallocatedAccelerators, m.UnallocatedVCPU, m.UnallocatedMemoryInGiB = amountValues(s.Unallocated)
+	m.SchedulableAccelerators, m.SchedulableVCPU, m.SchedulableMemoryInGiB = amountValues(s.Schedulable)
+	m.UnallocatedSchedulableAccelerators, m.UnallocatedSchedulableVCPU, m.UnallocatedSchedulableMemoryInGiB = amountValues(s.UnallocatedSchedulable)
 	return true
 }
 
