@@ -236,17 +236,11 @@ const (
 	PartialAdmission UndeterminedReason = "PartialAdmission"
 	// AdmissionChecks: the Workload has admission checks, decided by other controllers.
 	AdmissionChecks UndeterminedReason = "AdmissionChecks"
-	// PreemptionGates: the Workload has preemption gates, opened by other controllers.
-	PreemptionGates UndeterminedReason = "PreemptionGates"
 	// UnknownPriorityClass: the Workload names a priority class that is not given, so its
 	// priority after the change is unknown.
 	UnknownPriorityClass UndeterminedReason = "UnknownPriorityClass"
 	// NodeAffinity: a pod set has required node affinity, which the simulator does not match against flavors.
 	NodeAffinity UndeterminedReason = "NodeAffinity"
-	// MultipleResourceGroups: the ClusterQueue has more than one resource group.
-	MultipleResourceGroups UndeterminedReason = "MultipleResourceGroups"
-	// UnknownFlavor: an admitted Workload uses a flavor its ClusterQueue does not list.
-	UnknownFlavor UndeterminedReason = "UnknownFlavor"
 	// NoFixpoint: scheduling did not settle within the simulator's cycle budget.
 	NoFixpoint UndeterminedReason = "NoFixpoint"
 )
@@ -254,8 +248,7 @@ const (
 // UndeterminedReasons lists every reason, for documentation and for tests that accept
 // "cannot determine" only for a listed reason.
 var UndeterminedReasons = []UndeterminedReason{
-	TopologyAwareScheduling, PartialAdmission, AdmissionChecks, PreemptionGates,
-	UnknownPriorityClass, NodeAffinity, MultipleResourceGroups, UnknownFlavor, NoFixpoint,
+	TopologyAwareScheduling, PartialAdmission, AdmissionChecks, UnknownPriorityClass, NodeAffinity, NoFixpoint,
 }
 
 // String formats the outcome for a person: one block per ClusterQueue, Workloads named

@@ -21,6 +21,8 @@ const (
 	WorkloadEvictedByPreemption = "Preempted"
 	// WorkloadEvictedByClusterQueueStopped is the Evicted reason under stopPolicy HoldAndDrain.
 	WorkloadEvictedByClusterQueueStopped = "ClusterQueueStopped"
+	// WorkloadEvictedByLocalQueueStopped is the Evicted reason when the LocalQueue's stopPolicy is HoldAndDrain.
+	WorkloadEvictedByLocalQueueStopped = "LocalQueueStopped"
 
 	// Reasons of the Preempted condition: the preemption rule that chose the workload.
 	InClusterQueueReason                = "InClusterQueue"
