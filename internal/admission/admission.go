@@ -197,10 +197,13 @@ type ResourceFlavor struct {
 type Preempted struct {
 	Workload WorkloadRef
 	Priority int32
-	// By is the Workload whose admission needs the quota, and ByClusterQueue its ClusterQueue.
+	// By is the Workload whose admission needs the quota, and ByClusterQueue its ClusterQueue;
+	// both are empty for an eviction by a stop policy.
 	By             WorkloadRef
 	ByClusterQueue string
-	// Reason is the rule: one of the kueue.In*Reason values (the Preempted condition's reason).
+	// Reason is the rule: one of the kueue.In*Reason values (the Preempted condition's
+	// reason), or for a stop policy the Evicted condition's reason
+	// (kueue.WorkloadEvictedByClusterQueueStopped, kueue.WorkloadEvictedByLocalQueueStopped).
 	Reason string
 	// Readmitted is set when the Workload is admitted again later in the same prediction.
 	Readmitted []PodSetFlavors
@@ -279,7 +282,11 @@ func (t TeamOutcome) String() string {
 		b.WriteString("\n")
 	}
 	for _, p := range t.Preempted {
-		fmt.Fprintf(&b, "  preempted %s by %s (ClusterQueue %s): %s", p.Workload, p.By, p.ByClusterQueue, p.Reason)
+		if p.ByClusterQueue == "" {
+			fmt.Fprintf(&b, "  evicted %s: %s", p.Workload, p.Reason)
+		} else {
+			fmt.Fprintf(&b, "  preempted %s by %s (ClusterQueue %s): %s", p.Workload, p.By, p.ByClusterQueue, p.Reason)
+		}
 		if p.Readmitted != nil {
 			fmt.Fprintf(&b, ", then readmitted on %s", formatPodSets(p.Readmitted))
 		}

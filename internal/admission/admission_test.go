@@ -32,6 +32,9 @@ func summary(o admission.Outcome) []string {
 		}
 		for _, p := range t.Preempted {
 			line := fmt.Sprintf("%s preempted %s by %s: %s", t.ClusterQueue, p.Workload, p.By, p.Reason)
+			if p.ByClusterQueue == "" {
+				line = fmt.Sprintf("%s evicted %s: %s", t.ClusterQueue, p.Workload, p.Reason)
+			}
 			if p.Readmitted != nil {
 				line += " (readmitted)"
 			}
@@ -220,7 +223,7 @@ func TestSimulate(t *testing.T) {
 			name: "stopPolicy HoldAndDrain evicts running workloads (ClusterQueueStopped)",
 			c: cluster([]kueue.ClusterQueue{at.MakeClusterQueue("a").Cohort("c").StopPolicy("HoldAndDrain").ResourceGroup(gpus("p4", "4", "0")).Obj()},
 				running("r", "a", "p4", "2", 0, time.Minute), pending("w", "a", "2", 0, 0)),
-			want: []string{"a preempted ns-a/r by /: ClusterQueueStopped"},
+			want: []string{"a evicted ns-a/r: ClusterQueueStopped"},
 		},
 		{
 			name: "a held team's quota is still lent: a borrower admits on it",
@@ -303,5 +306,204 @@ func TestSimulate(t *testing.T) {
 				t.Errorf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
 			}
 		})
+	}
+}
+
+// fairCohort: a and b borrow from l's 8 GPUs; a borrows 7 with three workloads, b holds its
+// nominal 2 and wants 3 more.
+func fairCohort(fair bool) admission.Cluster {
+	c := cluster([]kueue.ClusterQueue{
+		at.MakeClusterQueue("a").Cohort("c").ResourceGroup(gpus("p4", "2", "10")).Obj(),
+		at.MakeClusterQueue("b").Cohort("c").ResourceGroup(gpus("p4", "2", "10")).Obj(),
+		at.MakeClusterQueue("l").Cohort("c").ResourceGroup(gpus("p4", "8", "0")).Obj(),
+	},
+		running("a1", "a", "p4", "3", 0, 3*time.Hour), running("a2", "a", "p4", "3", 0, 2*time.Hour), running("a3", "a", "p4", "3", 0, time.Hour),
+		running("b1", "b", "p4", "2", 0, time.Hour), pending("wb", "b", "3", 0, 0))
+	c.FairSharing = fair
+	return c
+}
+
+func TestFairSharing(t *testing.T) {
+	tests := []struct {
+		name string
+		c    admission.Cluster
+		want []string
+	}{
+		{
+			// Without fair sharing, borrowWithinCohort Never: b would borrow, so it does not preempt.
+			name: "classical: a borrowing team does not preempt another borrower",
+			c:    fairCohort(false),
+			want: []string{"a over p4 nvidia.com/gpu 9/2: ns-a/a1,ns-a/a2,ns-a/a3", "b over p4 nvidia.com/gpu 2/2: ns-b/b1"}[:1],
+		},
+		{
+			// Kueue docs, fair sharing: a queue may preempt from one with a higher share when its
+			// share after admission is at most the target's share after the preemption
+			// (LessThanOrEqualToFinalShare). b: 3/12 borrowed = 250; a after losing 3: 4/12 = 333.
+			name: "fair sharing: the team with the lower share preempts the newest workload of the highest share (InCohortFairSharing)",
+			c:    fairCohort(true),
+			want: []string{
+				"a preempted ns-a/a3 by ns-b/wb: InCohortFairSharing",
+				"a over p4 nvidia.com/gpu 6/2: ns-a/a1,ns-a/a2",
+				"b admitted ns-b/wb on p4",
+				"b over p4 nvidia.com/gpu 5/2: ns-b/b1,ns-b/wb",
+			},
+		},
+		{
+			// Classical order: both borrow and have the same priority, so the older goes first.
+			name: "classical order: the older borrower is admitted",
+			c: cluster([]kueue.ClusterQueue{
+				at.MakeClusterQueue("a").Cohort("c").FairWeight("2").ResourceGroup(gpus("p4", "0", "8")).Obj(),
+				at.MakeClusterQueue("b").Cohort("c").FairWeight("1").ResourceGroup(gpus("p4", "0", "8")).Obj(),
+				at.MakeClusterQueue("l").Cohort("c").ResourceGroup(gpus("p4", "4", "0")).Obj(),
+			}, pending("wa", "a", "4", 0, 0), pending("wb", "b", "4", 0, time.Hour)),
+			want: []string{"b admitted ns-b/wb on p4", "b over p4 nvidia.com/gpu 4/0: ns-b/wb"},
+		},
+	}
+	weighted := cluster([]kueue.ClusterQueue{
+		at.MakeClusterQueue("a").Cohort("c").FairWeight("2").ResourceGroup(gpus("p4", "0", "8")).Obj(),
+		at.MakeClusterQueue("b").Cohort("c").FairWeight("1").ResourceGroup(gpus("p4", "0", "8")).Obj(),
+		at.MakeClusterQueue("l").Cohort("c").ResourceGroup(gpus("p4", "4", "0")).Obj(),
+	}, pending("wa", "a", "4", 0, 0), pending("wb", "b", "4", 0, time.Hour))
+	weighted.FairSharing = true
+	tests = append(tests, struct {
+		name string
+		c    admission.Cluster
+		want []string
+	}{
+		// Fair sharing orders a cycle's heads by the share each queue would have: a's weight 2
+		// halves its share (500 against b's 1000).
+		name: "fair sharing order: the heavier weight is admitted first",
+		c:    weighted,
+		want: []string{"a admitted ns-a/wa on p4", "a over p4 nvidia.com/gpu 4/0: ns-a/wa"},
+	})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := summary(admission.Simulate(tt.c))
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
+			}
+		})
+	}
+}
+
+func TestPriorityClassValueByVersion(t *testing.T) {
+	c := cluster([]kueue.ClusterQueue{at.MakeClusterQueue("a").Cohort("c").ResourceGroup(gpus("p4", "4", "0")).Obj()},
+		running("r", "a", "p4", "4", 50, time.Minute),
+		// Created when the class was worth 0; the class is now worth 100.
+		at.MakeWorkload("w", "ns-a").Queue("lq").PriorityClass("urgent", 0).Request(gpu, "4").Obj())
+	c.WorkloadPriorityClasses = []kueue.WorkloadPriorityClass{at.MakePriorityClass("urgent", 100)}
+	for _, tt := range []struct {
+		version string
+		want    []string
+	}{
+		// Kueue v0.19's WorkloadPriorityClass controller updates the Workloads' priority.
+		{"v0.19.2", []string{"a admitted ns-a/w on p4", "a preempted ns-a/r by ns-a/w: InClusterQueue"}},
+		// Kueue v0.15 keeps the priority a Workload was created with.
+		{"v0.15.0", nil},
+	} {
+		t.Run(tt.version, func(t *testing.T) {
+			v, err := admission.ParseVersion(tt.version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Version = v
+			got := summary(admission.Simulate(c))
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPreview(t *testing.T) {
+	now := cluster([]kueue.ClusterQueue{
+		at.MakeClusterQueue("a").Cohort("c").ResourceGroup(gpus("p4", "4", "0")).Obj(),
+		at.MakeClusterQueue("b").Cohort("c").ResourceGroup(gpus("p4", "4", "0")).Obj(),
+	}, running("r", "a", "p4", "4", 0, time.Minute), pending("wb", "b", "2", 0, 0), pending("wb2", "b", "2", 0, 0))
+	if got := summary(admission.Simulate(now)); !slices.Equal(got, []string{"b admitted ns-b/wb on p4", "b admitted ns-b/wb2 on p4"}) {
+		t.Fatalf("live state: %q", got)
+	}
+	tests := []struct {
+		name    string
+		planned []kueue.ClusterQueue
+		want    []string
+	}{
+		{
+			// a now borrows 2 of b's 4; b's second job needs them back.
+			name:    "lowering a's quota below what it runs lets b reclaim it (InCohortReclamation)",
+			planned: []kueue.ClusterQueue{at.MakeClusterQueue("a").Cohort("c").ResourceGroup(gpus("p4", "2", "0")).Obj()},
+			want:    []string{"a preempted ns-a/r by ns-b/wb2: InCohortReclamation", "b admitted ns-b/wb on p4", "b admitted ns-b/wb2 on p4"},
+		},
+		{
+			// Kueue does not preempt when a quota drops; the quota is reclaimed only on demand.
+			name: "lowering a's quota with no demand in the cohort leaves its job over nominal, preemptible",
+			planned: []kueue.ClusterQueue{
+				at.MakeClusterQueue("a").Cohort("c").ResourceGroup(gpus("p4", "2", "0")).Obj(),
+				at.MakeClusterQueue("b").Cohort("c").ResourceGroup(gpus("p4", "6", "0")).Obj(),
+			},
+			want: []string{"a over p4 nvidia.com/gpu 4/2: ns-a/r", "b admitted ns-b/wb on p4", "b admitted ns-b/wb2 on p4"},
+		},
+		{
+			name:    "lowering b's quota below its demand leaves the second job pending",
+			planned: []kueue.ClusterQueue{at.MakeClusterQueue("b").Cohort("c").ResourceGroup(gpus("p4", "2", "0")).Obj()},
+			want:    []string{"b admitted ns-b/wb on p4"},
+		},
+		{
+			name:    "a ClusterQueue being deleted admits nothing",
+			planned: []kueue.ClusterQueue{at.MakeClusterQueue("b").Cohort("c").ResourceGroup(gpus("p4", "4", "0")).Deleting().Obj()},
+			want:    nil,
+		},
+		{
+			name:    "stopping a team (activation disabled, stopPolicy Hold) holds its pending jobs",
+			planned: []kueue.ClusterQueue{at.MakeClusterQueue("b").Cohort("c").StopPolicy(kueue.StopPolicyHold).ResourceGroup(gpus("p4", "4", "0")).Obj()},
+			want:    nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := summary(admission.Preview(now, tt.planned))
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
+			}
+		})
+	}
+}
+
+func TestAdmissionChecksAreUndetermined(t *testing.T) {
+	w := pending("w", "a", "2", 0, 0)
+	w.Status.AdmissionChecks = []kueue.AdmissionCheckState{{Name: "prov", State: "Pending"}}
+	c := cluster([]kueue.ClusterQueue{at.MakeClusterQueue("a").Cohort("c").ResourceGroup(gpus("p4", "4", "0")).Obj()}, w)
+	got := summary(admission.Simulate(c))
+	if want := []string{"a undetermined ns-a/w: AdmissionChecks"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestString(t *testing.T) {
+	o := admission.Simulate(fairCohort(true))
+	got := o.String()
+	for _, want := range []string{
+		"ClusterQueue a:\n",
+		"  preempted ns-a/a3 by ns-b/wb (ClusterQueue b): InCohortFairSharing\n",
+		"  over nominal quota: p4 nvidia.com/gpu uses 6 of 2, preemptible: ns-a/a1, ns-a/a2\n",
+		"ClusterQueue b:\n",
+		"  admitted ns-b/wb on p4, borrowing, after preemption\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("String() lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestParseVersion(t *testing.T) {
+	for in, want := range map[string]admission.Version{"v0.15.0": admission.V0_15, "0.15.8": admission.V0_15, "v0.19.2": admission.V0_19, "v0.19": admission.V0_19} {
+		if got, err := admission.ParseVersion(in); err != nil || got != want {
+			t.Errorf("ParseVersion(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"v0.17.0", "v0.150.0", "", "latest"} {
+		if _, err := admission.ParseVersion(in); err == nil {
+			t.Errorf("ParseVersion(%q) succeeded", in)
+		}
 	}
 }
