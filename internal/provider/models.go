@@ -29,6 +29,7 @@ type providerModel struct {
 	Exec                  types.Object  `tfsdk:"exec" model:"execModel"`
 	Retry                 types.Object  `tfsdk:"retry" model:"retryModel"`
 	TaskGovernance        types.Object  `tfsdk:"task_governance" model:"taskGovernanceModel"`
+	AdmissionPreview      types.Bool    `tfsdk:"admission_preview"`
 }
 
 type taskGovernanceModel struct {

@@ -59,6 +59,8 @@ type providerData struct {
 	finished finishedCreates
 	// defaultTags are task_governance.default_tags: tags every tagged resource carries.
 	defaultTags defaultTags
+	// preview predicts what a quota change does to jobs.
+	preview *admissionPreview
 }
 
 // client returns the Kubernetes client, or adds an error naming the provider attributes that
@@ -183,6 +185,14 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 		{&m.Burst, schema.Int64Attribute{
 			Optional:    true,
 			Description: "Requests allowed at once above `qps`; only used together with `qps` (default: the larger of 10 and `qps`).",
+		}},
+		{&m.AdmissionPreview, schema.BoolAttribute{
+			Optional: true,
+			Description: "Preview, during plan, what a change of a compute quota does to the jobs of its cohort: which pending " +
+				"jobs start, which running ones are preempted (by whom, under which rule) or left over their team's nominal " +
+				"quota, and what cannot be predicted. Each preview is a warning of the plan. A plan that changes quotas reads the " +
+				"cluster's Kueue objects and Workloads once (a LIST per kind, every request sent once, at most 10 s); a plan that " +
+				"changes none reads nothing more. Default `true`; `false` turns previews off.",
 		}},
 		{&m.InstanceTypes, schema.MapNestedAttribute{
 			Optional: true,
@@ -321,6 +331,10 @@ func (p *hyperpodProvider) Configure(ctx context.Context, req provider.Configure
 			kubernetes = data.kube
 		}
 		data.backend = sagemakerbackend.New(client, tg.ClusterARN, data.catalog, sagemakerclient.DefaultPoll, kubernetes)
+	}
+	data.preview = &admissionPreview{off: conf.previewOff, state: data.backend.Kueue}
+	if len(conf.pending) > 0 {
+		data.preview.off = "the provider configuration is not known until apply"
 	}
 	resp.DataSourceData = data
 	resp.ResourceData = data

@@ -1,0 +1,109 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+)
+
+// previewTimeout bounds the one read of the cluster's Kueue state that a plan makes for its
+// admission previews, so a plan never waits longer than this on an unreachable cluster.
+const previewTimeout = 10 * time.Second
+
+// admissionPreview predicts, during plan, what a quota change does to the jobs of its cohort.
+// It reads the cluster's Kueue objects and Workloads once per provider process (one plan), the
+// first time a plan changes something that can move admission, and never for a plan that
+// changes nothing.
+type admissionPreview struct {
+	// off says why no preview is made ("" when previews are on): the provider setting, or a
+	// provider configuration not known yet.
+	off   string
+	state backend.KueueState
+
+	once     sync.Once
+	cluster  admission.Cluster
+	version  string
+	readErr  error
+	readTook time.Duration
+}
+
+func (p *admissionPreview) snapshot(ctx context.Context) (admission.Cluster, string, error) {
+	p.once.Do(func() {
+		// A cancelled first RPC must not leave every later one without a preview.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), previewTimeout)
+		defer cancel()
+		start := time.Now()
+		p.cluster, p.version, p.readErr = p.state.Snapshot(ctx)
+		p.readTook = time.Since(start)
+	})
+	return p.cluster, p.version, p.readErr
+}
+
+// previewNote is what every preview says of its scope.
+const previewNote = "Terraform plans each resource on its own, so this considers this change alone, against the " +
+	"cluster as it is now. For every change of a saved plan at once, run hyperpod-plan-review on `terraform show -json` " +
+	"of the plan. Turn previews off with admission_preview = false in the provider block."
+
+// warnQuotaChange adds, as a warning at at, the predicted effect of putting next in place of
+// the team's ClusterQueue name (next nil: deleting it), and reports whether it previewed.
+func (p *admissionPreview) warnQuotaChange(ctx context.Context, at path.Path, team, name string, next *kueue.ClusterQueue, diags *diag.Diagnostics) bool {
+	if p == nil || p.off != "" {
+		return false
+	}
+	now, version, err := p.snapshot(ctx)
+	if err != nil {
+		diags.AddAttributeWarning(at, "No admission preview", fmt.Sprintf(
+			"What this change does to the jobs of team %q was not previewed: reading the cluster's Kueue objects and "+
+				"Workloads failed (%v). The plan itself is not affected. %s", team, err, previewNote))
+		return false
+	}
+	after := now
+	after.ClusterQueues = replaceQueue(now.ClusterQueues, name, next)
+	effect := admission.Effect(now, after)
+	verb := "changes"
+	if next == nil {
+		verb = "deletion"
+	}
+	diags.AddAttributeWarning(at, fmt.Sprintf("Admission preview: team %s", team), fmt.Sprintf(
+		"What this quota %s does to jobs, as %s schedules them:\n\n%s\n%s", verb, version, effectText(effect), previewNote))
+	return true
+}
+
+// replaceQueue is queues with the ClusterQueue name replaced by next, or marked deleted when
+// next is nil: Kueue then admits nothing more to it, and its running Workloads keep running.
+func replaceQueue(queues []kueue.ClusterQueue, name string, next *kueue.ClusterQueue) []kueue.ClusterQueue {
+	out := make([]kueue.ClusterQueue, 0, len(queues)+1)
+	for _, q := range queues {
+		if q.Name != name {
+			out = append(out, q)
+			continue
+		}
+		if next == nil {
+			q.DeletionTimestamp = &metav1.Time{Time: time.Unix(0, 0)}
+			out = append(out, q)
+		}
+	}
+	if next != nil {
+		out = append(out, *next)
+	}
+	return out
+}
+
+// effectText lists an outcome for a person, or says that nothing moves.
+func effectText(o admission.Outcome) string {
+	if o.Empty() {
+		return "No pending job starts, and no running job is preempted or left over its team's nominal quota.\n"
+	}
+	return strings.TrimRight(o.String(), "\n") + "\n\n\"over nominal quota\" means running and preemptible: Kueue " +
+		"reclaims it only when another team of the cohort, or a higher priority in the team, needs the quota.\n"
+}

@@ -1,0 +1,156 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+)
+
+// planJSON runs plan -json -detailed-exitcode and returns its diagnostics.
+func (c *tfCLI) planJSON(timeout time.Duration, extra ...string) (tfResult, []tfDiagnostic) {
+	c.t.Helper()
+	r := c.run(timeout, append([]string{"plan", "-detailed-exitcode", "-input=false", "-no-color", "-json"}, extra...)...)
+	diags, _ := parseTFJSONLines(r.stdout)
+	return r, diags
+}
+
+// previewsIn are the admission previews among diags, by summary.
+func previewsIn(diags []tfDiagnostic) map[string]tfDiagnostic {
+	out := map[string]tfDiagnostic{}
+	for _, d := range diags {
+		if d.Severity == "warning" && (strings.HasPrefix(d.Summary, "Admission preview") || d.Summary == "No admission preview") {
+			out[d.Summary] = d
+		}
+	}
+	return out
+}
+
+// A plan that changes a quota warns with what the change does to the jobs of its cohort, and
+// the prediction comes true when the change is applied: more quota lent by one team admits
+// another team's pending job by borrowing. A plan that changes nothing warns of nothing, and
+// admission_preview = false turns the previews off.
+func TestAccAdmissionPreview_plan(t *testing.T) {
+	acctest.RequireKueue(t)
+	const lender, borrower = "e2e-preview-lender", "e2e-preview-borrower"
+	e2eCleanup(t, lender, borrower)
+	config := func(lenderCount int, provider string) string {
+		return provider + e2eTeam(lender, `  resources = [{ instance_type = "ml.g5.12xlarge", count = `+strconv.Itoa(lenderCount)+` }]
+  cohort           = "e2e-preview"
+  resource_sharing = { strategy = "Lend" }`) +
+			e2eTeam(borrower, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
+  cohort           = "e2e-preview"
+  resource_sharing = { strategy = "LendAndBorrow", borrow_limit = 100 }`)
+	}
+	cli := newTFCLI(t)
+	cli.writeConfig(config(1, ""))
+	cli.init()
+	if r := cli.apply(3 * time.Minute); r.exitCode != 0 {
+		t.Fatalf("apply: %s", r)
+	}
+
+	// The cohort has 8 GPUs: the borrower runs 6 (2 borrowed), the lender 2, and the borrower's
+	// next 2-GPU job waits for room.
+	submitJob(t, borrower, "big", "ml.g5.12xlarge", gpus("6"))
+	if _, err := workloadOf(borrower, "big", admitted, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	submitJob(t, lender, "own", "ml.g5.12xlarge", gpus("2"))
+	if _, err := workloadOf(lender, "own", admitted, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	submitJob(t, borrower, "next", "ml.g5.12xlarge", gpus("2"))
+	next, err := workloadOf(borrower, "next", pendingForQuota, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nextRef := admission.WorkloadRef{Namespace: next.GetNamespace(), Name: next.GetName()}
+
+	if r, diags := cli.planJSON(2 * time.Minute); r.exitCode != 0 || len(previewsIn(diags)) != 0 {
+		t.Fatalf("a plan without changes: want exit 0 and no preview, got %d and %v\n%s", r.exitCode, previewsIn(diags), r)
+	}
+
+	// The lender's second instance: 4 more GPUs to lend, and the waiting job fits.
+	cli.writeConfig(config(2, ""))
+	r, diags := cli.planJSON(2 * time.Minute)
+	if r.exitCode != 2 {
+		t.Fatalf("plan of the change: want exit 2, got %s", r)
+	}
+	got, ok := previewsIn(diags)["Admission preview: team "+lender]
+	if !ok {
+		t.Fatalf("no admission preview for %s among %+v", lender, diags)
+	}
+	want := "ClusterQueue " + quota.ClusterQueueName(borrower) + ":\n  admitted " + nextRef.String() + " on ml.g5.12xlarge, borrowing"
+	for _, part := range []string{want, "considers this change alone", "Kueue v0."} {
+		if !strings.Contains(got.Detail, part) {
+			t.Errorf("preview lacks %q:\n%s", part, got.Detail)
+		}
+	}
+
+	// Off, the same plan warns of nothing.
+	cli.writeConfig(config(2, "provider \"hyperpod\" {\n  admission_preview = false\n}\n"))
+	if r, diags := cli.planJSON(2 * time.Minute); r.exitCode != 2 || len(previewsIn(diags)) != 0 {
+		t.Errorf("admission_preview = false: want exit 2 and no preview, got %d and %v", r.exitCode, previewsIn(diags))
+	}
+
+	// What the preview said is what Kueue does.
+	cli.writeConfig(config(2, ""))
+	if r := cli.apply(3 * time.Minute); r.exitCode != 0 {
+		t.Fatalf("apply of the change: %s", r)
+	}
+	if _, err := workloadOf(borrower, "next", admitted, time.Minute); err != nil {
+		t.Errorf("the preview said %s is admitted: %v", nextRef, err)
+	}
+	// Destroying a queue waits while Kueue holds admitted workloads: end them first.
+	deleteAllWork(t, []string{lender, borrower})
+	if r := cli.destroy(3 * time.Minute); r.exitCode != 0 {
+		t.Errorf("destroy: %s", r)
+	}
+}
+
+// failingState is a cluster that cannot be reached, counting the reads sent to it.
+type failingState struct{ reads *int }
+
+func (f failingState) Snapshot(context.Context) (admission.Cluster, string, error) {
+	*f.reads++
+	return admission.Cluster{}, "", errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
+}
+
+// A preview that cannot read the cluster says so and the plan goes on, with one read per run
+// whatever the number of changes; previews turned off read nothing.
+func TestAdmissionPreviewWithoutCluster(t *testing.T) {
+	prior := &kueue.ClusterQueue{}
+	prior.Name = quota.ClusterQueueName("t")
+	next := *prior
+	next.Spec.CohortName = "c"
+	reads := 0
+	p := &admissionPreview{state: failingState{&reads}}
+	for range 2 {
+		var diags diag.Diagnostics
+		if p.warnQuotaChange(context.Background(), path.Root("resources"), "t", prior.Name, &next, &diags) {
+			t.Error("warnQuotaChange reported a preview it could not make")
+		}
+		if len(diags) != 1 || diags[0].Summary() != "No admission preview" || !strings.Contains(diags[0].Detail(), "connection refused") {
+			t.Errorf("diagnostics = %v, want one warning that names the failure", diags)
+		}
+	}
+	if reads != 1 {
+		t.Errorf("%d reads of the cluster, want 1 per run", reads)
+	}
+	reads = 0
+	var diags diag.Diagnostics
+	off := &admissionPreview{off: "admission_preview = false", state: failingState{&reads}}
+	if off.warnQuotaChange(context.Background(), path.Root("resources"), "t", prior.Name, &next, &diags) || len(diags) != 0 || reads != 0 {
+		t.Errorf("previews off: %d reads, %v", reads, diags)
+	}
+}
