@@ -1,5 +1,13 @@
 package admission
 
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+)
+
 // Effect is what a change does: the outcome from next, the state after the change, less what
 // Simulate predicts from now without it. A pending Workload that Kueue would admit anyway
 // (it has not yet had its turn) is not the change's effect, and neither is a ClusterQueue that
@@ -47,4 +55,26 @@ func overBefore(before []OverNominal, n OverNominal) bool {
 		}
 	}
 	return false
+}
+
+// WithQueue is c with its ClusterQueue name replaced by next, or marked deleted when next is
+// nil: Kueue then admits nothing more to it, and its running Workloads keep running. A next
+// with no ClusterQueue of its name in c is added.
+func (c Cluster) WithQueue(name string, next *kueue.ClusterQueue) Cluster {
+	out := make([]kueue.ClusterQueue, 0, len(c.ClusterQueues)+1)
+	for _, q := range c.ClusterQueues {
+		if q.Name != name {
+			out = append(out, q)
+			continue
+		}
+		if next == nil {
+			q.DeletionTimestamp = &metav1.Time{Time: time.Unix(0, 0)}
+			out = append(out, q)
+		}
+	}
+	if next != nil {
+		out = append(out, *next)
+	}
+	c.ClusterQueues = out
+	return c
 }

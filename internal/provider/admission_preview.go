@@ -9,7 +9,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
@@ -67,9 +66,7 @@ func (p *admissionPreview) warnQuotaChange(ctx context.Context, at path.Path, te
 				"Workloads failed (%v). The plan itself is not affected. %s", team, err, previewNote))
 		return false
 	}
-	after := now
-	after.ClusterQueues = replaceQueue(now.ClusterQueues, name, next)
-	effect := admission.Effect(now, after)
+	effect := admission.Effect(now, now.WithQueue(name, next))
 	verb := "changes"
 	if next == nil {
 		verb = "deletion"
@@ -77,26 +74,6 @@ func (p *admissionPreview) warnQuotaChange(ctx context.Context, at path.Path, te
 	diags.AddAttributeWarning(at, fmt.Sprintf("Admission preview: team %s", team), fmt.Sprintf(
 		"What this quota %s does to jobs, as %s schedules them:\n\n%s\n%s", verb, version, effectText(effect), previewNote))
 	return true
-}
-
-// replaceQueue is queues with the ClusterQueue name replaced by next, or marked deleted when
-// next is nil: Kueue then admits nothing more to it, and its running Workloads keep running.
-func replaceQueue(queues []kueue.ClusterQueue, name string, next *kueue.ClusterQueue) []kueue.ClusterQueue {
-	out := make([]kueue.ClusterQueue, 0, len(queues)+1)
-	for _, q := range queues {
-		if q.Name != name {
-			out = append(out, q)
-			continue
-		}
-		if next == nil {
-			q.DeletionTimestamp = &metav1.Time{Time: time.Unix(0, 0)}
-			out = append(out, q)
-		}
-	}
-	if next != nil {
-		out = append(out, *next)
-	}
-	return out
 }
 
 // effectText lists an outcome for a person, or says that nothing moves.
