@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -249,24 +250,41 @@ func TestGetDoesNotCacheErrors(t *testing.T) {
 
 // A reader whose shared read was abandoned by another caller's cancelled context reads itself.
 func TestReadCacheRetriesAfterAnotherCallersCancellation(t *testing.T) {
-	var c readCache
-	key := objectKey{Namespaces, "", "x"}
-	started, cancelled := make(chan struct{}), make(chan struct{})
-	go func() {
-		_, _, _ = c.get(context.Background(), key, func(context.Context) ([]byte, bool, error) {
-			close(started)
-			<-cancelled
-			return nil, false, context.Canceled
-		})
-	}()
-	<-started
-	go func() { time.Sleep(20 * time.Millisecond); close(cancelled) }()
-	raw, found, err := c.get(context.Background(), key, func(context.Context) ([]byte, bool, error) {
-		return []byte(`{}`), true, nil
+	synctest.Test(t, func(t *testing.T) {
+		var c readCache
+		key := objectKey{Namespaces, "", "x"}
+		started, cancelled := make(chan struct{}), make(chan struct{})
+		go func() {
+			_, _, _ = c.get(context.Background(), key, func(context.Context) ([]byte, bool, error) {
+				close(started)
+				<-cancelled
+				return nil, false, context.Canceled
+			})
+		}()
+		<-started
+		type result struct {
+			raw   []byte
+			found bool
+			err   error
+		}
+		second := make(chan result, 1)
+		go func() {
+			raw, found, err := c.get(context.Background(), key, func(context.Context) ([]byte, bool, error) {
+				return []byte(`{}`), true, nil
+			})
+			second <- result{raw, found, err}
+		}()
+		synctest.Wait() // the second reader waits for the first one's read
+		select {
+		case r := <-second:
+			t.Fatalf("the second reader did not wait for the shared read: %q %v %v", r.raw, r.found, r.err)
+		default:
+		}
+		close(cancelled)
+		if r := <-second; r.err != nil || !r.found || string(r.raw) != "{}" {
+			t.Fatalf("got %q %v %v", r.raw, r.found, r.err)
+		}
 	})
-	if err != nil || !found || string(raw) != "{}" {
-		t.Fatalf("got %q %v %v", raw, found, err)
-	}
 }
 
 // What this process applied is what it reads back, without another GET.

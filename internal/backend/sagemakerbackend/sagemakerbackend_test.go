@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
@@ -285,33 +286,32 @@ func TestTwoCreatesOfOneTeam(t *testing.T) {
 func TestClaimReleasedWhenTheCreateEnds(t *testing.T) {
 	e := startEmulator(t)
 	b := newBackend(t, e)
-	first, endFirst := context.WithCancel(context.Background())
-	if _, err := b.Quotas.Claim(first, "ml", "first"); err != nil {
-		t.Fatal(err)
-	}
-	impatient, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	var problem backend.Problem
-	if _, err := b.Quotas.Claim(impatient, "ml", "impatient"); !errors.As(err, &problem) || !strings.Contains(problem.Detail, `team "ml"`) {
-		t.Fatalf("a claim while another create holds the team, ended by its own timeout: %v, want the problem naming the team", err)
-	}
-	claimed := make(chan error, 1)
-	go func() {
-		_, err := b.Quotas.Claim(context.Background(), "ml", "second")
-		claimed <- err
-	}()
-	select {
-	case err := <-claimed:
-		t.Fatalf("a second claim returned %v while the first create still held the team", err)
-	case <-time.After(100 * time.Millisecond):
-	}
-	endFirst()
-	select {
-	case err := <-claimed:
-		if err != nil {
+	// Claims wait on channels only: the bubble's clock and synctest.Wait tell when one waits.
+	synctest.Test(t, func(t *testing.T) {
+		first, endFirst := context.WithCancel(context.Background())
+		if _, err := b.Quotas.Claim(first, "ml", "first"); err != nil {
+			t.Fatal(err)
+		}
+		impatient, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		var problem backend.Problem
+		if _, err := b.Quotas.Claim(impatient, "ml", "impatient"); !errors.As(err, &problem) || !strings.Contains(problem.Detail, `team "ml"`) {
+			t.Fatalf("a claim while another create holds the team, ended by its own timeout: %v, want the problem naming the team", err)
+		}
+		claimed := make(chan error, 1)
+		go func() {
+			_, err := b.Quotas.Claim(context.Background(), "ml", "second")
+			claimed <- err
+		}()
+		synctest.Wait() // the second claim waits for the first
+		select {
+		case err := <-claimed:
+			t.Fatalf("a second claim returned %v while the first create still held the team", err)
+		default:
+		}
+		endFirst()
+		if err := <-claimed; err != nil {
 			t.Fatalf("the claim after the first create ended without writing: %v, want it to succeed", err)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the claim still waits after the first create ended")
-	}
+	})
 }
