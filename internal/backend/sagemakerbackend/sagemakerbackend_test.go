@@ -186,8 +186,9 @@ func TestDeleteNotDoneInTime(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = e.Close() })
 	b := newBackend(t, e)
-	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	defer cancel()
+	// The time runs out as the wait begins: when the emulator is about to answer its first
+	// DescribeComputeQuota, after the create or the delete was answered.
+	short := expireBeforeNext(e, "DescribeComputeQuota")
 	rec, _, _ := b.Quotas.Put(short, planned(t, "ml", 1), "", nil)
 	if rec.ID == "" {
 		t.Fatal("the create sent no quota")
@@ -195,10 +196,34 @@ func TestDeleteNotDoneInTime(t *testing.T) {
 	if err := e.Settle(ctx); err != nil {
 		t.Fatal(err)
 	}
-	short, cancel = context.WithTimeout(ctx, 50*time.Millisecond)
-	defer cancel()
+	short = expireBeforeNext(e, "DescribeComputeQuota")
 	if err := b.Quotas.Delete(short, &backend.Quota{Record: rec}); !errors.Is(err, backend.ErrStillExists) {
 		t.Fatalf("a delete not finished in time: %v, want ErrStillExists", err)
+	}
+}
+
+// expireBeforeNext returns a context whose time runs out (context.DeadlineExceeded), just before
+// the emulator serves the next request of operation op.
+func expireBeforeNext(e *sagemakeremulator.Emulator, op string) context.Context {
+	ctx := &expiringContext{Context: context.Background(), done: make(chan struct{})}
+	e.BeforeNext(op, func() { close(ctx.done) })
+	return ctx
+}
+
+// expiringContext is a context that ends as a deadline does, when done is closed.
+type expiringContext struct {
+	context.Context
+	done chan struct{}
+}
+
+func (c *expiringContext) Done() <-chan struct{} { return c.done }
+
+func (c *expiringContext) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
 	}
 }
 
