@@ -400,8 +400,20 @@ func TestDeleteAndWaitTimeoutNamesFinalizers(t *testing.T) {
 	obj := namespaceJSON("team-a")
 	obj["metadata"].(map[string]any)["finalizers"] = []any{"kueue.x-k8s.io/resource-in-use"}
 	api.put(nsPath, obj)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// The context ends, as at a timeout, once the client waits: it watches the terminating
+	// object. The minute bounds a hang only.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	go func() {
+		for !deletedThenRead(api.seen(), "/api/v1/namespaces") {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+		cancel()
+	}()
 	err := api.client().DeleteAndWait(ctx, Namespaces, "", "team-a", 50*time.Millisecond)
 	if !errors.Is(err, ErrStillExists) || !strings.Contains(err.Error(), "resource-in-use") {
 		t.Fatalf("got %v", err)
