@@ -981,11 +981,14 @@ func TestDownResetsRequestOnOpenConnection(t *testing.T) {
 
 // TestDownUpWhileRequestsFlow: outages toggled from another goroutine while
 // clients send requests; every request is either forwarded or counted, and
-// all succeed again after Up. Run with -race.
+// all succeed again after Up. Each phase lasts until requests met it: some
+// reached the proxy while it was up, some met the outage (a refused
+// connection, or a request reset as FaultDown). Run with -race.
 func TestDownUpWhileRequestsFlow(t *testing.T) {
 	up := newUpstream(t)
 	p := startProxy(t, up, faultproxy.Config{Seed: 3, Idempotent: faultproxy.Uniform(0.2), Match: faultproxy.PathPrefix("/api")})
 	stop := make(chan struct{})
+	var refused atomic.Int64
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Add(1)
@@ -998,17 +1001,35 @@ func TestDownUpWhileRequestsFlow(t *testing.T) {
 					return
 				default:
 				}
-				if resp, err := hc.Get(p.URL() + cmPath); err == nil {
-					_, _ = io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
+				resp, err := hc.Get(p.URL() + cmPath)
+				if err != nil {
+					if strings.Contains(err.Error(), "connection refused") {
+						refused.Add(1)
+					}
+					continue
 				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
 			}
 		}()
 	}
+	metOutage := func() int64 { return refused.Load() + int64(p.Stats().Injected[faultproxy.FaultDown]) }
+	// waitUntil polls cond; the minute bounds a hang only.
+	waitUntil := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); !cond(); {
+			if time.Now().After(deadline) {
+				t.Fatalf("no request %s within a minute:\n%s", what, p.Stats())
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
 	for range 10 {
-		time.Sleep(10 * time.Millisecond)
+		received := p.Stats().Requests
+		waitUntil("reached the proxy while it was up", func() bool { return p.Stats().Requests > received })
+		met := metOutage()
 		p.Down()
-		time.Sleep(5 * time.Millisecond)
+		waitUntil("met the outage", func() bool { return metOutage() > met })
 		if err := p.Up(); err != nil {
 			t.Fatal(err)
 		}
