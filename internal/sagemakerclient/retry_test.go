@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -209,18 +210,22 @@ func TestRetryTimeBudget(t *testing.T) {
 }
 
 func TestRetryStopsWhenTheContextEnds(t *testing.T) {
-	isolateEnv(t)
-	srv := newFakeSageMaker(t, sequence(throttled))
-	c := newTestClient(t, context.Background(), srv, func(s *Settings) {
-		s.Retry = retrypolicy.Settings{MaxAttempts: 10, MinBackoff: time.Minute, MaxBackoff: time.Minute}
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
+	// In a bubble the clock moves only while everything waits: the context ends during the
+	// minute's wait before the second attempt, whatever the machine's load.
+	synctest.Test(t, func(t *testing.T) {
+		f := &describeFake{err: &smithy.GenericAPIError{Code: "ThrottlingException", Message: "Rate exceeded"}}
+		api := WithRetries(f, retrypolicy.Settings{MaxAttempts: 10, MinBackoff: time.Minute, MaxBackoff: time.Minute})
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
 
-	err := describeQuota(ctx, c)
-	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "(stopped: context deadline exceeded): ThrottlingException: Rate exceeded") {
-		t.Errorf("err = %v, want the throttling error, stopped by the deadline", err)
-	}
+		err := describeQuota(ctx, api)
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "(stopped: context deadline exceeded): ThrottlingException: Rate exceeded") {
+			t.Errorf("err = %v, want the throttling error, stopped by the deadline", err)
+		}
+		if f.calls != 1 {
+			t.Errorf("%d attempts, want 1: the deadline ends the wait before the second", f.calls)
+		}
+	})
 }
 
 func TestClassify(t *testing.T) {
