@@ -16,7 +16,9 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-type instanceTypeCapacityDataSource struct{ dataSourceBase }
+type instanceTypeCapacityDataSource struct {
+	dataSourceBase[instanceTypeCapacityModel]
+}
 
 func (d *instanceTypeCapacityDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	computedInt := func(text string) schema.Int64Attribute {
@@ -81,33 +83,29 @@ func (d *instanceTypeCapacityDataSource) Schema(_ context.Context, _ datasource.
 	}
 }
 
-func (d *instanceTypeCapacityDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	readDataSource(ctx, req, resp, d.data, d.read)
-}
-
-func (d *instanceTypeCapacityDataSource) read(ctx context.Context, m *instanceTypeCapacityModel, diags *diag.Diagnostics) bool {
+func readInstanceTypeCapacity(ctx context.Context, pd *providerData, m *instanceTypeCapacityModel, diags *diag.Diagnostics) bool {
 	name := m.InstanceType.ValueString()
-	if d.data.capacityPending(name) {
+	if pd.capacityPending(name) {
 		diags.AddAttributeError(path.Root("instance_type"), "Instance type not known yet", fmt.Sprintf(
 			"The provider's instance_types entry for %q depends on values known only after apply, so its figures cannot be read yet. "+
 				"Apply what those values come from first, or set them from values known at plan time.", name))
 		return false
 	}
-	it, ok := d.data.catalog.Lookup(name)
+	it, ok := pd.catalog.Lookup(name)
 	if !ok {
-		diags.AddAttributeError(path.Root("instance_type"), "Unknown instance type", quota.UnknownInstanceTypeDetail(d.data.catalog, name))
+		diags.AddAttributeError(path.Root("instance_type"), "Unknown instance type", quota.UnknownInstanceTypeDetail(pd.catalog, name))
 		return false
 	}
 
-	if d.data.client("read the cluster's Nodes and ClusterQueues", diags) == nil {
+	if pd.client("read the cluster's Nodes and ClusterQueues", diags) == nil {
 		return false
 	}
-	nodes, err := d.data.backend.Capacity.Nodes(ctx, name)
+	nodes, err := pd.backend.Capacity.Nodes(ctx, name)
 	if err != nil {
 		storeError(err).addTo(diags)
 		return false
 	}
-	allocations, err := d.data.backend.Capacity.Allocations(ctx, name)
+	allocations, err := pd.backend.Capacity.Allocations(ctx, name)
 	if err != nil {
 		diags.AddError("Cannot list the quotas", err.Error())
 		return false

@@ -356,9 +356,13 @@ func (p *hyperpodProvider) Resources(_ context.Context) []func() resource.Resour
 func (p *hyperpodProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		func() datasource.DataSource {
-			return &instanceTypeCapacityDataSource{dataSourceBase{typeName: "_instance_type_capacity"}}
+			return &instanceTypeCapacityDataSource{dataSourceBase[instanceTypeCapacityModel]{
+				typeName: "_instance_type_capacity", read: readInstanceTypeCapacity,
+			}}
 		},
-		func() datasource.DataSource { return &teamUsageDataSource{dataSourceBase{typeName: "_team_usage"}} },
+		func() datasource.DataSource {
+			return &teamUsageDataSource{dataSourceBase[teamUsageModel]{typeName: "_team_usage", read: readTeamUsage}}
+		},
 	}
 }
 
@@ -426,27 +430,30 @@ func (b *functionBase) Definition(_ context.Context, _ function.DefinitionReques
 	resp.Definition = b.definition
 }
 
-// dataSourceBase is resourceBase for data sources.
-type dataSourceBase resourceBase
+// dataSourceBase is what every data source shares: resourceBase's type name and provider data,
+// and its Read, which reads the configuration into model M, lets read fill in the rest and saves
+// M as the state. Nothing is read when the configuration cannot be or the provider is not
+// configured yet (data is nil), and nothing saved when read returns false.
+type dataSourceBase[M any] struct {
+	typeName string
+	data     *providerData
+	read     func(context.Context, *providerData, *M, *diag.Diagnostics) bool
+}
 
-// readDataSource is every data source's Read: it reads the configuration into model M, lets
-// read fill in the rest and saves M as the state. Nothing is read when the configuration cannot
-// be or the provider is not configured yet (pd is nil), and nothing saved when read returns false.
-func readDataSource[M any](ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse, pd *providerData,
-	read func(context.Context, *M, *diag.Diagnostics) bool) {
+func (b *dataSourceBase[M]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m M
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || pd == nil || !read(ctx, &m, &resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || b.data == nil || !b.read(ctx, b.data, &m, &resp.Diagnostics) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-func (b *dataSourceBase) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+func (b *dataSourceBase[M]) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + b.typeName
 }
 
-func (b *dataSourceBase) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+func (b *dataSourceBase[M]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	b.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
