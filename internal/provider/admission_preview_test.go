@@ -10,11 +10,15 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/review"
 )
 
 // planJSON runs plan -json -detailed-exitcode and returns its diagnostics.
@@ -39,11 +43,12 @@ func previewsIn(diags []tfDiagnostic) map[string]tfDiagnostic {
 // A plan that changes a quota warns with what the change does to the jobs of its cohort, and
 // the prediction comes true when the change is applied: more quota lent by one team admits
 // another team's pending job by borrowing. A plan that changes nothing warns of nothing, and
-// admission_preview = false turns the previews off.
+// admission_preview = false turns the previews off. The review of a saved plan with that change
+// and a new team predicts the same, and names the instance type the quotas over-commit.
 func TestAccAdmissionPreview_plan(t *testing.T) {
 	acctest.RequireKueue(t)
-	const lender, borrower = "e2e-preview-lender", "e2e-preview-borrower"
-	e2eCleanup(t, lender, borrower)
+	const lender, borrower, extra = "e2e-preview-lender", "e2e-preview-borrower", "e2e-preview-extra"
+	e2eCleanup(t, lender, borrower, extra)
 	config := func(lenderCount int, provider string) string {
 		return provider + e2eTeam(lender, `  resources = [{ instance_type = "ml.g5.12xlarge", count = `+strconv.Itoa(lenderCount)+` }]
   cohort           = "e2e-preview"
@@ -103,6 +108,32 @@ func TestAccAdmissionPreview_plan(t *testing.T) {
 		t.Errorf("admission_preview = false: want exit 2 and no preview, got %d and %v", r.exitCode, previewsIn(diags))
 	}
 
+	// The review of a saved plan predicts the changes together, and compares the quotas with the
+	// fleet's four schedulable ml.g5.12xlarge nodes: a third team's two instances claim 20 GPUs of 16.
+	cli.writeConfig(config(2, "") + e2eTeam(extra, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 2 }]`))
+	cli.mustRun(2*time.Minute, "plan", "-out=tfplan", "-input=false", "-no-color")
+	shown := cli.mustRun(time.Minute, "show", "-json", "tfplan")
+	changes, err := QuotaChangesOfPlan(context.Background(), strings.NewReader(shown.stdout), catalog.Builtin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := kube.ReviewInput(context.Background(), kube.NewClientFromConfig(acc.config, kube.RetrySettings{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Changes, in.Catalog = changes, catalog.Builtin()
+	report := review.Build(in).Markdown()
+	for _, part := range []string{
+		"| `hyperpod_compute_quota.e2e_preview_lender` | " + lender + " | update |",
+		"| `hyperpod_compute_quota.e2e_preview_extra` | " + extra + " | create |",
+		"| " + quota.ClusterQueueName(borrower) + " | " + nextRef.String() + " | starts, borrowing from the cohort on ml.g5.12xlarge |",
+		"| ml.g5.12xlarge | 4 of 4 | 20 accelerators, 240 vCPU, 960 GiB | 16 accelerators, 192 vCPU, 768 GiB | **over-committed**",
+	} {
+		if !strings.Contains(report, part) {
+			t.Errorf("the review lacks %q:\n%s", part, report)
+		}
+	}
+
 	// What the preview said is what Kueue does.
 	cli.writeConfig(config(2, ""))
 	if r := cli.apply(3 * time.Minute); r.exitCode != 0 {
@@ -110,6 +141,19 @@ func TestAccAdmissionPreview_plan(t *testing.T) {
 	}
 	if _, err := workloadOf(borrower, "next", admitted, time.Minute); err != nil {
 		t.Errorf("the preview said %s is admitted: %v", nextRef, err)
+	}
+	// The review rendered the lender's quota as the apply wrote it.
+	for _, c := range changes {
+		if c.Team != lender {
+			continue
+		}
+		var live kueue.ClusterQueue
+		if _, err := kube.NewClientFromConfig(acc.config, kube.RetrySettings{}).Get(context.Background(), kueue.ClusterQueues, "", c.ClusterQueue, &live); err != nil {
+			t.Fatal(err)
+		}
+		if !equality.Semantic.DeepEqual(live.Spec.ResourceGroups, c.After.Spec.ResourceGroups) || live.Spec.CohortName != c.After.Spec.CohortName {
+			t.Errorf("the review's ClusterQueue of %s differs from the applied one:\n review %+v\n live   %+v", lender, c.After.Spec, live.Spec)
+		}
 	}
 	// Destroying a queue waits while Kueue holds admitted workloads: end them first.
 	deleteAllWork(t, []string{lender, borrower})

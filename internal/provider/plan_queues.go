@@ -64,7 +64,7 @@ func QuotaChangesOf(ctx context.Context, changes []PlannedResourceChange, cat *c
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", rc.Address, err)
 		}
-		after, err := quotaModelOf(ctx, sch, typ, rc.Change.After)
+		after, err := quotaModelOf(ctx, sch, typ, configuredOnly(rc.Change.After))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", rc.Address, err)
 		}
@@ -98,6 +98,32 @@ func QuotaChangesOf(ctx context.Context, changes []PlannedResourceChange, cat *c
 
 func isNoop(actions []string) bool {
 	return len(actions) == 0 || strings.Join(actions, ",") == "no-op" || strings.Join(actions, ",") == "read"
+}
+
+// configuredOnly turns a planned quota's values back into a configuration that plans the
+// same: the plan holds the accelerators that count or accelerator_partition computed, which a
+// configuration may not set beside them. Every other computed amount equals what the
+// configuration's sizing resolves to, so setting it is an override that changes nothing.
+func configuredOnly(raw json.RawMessage) json.RawMessage {
+	var v map[string]any
+	if json.Unmarshal(raw, &v) != nil || v == nil {
+		return raw
+	}
+	entries, _ := v["resources"].([]any)
+	if sharing, ok := v["resource_sharing"].(map[string]any); ok {
+		limits, _ := sharing["absolute_borrow_limits"].([]any)
+		entries = append(entries, limits...)
+	}
+	for _, e := range entries {
+		if m, ok := e.(map[string]any); ok && (m["count"] != nil || m["accelerator_partition"] != nil) {
+			m["accelerators"] = nil
+		}
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 // quotaModelOf decodes a plan's JSON value of a compute quota; nil for a null one.
