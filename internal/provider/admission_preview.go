@@ -24,16 +24,17 @@ const previewTimeout = 10 * time.Second
 // first time a plan changes something that can move admission, and never for a plan that
 // changes nothing.
 type admissionPreview struct {
-	// off says why no preview is made ("" when previews are on): the provider setting, or a
-	// provider configuration not known yet.
-	off   string
-	state backend.KueueState
+	// off says why no preview is made ("" when previews are on): the provider setting.
+	off string
+	// unavailable says why no preview can be made, which a change that would be previewed
+	// warns of: the provider configuration is not known until apply, say.
+	unavailable string
+	state       backend.KueueState
 
-	once     sync.Once
-	cluster  admission.Cluster
-	version  string
-	readErr  error
-	readTook time.Duration
+	once    sync.Once
+	cluster admission.Cluster
+	version string
+	readErr error
 }
 
 func (p *admissionPreview) snapshot(ctx context.Context) (admission.Cluster, string, error) {
@@ -41,9 +42,7 @@ func (p *admissionPreview) snapshot(ctx context.Context) (admission.Cluster, str
 		// A cancelled first RPC must not leave every later one without a preview.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), previewTimeout)
 		defer cancel()
-		start := time.Now()
 		p.cluster, p.version, p.readErr = p.state.Snapshot(ctx)
-		p.readTook = time.Since(start)
 	})
 	return p.cluster, p.version, p.readErr
 }
@@ -57,6 +56,11 @@ const previewNote = "Terraform plans each resource on its own, so this considers
 // the team's ClusterQueue name (next nil: deleting it), and reports whether it previewed.
 func (p *admissionPreview) warnQuotaChange(ctx context.Context, at path.Path, team, name string, next *kueue.ClusterQueue, diags *diag.Diagnostics) bool {
 	if p == nil || p.off != "" {
+		return false
+	}
+	if p.unavailable != "" {
+		diags.AddAttributeWarning(at, "No admission preview", fmt.Sprintf(
+			"What this change does to the jobs of team %q was not previewed: %s. %s", team, p.unavailable, previewNote))
 		return false
 	}
 	now, version, err := p.snapshot(ctx)

@@ -40,6 +40,16 @@ func previewsIn(diags []tfDiagnostic) map[string]tfDiagnostic {
 	return out
 }
 
+// previewPath is one kind of cluster the preview story runs on.
+type previewPath struct {
+	// provider is the provider block; cohort the quotas' cohort attribute ("" sets none).
+	provider, cohort string
+	jobs             jobCluster
+	kube             *kube.Client
+	// settled returns once the quotas' Kueue objects exist.
+	settled func() error
+}
+
 // A plan that changes a quota warns with what the change does to the jobs of its cohort, and
 // the prediction comes true when the change is applied: more quota lent by one team admits
 // another team's pending job by borrowing. A plan that changes nothing warns of nothing, and
@@ -49,33 +59,61 @@ func TestAccAdmissionPreview_plan(t *testing.T) {
 	acctest.RequireKueue(t)
 	const lender, borrower, extra = "e2e-preview-lender", "e2e-preview-borrower", "e2e-preview-extra"
 	e2eCleanup(t, lender, borrower, extra)
-	config := func(lenderCount int, provider string) string {
-		return provider + e2eTeam(lender, `  resources = [{ instance_type = "ml.g5.12xlarge", count = `+strconv.Itoa(lenderCount)+` }]
-  cohort           = "e2e-preview"
+	previewStory(t, previewPath{
+		provider: "provider \"hyperpod\" {\n}\n", cohort: "e2e-preview", jobs: suiteJobs(),
+		kube: kube.NewClientFromConfig(acc.config, kube.RetrySettings{}), settled: func() error { return nil },
+	}, lender, borrower, extra)
+}
+
+// The same through the SageMaker API: the add-on's stand-in writes the Kueue objects, every team
+// is in its one cohort, and the preview and the review read them through Kubernetes.
+func TestAccTaskGovernance_admissionPreview(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	const lender, borrower, extra = "tg-preview-lender", "tg-preview-borrower", "tg-preview-extra"
+	tgCleanup(t, tg, lender, borrower, extra)
+	previewStory(t, previewPath{
+		provider: tg.ProviderHCL(), jobs: tgJobs(tg), kube: kube.NewClient(kube.Settings{ConfigPath: tg.Kubeconfig}),
+		settled: func() error { return tg.Emulator.Settle(context.Background()) },
+	}, lender, borrower, extra)
+}
+
+func previewStory(t *testing.T, p previewPath, lender, borrower, extra string) {
+	cohort := ""
+	if p.cohort != "" {
+		cohort = "\n  cohort = \"" + p.cohort + "\""
+	}
+	config := func(lenderCount int, previews bool) string {
+		provider := p.provider
+		if !previews {
+			provider = strings.Replace(provider, "provider \"hyperpod\" {", "provider \"hyperpod\" {\n  admission_preview = false", 1)
+		}
+		return provider + e2eTeam(lender, `  resources = [{ instance_type = "ml.g5.12xlarge", count = `+strconv.Itoa(lenderCount)+` }]`+cohort+`
   resource_sharing = { strategy = "Lend" }`) +
-			e2eTeam(borrower, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]
-  cohort           = "e2e-preview"
+			e2eTeam(borrower, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`+cohort+`
   resource_sharing = { strategy = "LendAndBorrow", borrow_limit = 100 }`)
 	}
 	cli := newTFCLI(t)
-	cli.writeConfig(config(1, ""))
+	cli.writeConfig(config(1, true))
 	cli.init()
 	if r := cli.apply(3 * time.Minute); r.exitCode != 0 {
 		t.Fatalf("apply: %s", r)
 	}
+	if err := p.settled(); err != nil {
+		t.Fatal(err)
+	}
 
 	// The cohort has 8 GPUs: the borrower runs 6 (2 borrowed), the lender 2, and the borrower's
 	// next 2-GPU job waits for room.
-	submitJob(t, borrower, "big", "ml.g5.12xlarge", gpus("6"))
-	if _, err := workloadOf(borrower, "big", admitted, time.Minute); err != nil {
+	p.jobs.submit(t, borrower, "big", "ml.g5.12xlarge", "", gpus("6"))
+	if _, err := p.jobs.workloadOf(borrower, "big", admitted, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	submitJob(t, lender, "own", "ml.g5.12xlarge", gpus("2"))
-	if _, err := workloadOf(lender, "own", admitted, time.Minute); err != nil {
+	p.jobs.submit(t, lender, "own", "ml.g5.12xlarge", "", gpus("2"))
+	if _, err := p.jobs.workloadOf(lender, "own", admitted, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	submitJob(t, borrower, "next", "ml.g5.12xlarge", gpus("2"))
-	next, err := workloadOf(borrower, "next", pendingForQuota, time.Minute)
+	p.jobs.submit(t, borrower, "next", "ml.g5.12xlarge", "", gpus("2"))
+	next, err := p.jobs.workloadOf(borrower, "next", pendingForQuota, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +124,7 @@ func TestAccAdmissionPreview_plan(t *testing.T) {
 	}
 
 	// The lender's second instance: 4 more GPUs to lend, and the waiting job fits.
-	cli.writeConfig(config(2, ""))
+	cli.writeConfig(config(2, true))
 	r, diags := cli.planJSON(2 * time.Minute)
 	if r.exitCode != 2 {
 		t.Fatalf("plan of the change: want exit 2, got %s", r)
@@ -103,29 +141,29 @@ func TestAccAdmissionPreview_plan(t *testing.T) {
 	}
 
 	// Off, the same plan warns of nothing.
-	cli.writeConfig(config(2, "provider \"hyperpod\" {\n  admission_preview = false\n}\n"))
+	cli.writeConfig(config(2, false))
 	if r, diags := cli.planJSON(2 * time.Minute); r.exitCode != 2 || len(previewsIn(diags)) != 0 {
 		t.Errorf("admission_preview = false: want exit 2 and no preview, got %d and %v", r.exitCode, previewsIn(diags))
 	}
 
 	// The review of a saved plan predicts the changes together, and compares the quotas with the
 	// fleet's four schedulable ml.g5.12xlarge nodes: a third team's two instances claim 20 GPUs of 16.
-	cli.writeConfig(config(2, "") + e2eTeam(extra, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 2 }]`))
+	cli.writeConfig(config(2, true) + e2eTeam(extra, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 2 }]`))
 	cli.mustRun(2*time.Minute, "plan", "-out=tfplan", "-input=false", "-no-color")
 	shown := cli.mustRun(time.Minute, "show", "-json", "tfplan")
 	changes, err := QuotaChangesOfPlan(context.Background(), strings.NewReader(shown.stdout), catalog.Builtin())
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := kube.ReviewInput(context.Background(), kube.NewClientFromConfig(acc.config, kube.RetrySettings{}))
+	in, err := kube.ReviewInput(context.Background(), p.kube)
 	if err != nil {
 		t.Fatal(err)
 	}
 	in.Changes, in.Catalog = changes, catalog.Builtin()
 	report := review.Build(in).Markdown()
 	for _, part := range []string{
-		"| `hyperpod_compute_quota.e2e_preview_lender` | " + lender + " | update |",
-		"| `hyperpod_compute_quota.e2e_preview_extra` | " + extra + " | create |",
+		"| `hyperpod_compute_quota." + strings.ReplaceAll(lender, "-", "_") + "` | " + lender + " | update |",
+		"| `hyperpod_compute_quota." + strings.ReplaceAll(extra, "-", "_") + "` | " + extra + " | create |",
 		"| " + quota.ClusterQueueName(borrower) + " | " + nextRef.String() + " | starts, borrowing from the cohort on ml.g5.12xlarge |",
 		"| ml.g5.12xlarge | 4 of 4 | 20 accelerators, 240 vCPU, 960 GiB | 16 accelerators, 192 vCPU, 768 GiB | **over-committed**",
 	} {
@@ -135,11 +173,14 @@ func TestAccAdmissionPreview_plan(t *testing.T) {
 	}
 
 	// What the preview said is what Kueue does.
-	cli.writeConfig(config(2, ""))
+	cli.writeConfig(config(2, true))
 	if r := cli.apply(3 * time.Minute); r.exitCode != 0 {
 		t.Fatalf("apply of the change: %s", r)
 	}
-	if _, err := workloadOf(borrower, "next", admitted, time.Minute); err != nil {
+	if err := p.settled(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.jobs.workloadOf(borrower, "next", admitted, time.Minute); err != nil {
 		t.Errorf("the preview said %s is admitted: %v", nextRef, err)
 	}
 	// The review rendered the lender's quota as the apply wrote it.
@@ -148,7 +189,7 @@ func TestAccAdmissionPreview_plan(t *testing.T) {
 			continue
 		}
 		var live kueue.ClusterQueue
-		if _, err := kube.NewClientFromConfig(acc.config, kube.RetrySettings{}).Get(context.Background(), kueue.ClusterQueues, "", c.ClusterQueue, &live); err != nil {
+		if _, err := p.kube.Get(context.Background(), kueue.ClusterQueues, "", c.ClusterQueue, &live); err != nil {
 			t.Fatal(err)
 		}
 		if !equality.Semantic.DeepEqual(live.Spec.ResourceGroups, c.After.Spec.ResourceGroups) || live.Spec.CohortName != c.After.Spec.CohortName {
@@ -156,7 +197,7 @@ func TestAccAdmissionPreview_plan(t *testing.T) {
 		}
 	}
 	// Destroying a queue waits while Kueue holds admitted workloads: end them first.
-	deleteAllWork(t, []string{lender, borrower})
+	p.jobs.deleteAllWork(t, []string{lender, borrower})
 	if r := cli.destroy(3 * time.Minute); r.exitCode != 0 {
 		t.Errorf("destroy: %s", r)
 	}
@@ -171,7 +212,7 @@ func (f failingState) Snapshot(context.Context) (admission.Cluster, string, erro
 }
 
 // A preview that cannot read the cluster says so and the plan goes on, with one read per run
-// whatever the number of changes; previews turned off read nothing.
+// whatever the number of changes; previews turned off read nothing and say nothing.
 func TestAdmissionPreviewWithoutCluster(t *testing.T) {
 	prior := &kueue.ClusterQueue{}
 	prior.Name = quota.ClusterQueueName("t")
@@ -196,5 +237,12 @@ func TestAdmissionPreviewWithoutCluster(t *testing.T) {
 	off := &admissionPreview{off: "admission_preview = false", state: failingState{&reads}}
 	if off.warnQuotaChange(context.Background(), path.Root("resources"), "t", prior.Name, &next, &diags) || len(diags) != 0 || reads != 0 {
 		t.Errorf("previews off: %d reads, %v", reads, diags)
+	}
+	// A cluster that does not exist yet (the provider's configuration waits for it): no read,
+	// and a warning that says why.
+	notYet := &admissionPreview{unavailable: "the provider's host are not known until apply", state: failingState{&reads}}
+	if notYet.warnQuotaChange(context.Background(), path.Root("resources"), "t", prior.Name, &next, &diags) || reads != 0 ||
+		len(diags) != 1 || !strings.Contains(diags[0].Detail(), "host are not known until apply") {
+		t.Errorf("provider configuration not known: %d reads, %v", reads, diags)
 	}
 }

@@ -334,7 +334,7 @@ func (p *hyperpodProvider) Configure(ctx context.Context, req provider.Configure
 	}
 	data.preview = &admissionPreview{off: conf.previewOff, state: data.backend.Kueue}
 	if len(conf.pending) > 0 {
-		data.preview.off = "the provider configuration is not known until apply"
+		data.preview.unavailable = "the provider's " + strings.Join(conf.pending, ", ") + " are not known until apply, so the cluster cannot be read yet"
 	}
 	resp.DataSourceData = data
 	resp.ResourceData = data
