@@ -90,6 +90,10 @@ type entry struct {
 // cycle is one scheduling cycle (Kueue's Scheduler.schedule) on a copy of the live ledger.
 func (s *state) cycle(heads []*workload) {
 	snap := s.live.clone()
+	if s.afterCycle != nil {
+		before := s.live.clone()
+		defer s.afterCycle(before)
+	}
 	entries := make([]*entry, 0, len(heads))
 	for _, w := range heads {
 		e := &entry{w: w, a: s.assign(snap, w)}

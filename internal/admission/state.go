@@ -169,6 +169,8 @@ type state struct {
 	flavorLabels map[string]map[string]string
 	// live is the quota in use; each scheduling cycle works on a copy.
 	live *ledger
+	// afterCycle, when set (by tests), is called after each cycle with the ledger it started from.
+	afterCycle func(before *ledger)
 	// clock is the simulated time of evictions and admissions: after every given timestamp.
 	clock time.Time
 }
