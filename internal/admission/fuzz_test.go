@@ -225,3 +225,30 @@ func compareStrings(a, b string) int {
 	}
 	return 0
 }
+
+// BenchmarkPreview1000Teams measures a preview over one cohort of 1000 teams, each with two
+// admitted and two pending jobs, after one team's quota is lowered.
+func BenchmarkPreview1000Teams(b *testing.B) {
+	var c Cluster
+	c.ResourceFlavors = []kueue.ResourceFlavor{admissiontest.MakeResourceFlavor("p4", "type", "p4")}
+	for i := range 1000 {
+		name := fmt.Sprintf("team-%04d", i)
+		c.ClusterQueues = append(c.ClusterQueues, admissiontest.MakeClusterQueue(name).Cohort("c").
+			ResourceGroup(admissiontest.MakeFlavorQuotas("p4").Resource(fuzzGPU, "8", "4").Obj()).Obj())
+		c.LocalQueues = append(c.LocalQueues, admissiontest.MakeLocalQueue("lq", "ns-"+name, name))
+		for j := range 4 {
+			w := admissiontest.MakeWorkload(fmt.Sprintf("job-%d", j), "ns-"+name).Queue("lq").
+				Priority(int32(j%2*10)).Created(time.Duration(i*4+j)*time.Second).Request(fuzzGPU, "3")
+			if j < 2 {
+				w.AdmitOn(name, "p4")
+			}
+			c.Workloads = append(c.Workloads, w.Obj())
+		}
+	}
+	planned := []kueue.ClusterQueue{admissiontest.MakeClusterQueue("team-0000").Cohort("c").
+		ResourceGroup(admissiontest.MakeFlavorQuotas("p4").Resource(fuzzGPU, "2", "4").Obj()).Obj()}
+	b.ResetTimer()
+	for b.Loop() {
+		Preview(c, planned)
+	}
+}

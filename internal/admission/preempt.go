@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 )
 
@@ -25,14 +27,25 @@ func (s *state) targets(l *ledger, w *workload, need map[flavorResource]bool, us
 
 // usesAny reports whether an admitted Workload uses any of the flavor-resources.
 func (w *workload) usesAny(need map[flavorResource]bool) bool {
-	for _, ps := range w.flavors {
-		for r, f := range ps {
-			if need[flavorResource{f, r}] {
-				return true
-			}
+	for _, fr := range w.frs {
+		if need[fr] {
+			return true
 		}
 	}
 	return false
+}
+
+// setFlavors records the flavors of an admission and the flavor-resources they make.
+func (w *workload) setFlavors(flavors []map[corev1.ResourceName]string) {
+	w.flavors = flavors
+	w.frs = w.frs[:0]
+	for _, ps := range flavors {
+		for r, f := range ps {
+			if fr := (flavorResource{f, r}); !slices.Contains(w.frs, fr) {
+				w.frs = append(w.frs, fr)
+			}
+		}
+	}
 }
 
 // satisfiesPolicy is Kueue's SatisfiesPreemptionPolicy.
@@ -60,12 +73,10 @@ func candidateOrder(cq *clusterQueue) func(a, b *workload) int {
 			}
 			return -1
 		}
-		return cmp.Or(
-			cmp.Compare(a.priority, b.priority),
-			b.reservedAt.Compare(a.reservedAt),
-			cmp.Compare(a.uid, b.uid),
-			cmp.Compare(a.key, b.key),
-		)
+		if a.priority != b.priority {
+			return cmp.Compare(a.priority, b.priority)
+		}
+		return cmp.Compare(b.seq, a.seq)
 	}
 }
 
@@ -100,7 +111,7 @@ func (s *state) classicalTargets(l *ledger, w *workload, need map[flavorResource
 	bwcForbidden := cq.borrowWithinCohort == kueue.PreemptionNever
 	var same, hierarchy, priority []candidate
 	if cq.withinClusterQueue != kueue.PreemptionNever {
-		for _, c := range cq.sortedAdmitted() {
+		for _, c := range cq.admitted {
 			if !l.removed[c] && c.usesAny(need) && satisfiesPolicy(w, c, cq.withinClusterQueue) {
 				same = append(same, candidate{c, variantWithinCQ})
 			}
@@ -118,7 +129,7 @@ func (s *state) classicalTargets(l *ledger, w *workload, need map[flavorResource
 			if other == cq || !other.active || l.withinNominal(other, need) {
 				continue
 			}
-			for _, c := range other.sortedAdmitted() {
+			for _, c := range other.admitted {
 				if l.removed[c] || !c.usesAny(need) || !satisfiesPolicy(w, c, cq.reclaimWithinCohort) {
 					continue
 				}
@@ -135,10 +146,7 @@ func (s *state) classicalTargets(l *ledger, w *workload, need map[flavorResource
 	}
 	order := candidateOrder(cq)
 	byOrder := func(a, b candidate) int { return order(a.w, b.w) }
-	slices.SortFunc(same, byOrder)
-	slices.SortFunc(hierarchy, byOrder)
-	slices.SortFunc(priority, byOrder)
-	all := slices.Concat(hierarchy, priority, same)
+	lists := [][]candidate{hierarchy, priority, same}
 
 	attempts := []bool{true, false}
 	switch {
@@ -148,22 +156,52 @@ func (s *state) classicalTargets(l *ledger, w *workload, need map[flavorResource
 		attempts = []bool{false, true}
 	}
 	for _, borrowing := range attempts {
+		if !borrowing && !sameQueueCanUnborrow(l, cq, usage, same) {
+			// Only the queue's own Workloads lower its usage: if all of them do not bring it
+			// within nominal quota, this attempt finds nothing, as Kueue's would.
+			continue
+		}
 		var targets []target
-		for _, c := range all {
-			if !candidateValid(l, cq, c, borrowing, need) {
-				continue
+		// Candidates come in order, but usually a few are enough: a heap per list orders
+		// only those taken.
+		for _, list := range lists {
+			if borrowing {
+				// Never valid while borrowing: leave them out before ordering.
+				list = slices.DeleteFunc(slices.Clone(list), func(c candidate) bool { return c.v == variantReclaimWithoutBorrowing })
 			}
-			l.removeWorkload(c.w)
-			targets = append(targets, target{c.w, c.v.reason()})
-			if workloadFits(l, cq, usage, borrowing) {
-				targets = fillBack(l, cq, usage, targets, borrowing)
-				restore(l, targets)
-				return targets
+			h := newHeap(list, byOrder)
+			for h.len() > 0 {
+				c := h.pop()
+				if !candidateValid(l, cq, c, borrowing, need) {
+					continue
+				}
+				l.removeWorkload(c.w)
+				targets = append(targets, target{c.w, c.v.reason()})
+				if workloadFits(l, cq, usage, borrowing) {
+					targets = fillBack(l, cq, usage, targets, borrowing)
+					restore(l, targets)
+					return targets
+				}
 			}
 		}
 		restore(l, targets)
 	}
 	return nil
+}
+
+// sameQueueCanUnborrow reports whether preempting every same-queue candidate would let usage
+// fit within the queue's nominal quota.
+func sameQueueCanUnborrow(l *ledger, cq *clusterQueue, usage quantities, same []candidate) bool {
+	for fr, v := range usage {
+		freed := int64(0)
+		for _, c := range same {
+			freed += c.w.usage[fr]
+		}
+		if l.usage(cq, fr)-freed+v > cq.quotas[fr].nominal {
+			return false
+		}
+	}
+	return true
 }
 
 func candidateValid(l *ledger, cq *clusterQueue, c candidate, borrowing bool, need map[flavorResource]bool) bool {
@@ -225,7 +263,7 @@ func (s *state) fairTargets(l *ledger, w *workload, need map[flavorResource]bool
 	cq := w.cq
 	var candidates []*workload
 	if cq.withinClusterQueue != kueue.PreemptionNever {
-		for _, c := range cq.sortedAdmitted() {
+		for _, c := range cq.admitted {
 			if !l.removed[c] && c.usesAny(need) && satisfiesPolicy(w, c, cq.withinClusterQueue) {
 				candidates = append(candidates, c)
 			}
@@ -236,7 +274,7 @@ func (s *state) fairTargets(l *ledger, w *workload, need map[flavorResource]bool
 			if other == cq || !other.active || l.withinNominal(other, need) {
 				continue
 			}
-			for _, c := range other.sortedAdmitted() {
+			for _, c := range other.admitted {
 				if !l.removed[c] && c.usesAny(need) && satisfiesPolicy(w, c, cq.reclaimWithinCohort) {
 					candidates = append(candidates, c)
 				}

@@ -65,7 +65,7 @@ type clusterQueue struct {
 	fairWeight          float64
 
 	// admitted holds the Workloads that hold quota here.
-	admitted map[*workload]bool
+	admitted []*workload
 	// pending are the Workloads waiting in this queue; inadmissible ones wait for a change in
 	// the cohort before they are tried again (BestEffortFIFO).
 	pending      []*workload
@@ -93,10 +93,7 @@ func (c *clusterQueue) localQuota(fr flavorResource) int64 {
 }
 
 func (c *clusterQueue) sortedAdmitted() []*workload {
-	out := make([]*workload, 0, len(c.admitted))
-	for w := range c.admitted {
-		out = append(out, w)
-	}
+	out := slices.Clone(c.admitted)
 	slices.SortFunc(out, func(a, b *workload) int { return cmp.Compare(a.key, b.key) })
 	return out
 }
@@ -134,10 +131,15 @@ type workload struct {
 	checks bool
 
 	// Admission state.
-	admitted   bool
-	flavors    []map[corev1.ResourceName]string
+	admitted bool
+	flavors  []map[corev1.ResourceName]string
+	// frs are the flavor-resources of flavors, for a quick look-up.
+	frs        []flavorResource
 	usage      quantities
 	reservedAt time.Time
+	// seq orders admissions: a higher seq was admitted later (by time, then UID, then name
+	// reversed, so that Kueue's candidate order is by seq descending).
+	seq int64
 
 	// What happened, for the outcome.
 	initiallyAdmitted bool
@@ -171,6 +173,8 @@ type state struct {
 	live *ledger
 	// afterCycle, when set (by tests), is called after each cycle with the ledger it started from.
 	afterCycle func(before *ledger)
+	// nextSeq is the seq of the next admission.
+	nextSeq int64
 	// clock is the simulated time of evictions and admissions: after every given timestamp.
 	clock time.Time
 }
