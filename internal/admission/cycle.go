@@ -150,6 +150,9 @@ func (s *state) process(snap *ledger, entries []*entry) decisions {
 			continue
 		case slices.ContainsFunc(e.a.targets, func(t target) bool { return preempting[t.w] }),
 			!fitsAfter(snap, cq, e.a.usage, preempting, e.a.targets):
+			if s.version >= V0_19 && e.a.mode == modeFit {
+				e.w.resume = e.a.resume
+			}
 			d.requeue = append(d.requeue, e)
 			continue
 		}

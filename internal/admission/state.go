@@ -127,6 +127,9 @@ type workload struct {
 	created  time.Time
 	podSets  []podSet
 	cq       *clusterQueue
+	// resume is where the next flavor scan starts (Kueue v0.19 keeps the scan's progress when
+	// a Workload that fit is skipped and tried again in the next cycle).
+	resume map[scanKey]int
 	// checks: the Workload carries admission check states; its admission is decided elsewhere.
 	checks bool
 
