@@ -53,6 +53,15 @@ func newState(c Cluster) *state {
 			}
 		}
 	}
+	for _, cq := range s.cqs {
+		cq.frs = sortedFRs(cq.quotas)
+		cq.lendable = map[corev1.ResourceName]int64{}
+		if cq.cohort != nil {
+			for fr := range cq.cohort.subtreeQuota {
+				cq.lendable[fr.resource] += potentialAvailable(cq, fr)
+			}
+		}
+	}
 	s.live = newLedger(s)
 	s.addWorkloads(c)
 	return s

@@ -2,6 +2,7 @@ package admission
 
 import (
 	"math"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -208,28 +209,33 @@ func (l *ledger) drs(cq *clusterQueue) drs {
 	if cq.cohort == nil {
 		return d
 	}
-	borrowing := map[corev1.ResourceName]int64{}
-	for _, fr := range sortedFRs(cq.quotas) {
-		if b := l.usage(cq, fr) - cq.quotas[fr].nominal; b > 0 {
-			borrowing[fr.resource] += b
-			d.borrowed = append(d.borrowed, fr)
+	// A queue has a handful of resources: a slice beats a map here, where it runs most.
+	type borrowed struct {
+		resource corev1.ResourceName
+		amount   int64
+	}
+	var borrowing []borrowed
+	usage := l.cq[cq]
+	for _, fr := range cq.frs {
+		b := usage[fr] - cq.quotas[fr].nominal
+		if b <= 0 {
+			continue
+		}
+		d.borrowed = append(d.borrowed, fr)
+		if i := slices.IndexFunc(borrowing, func(x borrowed) bool { return x.resource == fr.resource }); i >= 0 {
+			borrowing[i].amount += b
+		} else {
+			borrowing = append(borrowing, borrowed{fr.resource, b})
 		}
 	}
-	if len(borrowing) == 0 {
-		return d
-	}
-	lendable := map[corev1.ResourceName]int64{}
-	for _, fr := range sortedFRs(cq.cohort.subtreeQuota) {
-		lendable[fr.resource] += potentialAvailable(cq, fr)
-	}
-	for _, name := range sortedResources(borrowing) {
-		lr := lendable[name]
+	for _, b := range borrowing {
+		lr := cq.lendable[b.resource]
 		if lr <= 0 {
 			continue
 		}
-		ratio := float64(borrowing[name]) * 1000.0 / float64(lr)
-		if ratio > d.ratio {
-			d.ratio, d.resource = ratio, name
+		ratio := float64(b.amount) * 1000.0 / float64(lr)
+		if ratio > d.ratio || (ratio == d.ratio && b.resource < d.resource) {
+			d.ratio, d.resource = ratio, b.resource
 		}
 	}
 	return d
