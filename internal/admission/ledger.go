@@ -15,10 +15,12 @@ type ledger struct {
 	cohort map[*cohort]quantities
 	// removed are Workloads whose usage a preemption simulation has taken out.
 	removed map[*workload]bool
+	// shares caches each queue's dominant resource share until its usage changes.
+	shares map[*clusterQueue]drs
 }
 
 func newLedger(s *state) *ledger {
-	l := &ledger{cq: map[*clusterQueue]quantities{}, cohort: map[*cohort]quantities{}, removed: map[*workload]bool{}}
+	l := &ledger{cq: map[*clusterQueue]quantities{}, cohort: map[*cohort]quantities{}, removed: map[*workload]bool{}, shares: map[*clusterQueue]drs{}}
 	for _, cq := range s.cqs {
 		l.cq[cq] = quantities{}
 	}
@@ -29,7 +31,7 @@ func newLedger(s *state) *ledger {
 }
 
 func (l *ledger) clone() *ledger {
-	c := &ledger{cq: make(map[*clusterQueue]quantities, len(l.cq)), cohort: make(map[*cohort]quantities, len(l.cohort)), removed: map[*workload]bool{}}
+	c := &ledger{cq: make(map[*clusterQueue]quantities, len(l.cq)), cohort: make(map[*cohort]quantities, len(l.cohort)), removed: map[*workload]bool{}, shares: map[*clusterQueue]drs{}}
 	for k, v := range l.cq {
 		c.cq[k] = v.clone()
 	}
@@ -40,6 +42,7 @@ func (l *ledger) clone() *ledger {
 }
 
 func (l *ledger) add(cq *clusterQueue, fr flavorResource, v int64) {
+	delete(l.shares, cq)
 	old := l.cq[cq][fr]
 	next := old + v
 	l.cq[cq][fr] = next
@@ -205,6 +208,16 @@ func (d drs) borrowingOn(req quantities) bool {
 }
 
 func (l *ledger) drs(cq *clusterQueue) drs {
+	if d, ok := l.shares[cq]; ok {
+		return d
+	}
+	d := l.drsWith(cq, nil)
+	l.shares[cq] = d
+	return d
+}
+
+// drsWith is the queue's share were it to use extra more.
+func (l *ledger) drsWith(cq *clusterQueue, extra quantities) drs {
 	d := drs{weight: cq.fairWeight}
 	if cq.cohort == nil {
 		return d
@@ -217,7 +230,7 @@ func (l *ledger) drs(cq *clusterQueue) drs {
 	var borrowing []borrowed
 	usage := l.cq[cq]
 	for _, fr := range cq.frs {
-		b := usage[fr] - cq.quotas[fr].nominal
+		b := usage[fr] + extra[fr] - cq.quotas[fr].nominal
 		if b <= 0 {
 			continue
 		}

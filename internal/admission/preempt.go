@@ -312,30 +312,18 @@ type fairOrdering struct {
 	pruned    map[*clusterQueue]bool
 	// queues are those with candidates, in cohort order: a queue without any is pruned at once.
 	queues []*clusterQueue
-	// shares caches each queue's share until a Workload of it is taken out.
-	shares map[*clusterQueue]drs
 	heap   *queueHeap
 	// last is the queue next returned, to reorder once it has been served.
 	last *clusterQueue
 }
 
-func (o *fairOrdering) share(c *clusterQueue) drs {
-	d, ok := o.shares[c]
-	if !ok {
-		d = o.l.drs(c)
-		o.shares[c] = d
-	}
-	return d
-}
+func (o *fairOrdering) share(c *clusterQueue) drs { return o.l.drs(c) }
 
-// take removes a victim's usage and forgets its queue's share.
-func (o *fairOrdering) take(victim *workload) {
-	o.l.removeWorkload(victim)
-	delete(o.shares, victim.cq)
-}
+// take removes a victim's usage (and so its queue's cached share).
+func (o *fairOrdering) take(victim *workload) { o.l.removeWorkload(victim) }
 
 func (s *state) newFairOrdering(l *ledger, cq *clusterQueue, candidates []*workload) *fairOrdering {
-	o := &fairOrdering{s: s, l: l, preemptor: cq, byCQ: map[*clusterQueue][]*workload{}, pruned: map[*clusterQueue]bool{}, shares: map[*clusterQueue]drs{}}
+	o := &fairOrdering{s: s, l: l, preemptor: cq, byCQ: map[*clusterQueue][]*workload{}, pruned: map[*clusterQueue]bool{}}
 	for _, c := range candidates {
 		if len(o.byCQ[c.cq]) == 0 {
 			o.queues = append(o.queues, c.cq)
@@ -357,10 +345,11 @@ func (o *fairOrdering) next() *clusterQueue {
 		return o.preemptor
 	}
 	if o.heap == nil {
-		o.heap = &queueHeap{o: o, pos: map[*clusterQueue]int{}}
-		for _, c := range o.queues {
-			heap.Push(o.heap, c)
+		o.heap = &queueHeap{o: o, pos: map[*clusterQueue]int{}, items: slices.Clone(o.queues)}
+		for i, c := range o.heap.items {
+			o.heap.pos[c] = i
 		}
+		heap.Init(o.heap)
 	} else if i, ok := o.heap.pos[o.last]; ok {
 		heap.Fix(o.heap, i)
 	}
@@ -424,6 +413,16 @@ func (h *queueHeap) Pop() any {
 	return last
 }
 
+// rest takes every candidate left, queue by queue.
+func (o *fairOrdering) rest() []*workload {
+	var out []*workload
+	for _, c := range o.queues {
+		out = append(out, o.byCQ[c]...)
+		o.byCQ[c] = nil
+	}
+	return out
+}
+
 func (o *fairOrdering) pop(c *clusterQueue) *workload {
 	w := o.byCQ[c][0]
 	o.byCQ[c] = o.byCQ[c][1:]
@@ -459,6 +458,12 @@ func (s *state) firstFairStrategy(l *ledger, w *workload, need map[flavorResourc
 			continue
 		}
 		preemptorNew, targetOld := o.share(cq), o.share(c)
+		if compareDRS(preemptorNew, targetOld) > 0 {
+			// Taking a Workload never raises a share, and the queues come highest share
+			// first: no Workload left passes this strategy. Kueue tries each in turn and
+			// keeps them for the next strategy; so does this, at once.
+			return false, targets, append(retry, o.rest()...)
+		}
 		if s.version >= V0_19 && math.IsInf(preemptorNew.share(), 1) && !math.IsInf(targetOld.share(), 1) {
 			for len(o.byCQ[c]) > 0 {
 				retry = append(retry, o.pop(c))
@@ -489,6 +494,10 @@ func (s *state) secondFairStrategy(l *ledger, w *workload, usage quantities, ret
 	o := s.newFairOrdering(l, cq, retry)
 	for c := o.next(); c != nil; c = o.next() {
 		preemptorNew, targetOld := o.share(cq), o.share(c)
+		if compareDRS(preemptorNew, targetOld) >= 0 {
+			// The highest share left is not above the preemptor's: none passes.
+			break
+		}
 		victim := o.pop(c)
 		if compareDRS(preemptorNew, targetOld) < 0 {
 			o.take(victim)
