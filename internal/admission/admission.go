@@ -1,28 +1,51 @@
 // Package admission predicts what Kueue's scheduler does with a cohort's Workloads: which
 // pending Workloads it admits, on which flavors, which admitted Workloads it preempts, by whom
 // and under which rule, and which admitted Workloads are left over their ClusterQueue's nominal
-// quota (still running, but preemptible).
+// quota (still running, but preemptible). It reads no cluster and has no Kubernetes client:
+// the caller passes the objects it listed, or the ClusterQueues it plans.
 //
-// It models the scheduler of Kueue v0.19.2 and, where they differ, v0.15.0 (see Version): the
-// scheduling cycle (one head per ClusterQueue, entries ordered by borrowing, priority and
-// queueing time, one admission per cohort per cycle while borrowing), the flavor assigner
-// (flavors in ClusterQueue order, default flavor fungibility: borrow in the first flavor that
-// fits, try the next flavor instead of preempting), quota accounting in a flat cohort
-// (nominalQuota, borrowingLimit, lendingLimit), classical preemption (withinClusterQueue,
-// reclaimWithinCohort, borrowWithinCohort) and fair-sharing preemption when the manager enables
-// fair sharing, and stopPolicy Hold and HoldAndDrain. It reads no cluster and has no Kubernetes
-// client: the caller passes the objects it listed.
+// It follows the scheduler of Kueue v0.19.2 (pkg/scheduler, pkg/scheduler/flavorassigner,
+// pkg/scheduler/preemption, pkg/cache/scheduler) with its default feature gates, and models
+// where v0.15.0 differs (see Version): a WorkloadPriorityClass's new value reaches the
+// Workloads that use it only in v0.19; fair-sharing preemption reclaims within nominal quota
+// without comparing shares, and the fair-sharing order puts non-borrowing entries first, only
+// in v0.19.
 //
-// It models the defaults the provider relies on and does not read Kueue's manager
-// configuration beyond fair sharing on or off: queueingStrategy BestEffortFIFO, the default
-// flavorFungibility, requeuing by eviction time, no resource transformations, no LimitRanges
-// and no Cohort objects (every cohort is a flat set of ClusterQueues named by cohortName).
+// Modelled:
+//   - scheduling cycles: one head per active ClusterQueue (BestEffortFIFO: priority, then
+//     creation time; a head that cannot be admitted waits until quota is released in its
+//     cohort; a Workload that issued preemptions stays at the head);
+//   - the cycle's order: entries that do not borrow first, then priority, then age; with fair
+//     sharing, the entry whose queue would have the lowest weighted dominant resource share;
+//   - the flavor assigner: resource groups, flavors in order, node selectors and required node
+//     affinity against flavor labels, the default flavorFungibility (stop at the first flavor
+//     that fits, borrowing or not; try the next flavor rather than preempt);
+//   - quota in a flat cohort: nominalQuota, borrowingLimit, lendingLimit, as Kueue's cache
+//     accounts them, including stopped ClusterQueues, whose quota and usage stay in the cohort;
+//   - classical preemption: withinClusterQueue, reclaimWithinCohort, borrowWithinCohort, the
+//     candidate order (other queues first, lower priority, most recently admitted) and the
+//     give-back of targets that are not needed;
+//   - fair-sharing preemption with the default strategies (LessThanOrEqualToFinalShare, then
+//     LessThanInitialShare) and fairSharing weights;
+//   - stopPolicy Hold and HoldAndDrain on ClusterQueues and LocalQueues, ClusterQueues being
+//     deleted and ClusterQueues naming a missing ResourceFlavor (inactive).
 //
-// What it cannot predict it reports as Undetermined with one of the reasons
-// UndeterminedReason lists (topology-aware scheduling, partial admission, admission checks,
-// closed preemption gates, unknown priority classes, node affinity, a scheduling that does not
-// settle), instead of guessing. A Workload reported Undetermined holds or frees quota as its
-// current state says, and the rest of the prediction assumes it stays as it is.
+// Assumed, because the listed objects do not say otherwise: the manager's default
+// configuration apart from fair sharing on or off (no resource transformations, no excluded
+// resource prefixes, default fair-sharing strategies), no Cohort objects (every cohort is the
+// set of ClusterQueues naming it), ClusterQueues without admission checks, BestEffortFIFO and
+// the default flavorFungibility (fields the provider does not manage and does not read),
+// namespaces that match each ClusterQueue's namespaceSelector, and no priority boost.
+//
+// Approximations: an eviction takes effect in the cycle that decides it (Kueue waits for the
+// pods to stop, while the preemptor keeps its place at the head); each attempt scans flavors
+// from the first (Kueue v0.19 may resume a scan where the previous attempt stopped);
+// Workloads with equal priority and creation time are ordered by namespace and name, where
+// Kueue's order is arbitrary or by UID.
+//
+// What it cannot predict it reports as Undetermined with one of UndeterminedReasons instead of
+// guessing. A Workload reported Undetermined is taken to stay as it is (pending, or holding
+// the quota it holds), and the rest of the prediction follows from that.
 package admission
 
 import (
@@ -100,7 +123,9 @@ func Simulate(c Cluster) Outcome {
 // Preview is Simulate with the planned ClusterQueues in place of the live ones of the same
 // name; a planned ClusterQueue with no live one is added. A planned ClusterQueue with a
 // deletionTimestamp is being deleted: as in Kueue, it admits nothing more and its admitted
-// Workloads keep running until they finish.
+// Workloads keep running until they finish. Other planned changes are made on the Cluster
+// itself: planned WorkloadPriorityClasses (whose values Kueue v0.19 gives the Workloads that
+// use them) or FairSharing.
 func Preview(now Cluster, planned []kueue.ClusterQueue) Outcome {
 	next := now
 	next.ClusterQueues = make([]kueue.ClusterQueue, 0, len(now.ClusterQueues)+len(planned))
@@ -233,18 +258,23 @@ type UndeterminedReason string
 
 // The reasons a Workload is reported Undetermined.
 const (
-	// TopologyAwareScheduling: a pod set has a topology request; admission depends on node placement.
+	// TopologyAwareScheduling: a pending Workload's pod set has a topology request; its
+	// admission depends on node placement. It is taken to stay pending.
 	TopologyAwareScheduling UndeterminedReason = "TopologyAwareScheduling"
-	// PartialAdmission: a pod set has minCount; Kueue may admit fewer pods.
+	// PartialAdmission: a pod set has minCount and the whole Workload does not fit; Kueue may
+	// admit it with fewer pods. It is taken to stay pending.
 	PartialAdmission UndeterminedReason = "PartialAdmission"
-	// AdmissionChecks: the Workload has admission checks, decided by other controllers.
+	// AdmissionChecks: the Workload carries admission check states and would get its quota;
+	// whether it is admitted is decided by the checks' controllers.
 	AdmissionChecks UndeterminedReason = "AdmissionChecks"
-	// UnknownPriorityClass: the Workload names a priority class that is not given, so its
-	// priority after the change is unknown.
+	// UnknownPriorityClass: the Workload names a WorkloadPriorityClass that is not given and
+	// has no priority of its own.
 	UnknownPriorityClass UndeterminedReason = "UnknownPriorityClass"
-	// NodeAffinity: a pod set has required node affinity, which the simulator does not match against flavors.
+	// NodeAffinity: a pending Workload's pod set has a required node affinity the simulator does
+	// not evaluate (an operator other than In, NotIn, Exists, DoesNotExist, or a field selector).
 	NodeAffinity UndeterminedReason = "NodeAffinity"
-	// NoFixpoint: scheduling did not settle within the simulator's cycle budget.
+	// NoFixpoint: scheduling did not settle within the simulator's cycle budget (Workloads
+	// preempting each other in turn); the Workloads still waiting are undetermined.
 	NoFixpoint UndeterminedReason = "NoFixpoint"
 )
 

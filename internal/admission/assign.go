@@ -90,7 +90,13 @@ type assignment struct {
 	usage   quantities
 	// targets are the Workloads to preempt (mode Preempt).
 	targets []target
+	// resume is where the next attempt's flavor scan starts, by pod set and resource group:
+	// after the flavor chosen, unless it was the last (Kueue v0.19's flavor scan progress).
+	resume map[scanKey]int
 }
+
+// scanKey is a pod set's index and a resource group's index.
+type scanKey struct{ podSet, group int }
 
 // needPreemption are the flavor-resources assigned in mode Preempt.
 func (a *assignment) needPreemption() map[flavorResource]bool {
@@ -108,7 +114,9 @@ func (a *assignment) needPreemption() map[flavorResource]bool {
 // assign is Kueue's flavor assigner for the whole Workload, followed by the search for
 // preemption targets when it needs preemption (getInitialAssignments without partial admission).
 func (s *state) assign(l *ledger, w *workload) assignment {
-	a := assignment{usage: quantities{}, mode: modeFit}
+	a := assignment{usage: quantities{}, mode: modeFit, resume: map[scanKey]int{}}
+	resume := w.resume
+	w.resume = nil
 	for i := range w.podSets {
 		ps := &w.podSets[i]
 		chosen := map[corev1.ResourceName]flavorChoice{}
@@ -125,7 +133,9 @@ func (s *state) assign(l *ledger, w *workload) assignment {
 				noFit = true
 				break
 			}
-			flavors, ok := s.findFlavor(l, w, ps, g, a.usage)
+			key := scanKey{i, slices.IndexFunc(w.cq.groups, func(x resourceGroup) bool { return x.covers(r) })}
+			flavors, next, ok := s.findFlavor(l, w, ps, g, a.usage, resume[key])
+			a.resume[key] = next
 			if !ok {
 				noFit = true
 				break
@@ -152,9 +162,10 @@ func (s *state) assign(l *ledger, w *workload) assignment {
 	return a
 }
 
-// findFlavor tries the group's flavors in order for the pod set's resources that the group
-// covers, and returns the chosen flavor of each, or false when none can be used.
-func (s *state) findFlavor(l *ledger, w *workload, ps *podSet, g *resourceGroup, assumed quantities) (map[corev1.ResourceName]flavorChoice, bool) {
+// findFlavor tries the group's flavors in order, from start, for the pod set's resources that
+// the group covers, and returns the chosen flavor of each (false when none can be used) and
+// where a next attempt would start.
+func (s *state) findFlavor(l *ledger, w *workload, ps *podSet, g *resourceGroup, assumed quantities, start int) (map[corev1.ResourceName]flavorChoice, int, bool) {
 	var requests []corev1.ResourceName
 	for _, r := range sortedResources(ps.total) {
 		if g.covers(r) {
@@ -163,7 +174,14 @@ func (s *state) findFlavor(l *ledger, w *workload, ps *podSet, g *resourceGroup,
 	}
 	var best map[corev1.ResourceName]flavorChoice
 	bestMode := worstGranular
-	for _, f := range g.flavors {
+	next := func(i int) int {
+		if i >= len(g.flavors)-1 {
+			return 0
+		}
+		return i + 1
+	}
+	for i := start; i < len(g.flavors); i++ {
+		f := g.flavors[i]
 		if !s.flavorMatches(f, ps) {
 			continue
 		}
@@ -182,13 +200,13 @@ func (s *state) findFlavor(l *ledger, w *workload, ps *podSet, g *resourceGroup,
 			choice[r] = flavorChoice{flavor: f, mode: pm.mode(), borrow: borrow}
 		}
 		if !tryNextFlavor(rep) {
-			return choice, true
+			return choice, next(i), true
 		}
 		if preferred(rep, bestMode) {
 			best, bestMode = choice, rep
 		}
 	}
-	return best, best != nil
+	return best, 0, best != nil
 }
 
 // fitsQuota is Kueue's fitsResourceQuota: whether val of fr fits now, could fit after

@@ -53,6 +53,15 @@ func newState(c Cluster) *state {
 			}
 		}
 	}
+	for _, cq := range s.cqs {
+		cq.frs = sortedFRs(cq.quotas)
+		cq.lendable = map[corev1.ResourceName]int64{}
+		if cq.cohort != nil {
+			for fr := range cq.cohort.subtreeQuota {
+				cq.lendable[fr.resource] += potentialAvailable(cq, fr)
+			}
+		}
+	}
 	s.live = newLedger(s)
 	s.addWorkloads(c)
 	return s
@@ -67,7 +76,6 @@ func newClusterQueue(api *kueue.ClusterQueue, flavors map[string]bool) *clusterQ
 		reclaimWithinCohort: kueue.PreemptionNever,
 		borrowWithinCohort:  kueue.PreemptionNever,
 		fairWeight:          1,
-		admitted:            map[*workload]bool{},
 	}
 	if p := api.Spec.StopPolicy; p != nil && *p != kueue.StopPolicyNone && *p != "" {
 		cq.active = false
@@ -131,61 +139,27 @@ func (s *state) addWorkloads(c Cluster) {
 		}
 		w := s.newWorkload(api, classes)
 		latest = maxTime(latest, w.created)
-		lq := localQueues[api.Namespace+"/"+api.Spec.QueueName]
 		lqStop := ""
+		lq := localQueues[api.Namespace+"/"+api.Spec.QueueName]
 		if lq != nil && lq.Spec.StopPolicy != nil && *lq.Spec.StopPolicy != kueue.StopPolicyNone {
 			lqStop = *lq.Spec.StopPolicy
 		}
 		if a := api.Status.Admission; a != nil && conditionTrue(api, kueue.WorkloadQuotaReserved) && !conditionTrue(api, kueue.WorkloadEvicted) {
-			cq := s.cqByName[a.ClusterQueue]
-			if cq == nil {
-				continue // quota held in a ClusterQueue that is not given: not part of the prediction
-			}
-			w.cq = cq
-			if w.undetermined != nil && w.undetermined.Reason != UnknownPriorityClass {
-				// Topology and node affinity only matter for a new admission.
-				w.undetermined = nil
-			}
-			w.admitted, w.initiallyAdmitted = true, true
-			w.flavors, w.usage = admittedUsage(api)
-			for i, psa := range api.Status.Admission.PodSetAssignments {
-				count := int32(0)
-				if psa.Count != nil {
-					count = *psa.Count
-				} else if i < len(api.Spec.PodSets) {
-					count = api.Spec.PodSets[i].Count
-				}
-				w.assigned = append(w.assigned, podSetFlavors(psa.Name, count, psa.Flavors))
-			}
-			w.reservedAt, _ = conditionTime(api, kueue.WorkloadQuotaReserved)
-			latest = maxTime(latest, w.reservedAt)
-			s.workloads = append(s.workloads, w)
-			s.reserve(w)
-			if lqStop == stopPolicyHoldAndDrain {
-				w.cq.drainOne(w, kueue.WorkloadEvictedByLocalQueueStopped)
+			if s.addAdmitted(w, api, lqStop) {
+				latest = maxTime(latest, w.reservedAt)
 			}
 			continue
 		}
-		if lq == nil || s.cqByName[lq.Spec.ClusterQueue] == nil {
-			continue // no queue to wait in: Kueue leaves it pending
+		if lq != nil {
+			s.addPending(w, lq.Spec.ClusterQueue, lqStop)
 		}
-		w.cq = s.cqByName[lq.Spec.ClusterQueue]
-		if w.cq.group(corev1.ResourcePods) != nil {
-			for i := range w.podSets {
-				w.podSets[i].total[corev1.ResourcePods] = int64(w.podSets[i].count)
-			}
-		}
-		s.workloads = append(s.workloads, w)
-		if w.undetermined != nil || lqStop != "" {
-			continue
-		}
-		w.cq.pending = append(w.cq.pending, w)
 	}
 	s.clock = latest.Add(time.Second)
+	s.numberAdmissions()
 	for _, cq := range s.cqs {
 		if cq.drain {
 			for _, w := range cq.sortedAdmitted() {
-				cq.drainOne(w, kueue.WorkloadEvictedByClusterQueueStopped)
+				w.drain(kueue.WorkloadEvictedByClusterQueueStopped)
 			}
 		}
 	}
@@ -196,8 +170,78 @@ func (s *state) addWorkloads(c Cluster) {
 	}
 }
 
-// drainOne marks an admitted Workload evicted by a stop policy; the caller releases its quota.
-func (c *clusterQueue) drainOne(w *workload, reason string) {
+// numberAdmissions gives the initially admitted Workloads their seq.
+func (s *state) numberAdmissions() {
+	var admitted []*workload
+	for _, w := range s.workloads {
+		if w.admitted {
+			admitted = append(admitted, w)
+		}
+	}
+	slices.SortFunc(admitted, func(a, b *workload) int {
+		return cmp.Or(a.reservedAt.Compare(b.reservedAt), cmp.Compare(b.uid, a.uid), cmp.Compare(b.key, a.key))
+	})
+	for i, w := range admitted {
+		w.seq = int64(i + 1)
+	}
+	s.nextSeq = int64(len(admitted) + 1)
+}
+
+// addAdmitted adds a Workload that holds quota, unless its ClusterQueue is not given.
+func (s *state) addAdmitted(w *workload, api *kueue.Workload, lqStop string) bool {
+	cq := s.cqByName[api.Status.Admission.ClusterQueue]
+	if cq == nil {
+		return false
+	}
+	w.cq = cq
+	if w.undetermined != nil && w.undetermined.Reason != UnknownPriorityClass {
+		// Topology and node affinity only matter for a new admission.
+		w.undetermined = nil
+	}
+	w.initiallyAdmitted = true
+	flavors, usage := admittedUsage(api)
+	w.setFlavors(flavors)
+	w.usage = usage
+	for i, psa := range api.Status.Admission.PodSetAssignments {
+		count := int32(0)
+		if psa.Count != nil {
+			count = *psa.Count
+		} else if i < len(api.Spec.PodSets) {
+			count = api.Spec.PodSets[i].Count
+		}
+		w.assigned = append(w.assigned, podSetFlavors(psa.Name, count, psa.Flavors))
+	}
+	w.reservedAt, _ = conditionTime(api, kueue.WorkloadQuotaReserved)
+	s.workloads = append(s.workloads, w)
+	s.reserve(w)
+	if lqStop == stopPolicyHoldAndDrain {
+		w.drain(kueue.WorkloadEvictedByLocalQueueStopped)
+	}
+	return true
+}
+
+// addPending queues a pending Workload in its LocalQueue's ClusterQueue; one with no
+// ClusterQueue given is left out (Kueue keeps it pending), one that cannot be predicted or
+// whose LocalQueue is stopped is not queued.
+func (s *state) addPending(w *workload, clusterQueue, lqStop string) {
+	cq := s.cqByName[clusterQueue]
+	if cq == nil {
+		return
+	}
+	w.cq = cq
+	if cq.group(corev1.ResourcePods) != nil {
+		for i := range w.podSets {
+			w.podSets[i].total[corev1.ResourcePods] = int64(w.podSets[i].count)
+		}
+	}
+	s.workloads = append(s.workloads, w)
+	if w.undetermined == nil && lqStop == "" {
+		cq.pending = append(cq.pending, w)
+	}
+}
+
+// drain marks an admitted Workload evicted by a stop policy; addWorkloads releases its quota.
+func (w *workload) drain(reason string) {
 	if w.preempted == nil {
 		w.preempted = &preemption{reason: reason}
 	}

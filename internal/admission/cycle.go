@@ -19,14 +19,16 @@ func simulate(c Cluster) Outcome {
 // reserve accounts an admitted Workload's quota in the live ledger.
 func (s *state) reserve(w *workload) {
 	w.admitted = true
-	w.cq.admitted[w] = true
+	w.cq.admitted = append(w.cq.admitted, w)
 	s.live.addAll(w.cq, w.usage, 1)
 }
 
 // release takes an evicted Workload's quota out of the live ledger.
 func (s *state) release(w *workload) {
 	w.admitted = false
-	delete(w.cq.admitted, w)
+	if i := slices.Index(w.cq.admitted, w); i >= 0 {
+		w.cq.admitted = slices.Delete(w.cq.admitted, i, i+1)
+	}
 	s.live.addAll(w.cq, w.usage, -1)
 }
 
@@ -87,9 +89,32 @@ type entry struct {
 	a assignment
 }
 
+// eviction is a preemption decided in a cycle.
+type eviction struct {
+	victim *workload
+	by     *workload
+	reason string
+}
+
+// decisions are what one cycle decided for its entries.
+type decisions struct {
+	admitted, requeue, inadmissible []*entry
+	evictions                       []eviction
+}
+
 // cycle is one scheduling cycle (Kueue's Scheduler.schedule) on a copy of the live ledger.
 func (s *state) cycle(heads []*workload) {
 	snap := s.live.clone()
+	if s.afterCycle != nil {
+		before := s.live.clone()
+		defer s.afterCycle(before)
+	}
+	d := s.process(snap, s.nominate(snap, heads))
+	s.apply(d)
+}
+
+// nominate computes each head's flavors and preemption targets.
+func (s *state) nominate(snap *ledger, heads []*workload) []*entry {
 	entries := make([]*entry, 0, len(heads))
 	for _, w := range heads {
 		e := &entry{w: w, a: s.assign(snap, w)}
@@ -102,33 +127,33 @@ func (s *state) cycle(heads []*workload) {
 		}
 		entries = append(entries, e)
 	}
+	return entries
+}
 
+// process goes through the entries in Kueue's order (Scheduler.processEntry): admit what
+// fits, issue preemptions, and skip what no longer fits after the entries before it.
+func (s *state) process(snap *ledger, entries []*entry) decisions {
+	var d decisions
 	preempting := map[*workload]bool{}
-	var admitted, requeue, inadmissible []*entry
-	type eviction struct {
-		victim *workload
-		by     *workload
-		reason string
-	}
-	var evictions []eviction
 	for e := range s.order(snap, entries) {
 		cq := e.w.cq
 		switch {
 		case e.a.mode == modeNoFit:
-			inadmissible = append(inadmissible, e)
+			d.inadmissible = append(d.inadmissible, e)
 			continue
 		case e.a.mode == modePreempt && len(e.a.targets) == 0:
 			if cq.reclaimWithinCohort != kueue.PreemptionAny {
 				// Kueue keeps the quota it may not get back from lower-priority Workloads of other cohorts' queues.
 				snap.addAll(cq, s.toReserve(snap, e), 1)
 			}
-			inadmissible = append(inadmissible, e)
+			d.inadmissible = append(d.inadmissible, e)
 			continue
-		case slices.ContainsFunc(e.a.targets, func(t target) bool { return preempting[t.w] }):
-			requeue = append(requeue, e)
-			continue
-		case !fitsAfter(snap, cq, e.a.usage, preempting, e.a.targets):
-			requeue = append(requeue, e)
+		case slices.ContainsFunc(e.a.targets, func(t target) bool { return preempting[t.w] }),
+			!fitsAfter(snap, cq, e.a.usage, preempting, e.a.targets):
+			if s.version >= V0_19 && e.a.mode == modeFit {
+				e.w.resume = e.a.resume
+			}
+			d.requeue = append(d.requeue, e)
 			continue
 		}
 		for _, t := range e.a.targets {
@@ -137,37 +162,25 @@ func (s *state) cycle(heads []*workload) {
 		snap.addAll(cq, e.a.usage, 1)
 		if e.a.mode == modePreempt {
 			for _, t := range e.a.targets {
-				evictions = append(evictions, eviction{t.w, e.w, t.reason})
+				d.evictions = append(d.evictions, eviction{t.w, e.w, t.reason})
 			}
 			e.w.afterPreemption = true
 			cq.sticky = e.w
-			requeue = append(requeue, e)
+			d.requeue = append(d.requeue, e)
 			continue
 		}
-		admitted = append(admitted, e)
+		d.admitted = append(d.admitted, e)
 	}
+	return d
+}
 
-	for _, e := range admitted {
-		w := e.w
-		w.flavors = make([]map[corev1.ResourceName]string, len(e.a.podSets))
-		w.assigned = make([]PodSetFlavors, len(e.a.podSets))
-		for i, ps := range e.a.podSets {
-			w.flavors[i] = map[corev1.ResourceName]string{}
-			for r, f := range ps {
-				w.flavors[i][r] = f.flavor
-			}
-			w.assigned[i] = podSetFlavors(w.podSets[i].name, w.podSets[i].count, w.flavors[i])
-		}
-		w.usage = e.a.usage
-		w.borrowing = e.a.borrow > 0
-		w.reservedAt = s.tick()
-		if w.cq.sticky == w {
-			w.cq.sticky = nil
-		}
-		s.reserve(w)
+// apply makes a cycle's decisions live: admissions, evictions, and the queues.
+func (s *state) apply(d decisions) {
+	for _, e := range d.admitted {
+		s.admit(e)
 	}
 	touched := map[*clusterQueue]bool{}
-	for _, ev := range evictions {
+	for _, ev := range d.evictions {
 		if !ev.victim.admitted {
 			continue
 		}
@@ -178,14 +191,17 @@ func (s *state) cycle(heads []*workload) {
 		ev.victim.cq.pending = append(ev.victim.cq.pending, ev.victim)
 		touched[ev.victim.cq] = true
 	}
-	for _, e := range requeue {
+	for _, e := range d.requeue {
 		e.w.cq.pending = append(e.w.cq.pending, e.w)
 	}
-	for _, e := range inadmissible {
+	for _, e := range d.inadmissible {
 		e.w.cq.inadmissible = append(e.w.cq.inadmissible, e.w)
 	}
 	// Released quota sends every inadmissible Workload of the cohort back to its queue.
-	for cq := range touched {
+	for _, cq := range s.cqs {
+		if !touched[cq] {
+			continue
+		}
 		members := []*clusterQueue{cq}
 		if cq.cohort != nil {
 			members = cq.cohort.cqs
@@ -195,6 +211,30 @@ func (s *state) cycle(heads []*workload) {
 			m.inadmissible = nil
 		}
 	}
+}
+
+// admit records an entry's admission.
+func (s *state) admit(e *entry) {
+	w := e.w
+	flavors := make([]map[corev1.ResourceName]string, len(e.a.podSets))
+	w.assigned = make([]PodSetFlavors, len(e.a.podSets))
+	for i, ps := range e.a.podSets {
+		flavors[i] = map[corev1.ResourceName]string{}
+		for r, f := range ps {
+			flavors[i][r] = f.flavor
+		}
+		w.assigned[i] = podSetFlavors(w.podSets[i].name, w.podSets[i].count, flavors[i])
+	}
+	w.setFlavors(flavors)
+	w.usage = e.a.usage
+	w.borrowing = e.a.borrow > 0
+	w.reservedAt = s.tick()
+	w.seq = s.nextSeq
+	s.nextSeq++
+	if w.cq.sticky == w {
+		w.cq.sticky = nil
+	}
+	s.reserve(w)
 }
 
 // tick advances the simulated clock: every admission happens after the previous one.
@@ -267,9 +307,7 @@ func (s *state) order(snap *ledger, entries []*entry) func(yield func(*entry) bo
 				shares := map[*entry]drs{}
 				for _, e := range rest {
 					if e.w.cq.cohort == first.w.cq.cohort {
-						snap.addAll(e.w.cq, e.a.usage, 1)
-						shares[e] = snap.drs(e.w.cq)
-						snap.addAll(e.w.cq, e.a.usage, -1)
+						shares[e] = snap.drsWith(e.w.cq, e.a.usage)
 					}
 				}
 				for i, e := range rest {

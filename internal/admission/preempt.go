@@ -2,8 +2,11 @@ package admission
 
 import (
 	"cmp"
+	"container/heap"
 	"math"
 	"slices"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 )
@@ -25,14 +28,25 @@ func (s *state) targets(l *ledger, w *workload, need map[flavorResource]bool, us
 
 // usesAny reports whether an admitted Workload uses any of the flavor-resources.
 func (w *workload) usesAny(need map[flavorResource]bool) bool {
-	for _, ps := range w.flavors {
-		for r, f := range ps {
-			if need[flavorResource{f, r}] {
-				return true
-			}
+	for _, fr := range w.frs {
+		if need[fr] {
+			return true
 		}
 	}
 	return false
+}
+
+// setFlavors records the flavors of an admission and the flavor-resources they make.
+func (w *workload) setFlavors(flavors []map[corev1.ResourceName]string) {
+	w.flavors = flavors
+	w.frs = w.frs[:0]
+	for _, ps := range flavors {
+		for r, f := range ps {
+			if fr := (flavorResource{f, r}); !slices.Contains(w.frs, fr) {
+				w.frs = append(w.frs, fr)
+			}
+		}
+	}
 }
 
 // satisfiesPolicy is Kueue's SatisfiesPreemptionPolicy.
@@ -60,12 +74,10 @@ func candidateOrder(cq *clusterQueue) func(a, b *workload) int {
 			}
 			return -1
 		}
-		return cmp.Or(
-			cmp.Compare(a.priority, b.priority),
-			b.reservedAt.Compare(a.reservedAt),
-			cmp.Compare(a.uid, b.uid),
-			cmp.Compare(a.key, b.key),
-		)
+		if a.priority != b.priority {
+			return cmp.Compare(a.priority, b.priority)
+		}
+		return cmp.Compare(b.seq, a.seq)
 	}
 }
 
@@ -100,7 +112,7 @@ func (s *state) classicalTargets(l *ledger, w *workload, need map[flavorResource
 	bwcForbidden := cq.borrowWithinCohort == kueue.PreemptionNever
 	var same, hierarchy, priority []candidate
 	if cq.withinClusterQueue != kueue.PreemptionNever {
-		for _, c := range cq.sortedAdmitted() {
+		for _, c := range cq.admitted {
 			if !l.removed[c] && c.usesAny(need) && satisfiesPolicy(w, c, cq.withinClusterQueue) {
 				same = append(same, candidate{c, variantWithinCQ})
 			}
@@ -118,7 +130,7 @@ func (s *state) classicalTargets(l *ledger, w *workload, need map[flavorResource
 			if other == cq || !other.active || l.withinNominal(other, need) {
 				continue
 			}
-			for _, c := range other.sortedAdmitted() {
+			for _, c := range other.admitted {
 				if l.removed[c] || !c.usesAny(need) || !satisfiesPolicy(w, c, cq.reclaimWithinCohort) {
 					continue
 				}
@@ -135,10 +147,7 @@ func (s *state) classicalTargets(l *ledger, w *workload, need map[flavorResource
 	}
 	order := candidateOrder(cq)
 	byOrder := func(a, b candidate) int { return order(a.w, b.w) }
-	slices.SortFunc(same, byOrder)
-	slices.SortFunc(hierarchy, byOrder)
-	slices.SortFunc(priority, byOrder)
-	all := slices.Concat(hierarchy, priority, same)
+	lists := [][]candidate{hierarchy, priority, same}
 
 	attempts := []bool{true, false}
 	switch {
@@ -148,22 +157,52 @@ func (s *state) classicalTargets(l *ledger, w *workload, need map[flavorResource
 		attempts = []bool{false, true}
 	}
 	for _, borrowing := range attempts {
+		if !borrowing && !sameQueueCanUnborrow(l, cq, usage, same) {
+			// Only the queue's own Workloads lower its usage: if all of them do not bring it
+			// within nominal quota, this attempt finds nothing, as Kueue's would.
+			continue
+		}
 		var targets []target
-		for _, c := range all {
-			if !candidateValid(l, cq, c, borrowing, need) {
-				continue
+		// Candidates come in order, but usually a few are enough: a heap per list orders
+		// only those taken.
+		for _, list := range lists {
+			if borrowing {
+				// Never valid while borrowing: leave them out before ordering.
+				list = slices.DeleteFunc(slices.Clone(list), func(c candidate) bool { return c.v == variantReclaimWithoutBorrowing })
 			}
-			l.removeWorkload(c.w)
-			targets = append(targets, target{c.w, c.v.reason()})
-			if workloadFits(l, cq, usage, borrowing) {
-				targets = fillBack(l, cq, usage, targets, borrowing)
-				restore(l, targets)
-				return targets
+			h := newHeap(list, byOrder)
+			for h.len() > 0 {
+				c := h.pop()
+				if !candidateValid(l, cq, c, borrowing, need) {
+					continue
+				}
+				l.removeWorkload(c.w)
+				targets = append(targets, target{c.w, c.v.reason()})
+				if workloadFits(l, cq, usage, borrowing) {
+					targets = fillBack(l, cq, usage, targets, borrowing)
+					restore(l, targets)
+					return targets
+				}
 			}
 		}
 		restore(l, targets)
 	}
 	return nil
+}
+
+// sameQueueCanUnborrow reports whether preempting every same-queue candidate would let usage
+// fit within the queue's nominal quota.
+func sameQueueCanUnborrow(l *ledger, cq *clusterQueue, usage quantities, same []candidate) bool {
+	for fr, v := range usage {
+		freed := int64(0)
+		for _, c := range same {
+			freed += c.w.usage[fr]
+		}
+		if l.usage(cq, fr)-freed+v > cq.quotas[fr].nominal {
+			return false
+		}
+	}
+	return true
 }
 
 func candidateValid(l *ledger, cq *clusterQueue, c candidate, borrowing bool, need map[flavorResource]bool) bool {
@@ -225,7 +264,7 @@ func (s *state) fairTargets(l *ledger, w *workload, need map[flavorResource]bool
 	cq := w.cq
 	var candidates []*workload
 	if cq.withinClusterQueue != kueue.PreemptionNever {
-		for _, c := range cq.sortedAdmitted() {
+		for _, c := range cq.admitted {
 			if !l.removed[c] && c.usesAny(need) && satisfiesPolicy(w, c, cq.withinClusterQueue) {
 				candidates = append(candidates, c)
 			}
@@ -236,7 +275,7 @@ func (s *state) fairTargets(l *ledger, w *workload, need map[flavorResource]bool
 			if other == cq || !other.active || l.withinNominal(other, need) {
 				continue
 			}
-			for _, c := range other.sortedAdmitted() {
+			for _, c := range other.admitted {
 				if !l.removed[c] && c.usesAny(need) && satisfiesPolicy(w, c, cq.reclaimWithinCohort) {
 					candidates = append(candidates, c)
 				}
@@ -246,7 +285,6 @@ func (s *state) fairTargets(l *ledger, w *workload, need map[flavorResource]bool
 	if len(candidates) == 0 {
 		return nil
 	}
-	slices.SortFunc(candidates, candidateOrder(cq))
 
 	l.addAll(cq, usage, 1)
 	fits, targets, retry := s.firstFairStrategy(l, w, need, usage, candidates)
@@ -271,17 +309,38 @@ type fairOrdering struct {
 	preemptor *clusterQueue
 	byCQ      map[*clusterQueue][]*workload
 	pruned    map[*clusterQueue]bool
+	// queues are those with candidates, in cohort order: a queue without any is pruned at once.
+	queues []*clusterQueue
+	heap   *queueHeap
+	// last is the queue next returned, to reorder once it has been served.
+	last *clusterQueue
 }
+
+func (o *fairOrdering) share(c *clusterQueue) drs { return o.l.drs(c) }
+
+// take removes a victim's usage (and so its queue's cached share).
+func (o *fairOrdering) take(victim *workload) { o.l.removeWorkload(victim) }
 
 func (s *state) newFairOrdering(l *ledger, cq *clusterQueue, candidates []*workload) *fairOrdering {
 	o := &fairOrdering{s: s, l: l, preemptor: cq, byCQ: map[*clusterQueue][]*workload{}, pruned: map[*clusterQueue]bool{}}
 	for _, c := range candidates {
+		if len(o.byCQ[c.cq]) == 0 {
+			o.queues = append(o.queues, c.cq)
+		}
 		o.byCQ[c.cq] = append(o.byCQ[c.cq], c)
+	}
+	slices.SortFunc(o.queues, func(a, b *clusterQueue) int { return cmp.Compare(a.name, b.name) })
+	// Kueue sorts all candidates; only the order within each queue matters here.
+	order := candidateOrder(cq)
+	for _, q := range o.queues {
+		slices.SortFunc(o.byCQ[q], order)
 	}
 	return o
 }
 
-// next returns the ClusterQueue to take from next, or nil when none is left.
+// next returns the ClusterQueue to take from next, or nil when none is left. Kueue compares
+// every queue's share at each step; a queue's share and first candidate change only when it is
+// served, so a heap fixed after each step gives the same order.
 func (o *fairOrdering) next() *clusterQueue {
 	if o.preemptor.cohort == nil {
 		if o.pruned[o.preemptor] || len(o.byCQ[o.preemptor]) == 0 {
@@ -289,29 +348,83 @@ func (o *fairOrdering) next() *clusterQueue {
 		}
 		return o.preemptor
 	}
-	var best *clusterQueue
-	var bestDRS drs
-	for _, c := range o.preemptor.cohort.cqs {
-		if o.pruned[c] || !c.active {
-			continue
+	if o.heap == nil {
+		o.heap = &queueHeap{o: o, pos: map[*clusterQueue]int{}, items: slices.Clone(o.queues)}
+		for i, c := range o.heap.items {
+			o.heap.pos[c] = i
 		}
-		d := o.l.drs(c)
+		heap.Init(o.heap)
+	} else if i, ok := o.heap.pos[o.last]; ok {
+		heap.Fix(o.heap, i)
+	}
+	o.last = nil
+	for o.heap.Len() > 0 {
+		c := o.heap.items[0]
+		d := o.share(c)
 		notBorrowing := len(d.borrowed) == 0
 		if o.s.version < V0_19 {
 			notBorrowing = d.zero()
 		}
-		if (notBorrowing && c != o.preemptor) || len(o.byCQ[c]) == 0 {
+		if o.pruned[c] || !c.active || len(o.byCQ[c]) == 0 || (notBorrowing && c != o.preemptor) {
+			// Pruned for good: a queue's usage only drops while preemption is simulated.
 			o.pruned[c] = true
+			heap.Pop(o.heap)
 			continue
 		}
-		switch {
-		case best == nil || compareDRS(d, bestDRS) > 0:
-			best, bestDRS = c, d
-		case compareDRS(d, bestDRS) == 0 && candidateOrder(o.preemptor)(o.byCQ[c][0], o.byCQ[best][0]) < 0:
-			best = c
-		}
+		o.last = c
+		return c
 	}
-	return best
+	return nil
+}
+
+// queueHeap orders a fairOrdering's queues: the highest share first, then the queue whose first
+// candidate comes first.
+type queueHeap struct {
+	o     *fairOrdering
+	items []*clusterQueue
+	pos   map[*clusterQueue]int
+}
+
+func (h *queueHeap) Len() int { return len(h.items) }
+
+func (h *queueHeap) Less(i, j int) bool {
+	a, b := h.items[i], h.items[j]
+	if c := compareDRS(h.o.share(a), h.o.share(b)); c != 0 {
+		return c > 0
+	}
+	wa, wb := h.o.byCQ[a], h.o.byCQ[b]
+	if len(wa) == 0 || len(wb) == 0 {
+		return len(wb) == 0 && len(wa) > 0
+	}
+	return candidateOrder(h.o.preemptor)(wa[0], wb[0]) < 0
+}
+
+func (h *queueHeap) Swap(i, j int) {
+	h.items[i], h.items[j] = h.items[j], h.items[i]
+	h.pos[h.items[i]], h.pos[h.items[j]] = i, j
+}
+
+func (h *queueHeap) Push(x any) {
+	c := x.(*clusterQueue)
+	h.pos[c] = len(h.items)
+	h.items = append(h.items, c)
+}
+
+func (h *queueHeap) Pop() any {
+	last := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	delete(h.pos, last)
+	return last
+}
+
+// rest takes every candidate left, queue by queue.
+func (o *fairOrdering) rest() []*workload {
+	var out []*workload
+	for _, c := range o.queues {
+		out = append(out, o.byCQ[c]...)
+		o.byCQ[c] = nil
+	}
+	return out
 }
 
 func (o *fairOrdering) pop(c *clusterQueue) *workload {
@@ -341,14 +454,20 @@ func (s *state) firstFairStrategy(l *ledger, w *workload, need map[flavorResourc
 			if c != cq {
 				reason = kueue.InCohortReclamationReason
 			}
-			l.removeWorkload(victim)
+			o.take(victim)
 			targets = append(targets, target{victim, reason})
 			if s.fairFits(l, cq, usage) {
 				return true, targets, nil
 			}
 			continue
 		}
-		preemptorNew, targetOld := l.drs(cq), l.drs(c)
+		preemptorNew, targetOld := o.share(cq), o.share(c)
+		if compareDRS(preemptorNew, targetOld) > 0 {
+			// Taking a Workload never raises a share, and the queues come highest share
+			// first: no Workload left passes this strategy. Kueue tries each in turn and
+			// keeps them for the next strategy; so does this, at once.
+			return false, targets, append(retry, o.rest()...)
+		}
 		if s.version >= V0_19 && math.IsInf(preemptorNew.share(), 1) && !math.IsInf(targetOld.share(), 1) {
 			for len(o.byCQ[c]) > 0 {
 				retry = append(retry, o.pop(c))
@@ -361,7 +480,7 @@ func (s *state) firstFairStrategy(l *ledger, w *workload, need map[flavorResourc
 			targetNew := l.drs(c)
 			l.restoreWorkload(victim)
 			if compareDRS(preemptorNew, targetNew) <= 0 {
-				l.removeWorkload(victim)
+				o.take(victim)
 				targets = append(targets, target{victim, kueue.InCohortFairSharingReason})
 				if s.fairFits(l, cq, usage) {
 					return true, targets, nil
@@ -378,10 +497,14 @@ func (s *state) secondFairStrategy(l *ledger, w *workload, usage quantities, ret
 	cq := w.cq
 	o := s.newFairOrdering(l, cq, retry)
 	for c := o.next(); c != nil; c = o.next() {
-		preemptorNew, targetOld := l.drs(cq), l.drs(c)
+		preemptorNew, targetOld := o.share(cq), o.share(c)
+		if compareDRS(preemptorNew, targetOld) >= 0 {
+			// The highest share left is not above the preemptor's: none passes.
+			break
+		}
 		victim := o.pop(c)
 		if compareDRS(preemptorNew, targetOld) < 0 {
-			l.removeWorkload(victim)
+			o.take(victim)
 			targets = append(targets, target{victim, kueue.InCohortFairSharingReason})
 			if s.fairFits(l, cq, usage) {
 				return true, targets

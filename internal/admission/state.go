@@ -58,6 +58,11 @@ type clusterQueue struct {
 	drain  bool
 	groups []resourceGroup
 	quotas map[flavorResource]quota
+	// frs are the quotas' flavor-resources, sorted.
+	frs []flavorResource
+	// lendable is, per resource, the most the queue could use of what its cohort has: the
+	// denominator of its dominant resource share. It depends on quotas only.
+	lendable map[corev1.ResourceName]int64
 
 	withinClusterQueue  string
 	reclaimWithinCohort string
@@ -65,7 +70,7 @@ type clusterQueue struct {
 	fairWeight          float64
 
 	// admitted holds the Workloads that hold quota here.
-	admitted map[*workload]bool
+	admitted []*workload
 	// pending are the Workloads waiting in this queue; inadmissible ones wait for a change in
 	// the cohort before they are tried again (BestEffortFIFO).
 	pending      []*workload
@@ -93,10 +98,7 @@ func (c *clusterQueue) localQuota(fr flavorResource) int64 {
 }
 
 func (c *clusterQueue) sortedAdmitted() []*workload {
-	out := make([]*workload, 0, len(c.admitted))
-	for w := range c.admitted {
-		out = append(out, w)
-	}
+	out := slices.Clone(c.admitted)
 	slices.SortFunc(out, func(a, b *workload) int { return cmp.Compare(a.key, b.key) })
 	return out
 }
@@ -130,14 +132,22 @@ type workload struct {
 	created  time.Time
 	podSets  []podSet
 	cq       *clusterQueue
+	// resume is where the next flavor scan starts (Kueue v0.19 keeps the scan's progress when
+	// a Workload that fit is skipped and tried again in the next cycle).
+	resume map[scanKey]int
 	// checks: the Workload carries admission check states; its admission is decided elsewhere.
 	checks bool
 
 	// Admission state.
-	admitted   bool
-	flavors    []map[corev1.ResourceName]string
+	admitted bool
+	flavors  []map[corev1.ResourceName]string
+	// frs are the flavor-resources of flavors, for a quick look-up.
+	frs        []flavorResource
 	usage      quantities
 	reservedAt time.Time
+	// seq orders admissions: a higher seq was admitted later (by time, then UID, then name
+	// reversed, so that Kueue's candidate order is by seq descending).
+	seq int64
 
 	// What happened, for the outcome.
 	initiallyAdmitted bool
@@ -169,6 +179,10 @@ type state struct {
 	flavorLabels map[string]map[string]string
 	// live is the quota in use; each scheduling cycle works on a copy.
 	live *ledger
+	// afterCycle, when set (by tests), is called after each cycle with the ledger it started from.
+	afterCycle func(before *ledger)
+	// nextSeq is the seq of the next admission.
+	nextSeq int64
 	// clock is the simulated time of evictions and admissions: after every given timestamp.
 	clock time.Time
 }
