@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,4 +78,39 @@ func (c Cluster) WithQueue(name string, next *kueue.ClusterQueue) Cluster {
 	}
 	c.ClusterQueues = out
 	return c
+}
+
+// CohortOf is the part of c that admission in the cohorts of the named ClusterQueues depends
+// on: those cohorts' ClusterQueues (a ClusterQueue without a cohort is one of its own), the
+// LocalQueues that feed them and their Workloads. Kueue admits and preempts within a cohort
+// only, so simulating this part predicts the same for it as simulating all of c.
+func (c Cluster) CohortOf(names ...string) Cluster {
+	cohorts, queues := map[string]bool{}, map[string]bool{}
+	for _, q := range c.ClusterQueues {
+		if slices.Contains(names, q.Name) && q.Spec.CohortName != "" {
+			cohorts[q.Spec.CohortName] = true
+		}
+	}
+	out := c
+	out.ClusterQueues, out.LocalQueues, out.Workloads = nil, nil, nil
+	for _, q := range c.ClusterQueues {
+		if slices.Contains(names, q.Name) || (q.Spec.CohortName != "" && cohorts[q.Spec.CohortName]) {
+			out.ClusterQueues = append(out.ClusterQueues, q)
+			queues[q.Name] = true
+		}
+	}
+	local := map[[2]string]bool{}
+	for _, lq := range c.LocalQueues {
+		if queues[lq.Spec.ClusterQueue] {
+			out.LocalQueues = append(out.LocalQueues, lq)
+			local[[2]string{lq.Namespace, lq.Name}] = true
+		}
+	}
+	for _, w := range c.Workloads {
+		admittedHere := w.Status.Admission != nil && queues[w.Status.Admission.ClusterQueue]
+		if admittedHere || local[[2]string{w.Namespace, w.Spec.QueueName}] {
+			out.Workloads = append(out.Workloads, w)
+		}
+	}
+	return out
 }

@@ -55,3 +55,39 @@ func TestEffect(t *testing.T) {
 		})
 	}
 }
+
+// Simulating a cohort alone predicts for it what simulating the whole cluster does.
+func TestCohortOf(t *testing.T) {
+	c := cluster([]kueue.ClusterQueue{
+		at.MakeClusterQueue("a").Cohort("c").ResourceGroup(gpus("p4", "4", "4")).Obj(),
+		at.MakeClusterQueue("b").Cohort("c").ResourceGroup(gpus("p4", "4", "0")).Obj(),
+		at.MakeClusterQueue("x").Cohort("other").ResourceGroup(gpus("p4", "4", "4")).Obj(),
+		at.MakeClusterQueue("y").Cohort("other").ResourceGroup(gpus("p4", "4", "0")).Obj(),
+		at.MakeClusterQueue("z").ResourceGroup(gpus("p4", "4")).Obj(),
+	}, running("ra", "a", "p4", "6", 0, time.Minute), pending("pa", "a", "2", 0, 0), pending("pb", "b", "4", 0, 0),
+		pending("px", "x", "6", 0, 0), pending("pz", "z", "2", 0, 0))
+	whole := admission.Simulate(c)
+	for _, tt := range []struct {
+		name  string
+		teams []string
+	}{{"a", []string{"a", "b"}}, {"x", []string{"x", "y"}}, {"z", []string{"z"}}} {
+		part := c.CohortOf(tt.name)
+		var got []string
+		for _, q := range part.ClusterQueues {
+			got = append(got, q.Name)
+		}
+		if !slices.Equal(got, tt.teams) {
+			t.Errorf("CohortOf(%s) has %v, want %v", tt.name, got, tt.teams)
+		}
+		sim := admission.Simulate(part)
+		for _, team := range tt.teams {
+			if w, g := summary(admission.Outcome{Teams: []admission.TeamOutcome{whole.Team(team)}}),
+				summary(admission.Outcome{Teams: []admission.TeamOutcome{sim.Team(team)}}); !slices.Equal(w, g) {
+				t.Errorf("team %s: the cohort alone predicts %q, the whole cluster %q", team, g, w)
+			}
+		}
+	}
+	if len(whole.Teams) == 0 {
+		t.Fatal("the whole cluster predicts nothing: the test compares nothing")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -35,7 +36,14 @@ type admissionPreview struct {
 	cluster admission.Cluster
 	version string
 	readErr error
+	// made counts this run's previews, which maxPreviews bounds.
+	made atomic.Int32
 }
+
+// maxPreviews bounds the previews of one plan: each simulates its cohort, which on a cluster of
+// a thousand teams in one cohort takes seconds. A plan that changes more quotas is a review of
+// the whole plan, which hyperpod-plan-review makes at once.
+const maxPreviews = 20
 
 func (p *admissionPreview) snapshot(ctx context.Context) (admission.Cluster, string, error) {
 	p.once.Do(func() {
@@ -63,6 +71,12 @@ func (p *admissionPreview) warnQuotaChange(ctx context.Context, at path.Path, te
 			"What this change does to the jobs of team %q was not previewed: %s. %s", team, p.unavailable, previewNote))
 		return false
 	}
+	if p.made.Add(1) > maxPreviews {
+		diags.AddAttributeWarning(at, "No admission preview", fmt.Sprintf(
+			"What this change does to the jobs of team %q was not previewed: this plan changes more than %d quotas, "+
+				"and each preview simulates its cohort. %s", team, maxPreviews, previewNote))
+		return false
+	}
 	now, version, err := p.snapshot(ctx)
 	if err != nil {
 		diags.AddAttributeWarning(at, "No admission preview", fmt.Sprintf(
@@ -70,7 +84,14 @@ func (p *admissionPreview) warnQuotaChange(ctx context.Context, at path.Path, te
 				"Workloads failed (%v). The plan itself is not affected. %s", team, err, previewNote))
 		return false
 	}
-	effect := admission.Effect(now, now.WithQueue(name, next))
+	after := now.WithQueue(name, next)
+	// Kueue admits within a cohort: the queue's cohorts before and after the change are all
+	// the simulation needs.
+	var names []string
+	for _, q := range append(now.CohortOf(name).ClusterQueues, after.CohortOf(name).ClusterQueues...) {
+		names = append(names, q.Name)
+	}
+	effect := admission.Effect(now.CohortOf(names...), after.CohortOf(names...))
 	verb := "changes"
 	if next == nil {
 		verb = "deletion"

@@ -246,3 +246,29 @@ func TestAdmissionPreviewWithoutCluster(t *testing.T) {
 		t.Errorf("provider configuration not known: %d reads, %v", reads, diags)
 	}
 }
+
+// emptyState is a reachable cluster without Kueue objects.
+type emptyState struct{}
+
+func (emptyState) Snapshot(context.Context) (admission.Cluster, string, error) {
+	return admission.Cluster{}, "Kueue v0.19", nil
+}
+
+// A plan previews at most maxPreviews changes, and says of the others that they were not.
+func TestAdmissionPreviewBound(t *testing.T) {
+	p := &admissionPreview{state: emptyState{}}
+	next := kueue.ClusterQueue{}
+	next.Name = quota.ClusterQueueName("t")
+	previews, skipped := 0, 0
+	for range maxPreviews + 3 {
+		var diags diag.Diagnostics
+		if p.warnQuotaChange(context.Background(), path.Root("resources"), "t", next.Name, &next, &diags) {
+			previews++
+		} else if len(diags) == 1 && strings.Contains(diags[0].Detail(), "changes more than") {
+			skipped++
+		}
+	}
+	if previews != maxPreviews || skipped != 3 {
+		t.Errorf("%d previews and %d skipped, want %d and 3", previews, skipped, maxPreviews)
+	}
+}
