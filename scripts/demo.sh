@@ -58,6 +58,7 @@ trap 'rm -rf "$tmp"' EXIT
 step "Building the provider"
 go build -o "$tmp/plugins/terraform-provider-hyperpod" .
 go build -o "$tmp/localcluster" ./internal/cmd/localcluster
+go build -o "$tmp/hyperpod-plan-review" ./cmd/hyperpod-plan-review
 
 # dev_overrides makes plan and apply use the fresh build. `terraform init` ignores it and still
 # resolves quotaworks/hyperpod (unpublished) for the lock file, so the same build is also offered
@@ -154,6 +155,35 @@ step "Usage per team (data.hyperpod_team_usage, terraform output usage_summary)"
   { cat "$tmp/refresh.log" >&2; exit 1; }
 "$terraform" -chdir="$work" output -raw usage_summary
 echo
+
+# A change reviewed before it is applied: a third ml.g5.12xlarge for inference, whose batch-eval
+# job waits for 4 more GPUs. The plan's admission preview and the review of the saved plan say
+# what the change does to the jobs; the apply shows Kueue doing it, and the demo then returns to
+# the example's configuration (an override file, removed again).
+if [[ "$submitted" == 1 ]]; then
+  override="$work/demo_preview_override.tf"
+  trap 'rm -rf "$tmp" "$override"' EXIT
+  cat >"$override" <<'HCL'
+resource "hyperpod_compute_quota" "inference" {
+  resources = [{ instance_type = "ml.g5.12xlarge", count = 3 }]
+}
+HCL
+  step "Admission preview: inference gets a third ml.g5.12xlarge (terraform plan, the warning it prints)"
+  "$terraform" -chdir="$work" plan -input=false -no-color -out="$tmp/preview.tfplan" >"$tmp/preview.log" 2>&1 ||
+    { cat "$tmp/preview.log" >&2; exit 1; }
+  sed -n '/Warning: Admission preview/,/╵/p' "$tmp/preview.log"
+  step "The same plan reviewed for a pull request (hyperpod-plan-review, Markdown)"
+  "$terraform" -chdir="$work" show -json "$tmp/preview.tfplan" >"$tmp/preview.json"
+  "$tmp/hyperpod-plan-review" -plan "$tmp/preview.json" -kubeconfig "$KUBE_CONFIG_PATH"
+  step "Applying it: what Kueue decided (localcluster jobs)"
+  "$terraform" -chdir="$work" apply -input=false -no-color "$tmp/preview.tfplan" >"$tmp/preview-apply.log" 2>&1 ||
+    { cat "$tmp/preview-apply.log" >&2; exit 1; }
+  "$tmp/localcluster" jobs --file "$jobs_file" --kubeconfig "$KUBE_CONFIG_PATH" --wait-admitted hyperpod-ns-inference/batch-eval
+  rm -f "$override"
+  step "Back to the example's configuration (terraform apply)"
+  "$terraform" -chdir="$work" apply -auto-approve -input=false -no-color >"$tmp/revert.log" 2>&1 ||
+    { cat "$tmp/revert.log" >&2; exit 1; }
+fi
 
 echo >&2
 echo "Cluster:  $KUBE_CONFIG_PATH" >&2

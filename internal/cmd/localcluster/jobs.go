@@ -10,6 +10,9 @@ import (
 	"syscall"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
+
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
@@ -30,6 +33,8 @@ type jobsOptions struct {
 	kubeconfig string        // --kubeconfig, else $KUBE_CONFIG_PATH, else <dir>/kubeconfig
 	context    string        // --context, else $KUBE_CTX, else the kubeconfig's current context
 	timeout    time.Duration // --timeout: how long to wait for Kueue to decide each job
+	// --wait-admitted: before printing, wait until Kueue admits this job (namespace/name)
+	waitAdmitted string
 }
 
 // register adds the jobs flags to fs.
@@ -39,7 +44,8 @@ func (o *jobsOptions) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.delete, "delete", false, "delete the jobs and their Workloads")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster (default $KUBE_CONFIG_PATH, else the one in --dir)")
 	fs.StringVar(&o.context, "context", "", "kubeconfig context (default $KUBE_CTX, else the current context)")
-	fs.DurationVar(&o.timeout, "timeout", jobsDefaultTimeout, "with --submit, how long to wait for Kueue to decide each job")
+	fs.DurationVar(&o.timeout, "timeout", jobsDefaultTimeout, "with --submit, how long to wait for Kueue to decide each job; with --wait-admitted, for that job")
+	fs.StringVar(&o.waitAdmitted, "wait-admitted", "", "without --submit or --delete: wait until Kueue admits this job (namespace/name), then print the decisions")
 }
 
 // validate reports flag combinations that make no sense.
@@ -90,11 +96,36 @@ func jobs(dir string, opts jobsOptions, out io.Writer) error {
 		}
 		fmt.Fprintf(out, "deleted the %d jobs of %s and their Workloads\n", len(list), opts.file)
 	default:
-		decisions, err := localcluster.Decisions(ctx, dyn, list)
+		decisions, err := decisionsOnceAdmitted(ctx, dyn, list, opts.waitAdmitted, opts.timeout)
 		if err != nil {
 			return err
 		}
 		localcluster.FormatDecisions(out, decisions)
 	}
 	return nil
+}
+
+// decisionsOnceAdmitted reads the jobs' decisions, once Kueue has admitted the job named
+// waitFor (none: at once); it fails when that takes longer than timeout.
+func decisionsOnceAdmitted(ctx context.Context, dyn dynamic.Interface, list []batchv1.Job, waitFor string, timeout time.Duration) ([]localcluster.JobDecision, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		decisions, err := localcluster.Decisions(ctx, dyn, list)
+		if err != nil || waitFor == "" {
+			return decisions, err
+		}
+		for _, d := range decisions {
+			if d.Namespace+"/"+d.Job == waitFor && d.State == "Admitted" {
+				return decisions, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return decisions, fmt.Errorf("jobs: %s not admitted within %s", waitFor, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
