@@ -92,12 +92,12 @@ func (p *admissionPreview) warnQuotaChange(ctx context.Context, at path.Path, te
 		names = append(names, q.Name)
 	}
 	effect := admission.Effect(now.CohortOf(names...), after.CohortOf(names...))
-	verb := "changes"
+	what := "this change of the quota"
 	if next == nil {
-		verb = "deletion"
+		what = "deleting this quota"
 	}
 	diags.AddAttributeWarning(at, fmt.Sprintf("Admission preview: team %s", team), fmt.Sprintf(
-		"What this quota %s does to jobs, as %s schedules them:\n\n%s\n%s", verb, version, effectText(effect), previewNote))
+		"What %s does to jobs (modelled on %s):\n\n%s\n%s", what, version, effectText(effect), previewNote))
 	return true
 }
 
