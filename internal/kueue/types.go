@@ -102,13 +102,6 @@ type ResourceUsage struct {
 	Borrowed resource.Quantity   `json:"borrowed,omitempty"`
 }
 
-// ClusterQueueList is a list of ClusterQueues.
-type ClusterQueueList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []ClusterQueue `json:"items"`
-}
-
 // ClusterQueueSpec holds the fields the provider manages. Fields it does not manage
 // (queueingStrategy, flavorFungibility, admission checks) are left out so that server-side
 // apply never claims them.

@@ -47,13 +47,6 @@ type Workload struct {
 	Status            WorkloadStatus `json:"status,omitempty"`
 }
 
-// WorkloadList is a list of Workloads.
-type WorkloadList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []Workload `json:"items"`
-}
-
 // WorkloadSpec is the part of a Workload's spec that decides its admission.
 type WorkloadSpec struct {
 	PodSets   []PodSet `json:"podSets"`
