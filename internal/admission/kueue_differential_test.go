@@ -1,0 +1,598 @@
+package admission_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	k8sresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+)
+
+// The scenarios of the differential tests: a cohort of 2 to 4 teams whose ClusterQueues the
+// provider's renderer writes from generated quota configurations, a few priority classes,
+// jobs (batch Jobs and PyTorchJobs) submitted in a random order, and one quota change.
+// Everything follows from the seed.
+
+// The instance types of the scenarios: one with 8 GPUs per instance and one with 1, both
+// used by no other acceptance test, so their ResourceFlavors are the differential tests' own.
+const (
+	bigGPU   = "ml.g5.48xlarge"
+	smallGPU = "ml.g6.16xlarge"
+)
+
+// scenario is one seed's cohort, jobs and change.
+type scenario struct {
+	seed   uint64
+	cohort string
+	// teams are the quota configurations before the change, in team order.
+	teams   []quota.Config
+	classes []quota.PriorityClass
+	// jobs are submitted in this order.
+	jobs   []jobSpec
+	change change
+}
+
+// jobSpec is one job a data scientist submits.
+type jobSpec struct {
+	team, name string
+	// pytorch makes a PyTorchJob (a Master and Workers) instead of a batch Job.
+	pytorch      bool
+	instanceType string
+	// replicas are the pods: one entry per pod set (a Job has one).
+	replicas []replicaSpec
+	// class is the priority class's name ("" for none).
+	class string
+}
+
+// replicaSpec is a pod set: count pods of gpus GPUs each (with cpu and memory in proportion).
+type replicaSpec struct {
+	role  string
+	count int64
+	gpus  int64
+}
+
+// change is a quota change: the configurations after it (nil for a deleted team's) and what
+// it is, in words.
+type change struct {
+	what  string
+	after []*quota.Config
+}
+
+// teamName is the name of team i of a seed: short, so that every derived name stays valid.
+func teamName(seed uint64, i int) string { return fmt.Sprintf("d%d-%c", seed, 'a'+i) }
+
+// generate builds the scenario of a seed.
+func generate(seed uint64) scenario {
+	r := rand.New(rand.NewPCG(seed, 0x6b75657565))
+	sc := scenario{seed: seed, cohort: fmt.Sprintf("diff-%d", seed)}
+	for i := range 3 {
+		sc.classes = append(sc.classes, quota.PriorityClass{Name: fmt.Sprintf("d%d-p%d", seed, i), Weight: int64(1 + r.IntN(100))})
+	}
+	nTeams := 2 + r.IntN(3)
+	for i := range nTeams {
+		sc.teams = append(sc.teams, generateTeam(r, teamName(seed, i), sc.cohort))
+	}
+	for i, cfg := range sc.teams {
+		for j := range 1 + r.IntN(5) {
+			sc.jobs = append(sc.jobs, generateJob(r, cfg.Team, fmt.Sprintf("j%d-%d", i, j), sc.classes))
+		}
+	}
+	r.Shuffle(len(sc.jobs), func(i, j int) { sc.jobs[i], sc.jobs[j] = sc.jobs[j], sc.jobs[i] })
+	sc.change = generateChange(r, sc.teams)
+	return sc
+}
+
+func pick[T any](r *rand.Rand, values ...T) T { return values[r.IntN(len(values))] }
+
+// generateTeam is a team's quota: GPUs on one or both instance types, a sharing strategy with
+// its limits, a fair-share weight and a preemption policy.
+func generateTeam(r *rand.Rand, team, cohort string) quota.Config {
+	cfg := quota.Config{Name: team, Team: team, Cohort: ptr.To(cohort),
+		FairShareWeight:  pick[int64](r, 1, 1, 10, 50, 100, 0),
+		PreemptTeamTasks: ptr.To(pick(r, quota.PreemptLowerPriority, quota.PreemptLowerPriority, quota.PreemptNever))}
+	cfg.Resources = append(cfg.Resources, quota.Entry{InstanceType: bigGPU, Accelerators: ptr.To(pick[int64](r, 0, 2, 4, 8, 8, 16))})
+	if r.IntN(3) == 0 {
+		cfg.Resources = append(cfg.Resources, quota.Entry{InstanceType: smallGPU, Count: ptr.To(pick[int64](r, 0, 1, 2, 4))})
+	}
+	strategy := pick(r, quota.StrategyLendAndBorrow, quota.StrategyLendAndBorrow, quota.StrategyLend, quota.StrategyDontLend)
+	cfg.Sharing.Strategy = &strategy
+	if strategy == quota.StrategyLendAndBorrow && r.IntN(2) == 0 {
+		cfg.Sharing.BorrowLimit = ptr.To(pick[int64](r, 0, 25, 100, 200))
+	}
+	return cfg
+}
+
+// generateJob is a job of a team: mostly on the 8-GPU type, a quarter of them PyTorchJobs.
+func generateJob(r *rand.Rand, team, name string, classes []quota.PriorityClass) jobSpec {
+	j := jobSpec{team: team, name: name, instanceType: bigGPU}
+	if r.IntN(4) == 0 {
+		j.instanceType = smallGPU
+	}
+	gpus := func() int64 {
+		if j.instanceType == smallGPU {
+			return 1
+		}
+		return pick[int64](r, 1, 2, 2, 4, 4, 8)
+	}
+	if r.IntN(4) == 0 {
+		j.pytorch = true
+		j.replicas = []replicaSpec{{role: "Master", count: 1, gpus: gpus()}, {role: "Worker", count: 1 + r.Int64N(2), gpus: gpus()}}
+	} else {
+		j.replicas = []replicaSpec{{role: "main", count: 1 + r.Int64N(2), gpus: gpus()}}
+	}
+	if r.IntN(5) > 0 {
+		j.class = classes[r.IntN(len(classes))].Name
+	}
+	return j
+}
+
+// generateChange picks one change of one team's quota: its amount lowered or raised, its
+// sharing strategy or borrow limit, its weight, its preemption policy, stopped, or deleted.
+func generateChange(r *rand.Rand, teams []quota.Config) change {
+	i := r.IntN(len(teams))
+	cfg := teams[i].Clone()
+	after := make([]*quota.Config, len(teams))
+	for j := range teams {
+		c := teams[j].Clone()
+		after[j] = &c
+	}
+	team := cfg.Team
+	gpus := cfg.Resources[0].Accelerators
+	var what string
+	switch r.IntN(8) {
+	case 0:
+		to := *gpus / 2
+		what = fmt.Sprintf("%s: %s accelerators %d -> %d", team, bigGPU, *gpus, to)
+		cfg.Resources[0].Accelerators = ptr.To(to)
+	case 1:
+		to := *gpus + pick[int64](r, 4, 8)
+		what = fmt.Sprintf("%s: %s accelerators %d -> %d", team, bigGPU, *gpus, to)
+		cfg.Resources[0].Accelerators = ptr.To(to)
+	case 2:
+		from := *cfg.Sharing.Strategy
+		to := pick(r, quota.StrategyLendAndBorrow, quota.StrategyLend, quota.StrategyDontLend)
+		if to == from {
+			to = quota.StrategyDontLend
+			if from == quota.StrategyDontLend {
+				to = quota.StrategyLend
+			}
+		}
+		what = fmt.Sprintf("%s: resource_sharing.strategy %s -> %s", team, from, to)
+		cfg.Sharing.Strategy, cfg.Sharing.BorrowLimit = ptr.To(to), nil
+	case 3:
+		to := pick[int64](r, 0, 10, 100, 300)
+		what = fmt.Sprintf("%s: resource_sharing = LendAndBorrow, borrow_limit %d", team, to)
+		cfg.Sharing.Strategy, cfg.Sharing.BorrowLimit = ptr.To(quota.StrategyLendAndBorrow), ptr.To(to)
+	case 4:
+		to := pick[int64](r, 0, 1, 100)
+		if to == cfg.FairShareWeight {
+			to = 50
+		}
+		what = fmt.Sprintf("%s: fair_share_weight %d -> %d", team, cfg.FairShareWeight, to)
+		cfg.FairShareWeight = to
+	case 5:
+		to := quota.PreemptNever
+		if *cfg.PreemptTeamTasks == quota.PreemptNever {
+			to = quota.PreemptLowerPriority
+		}
+		what = fmt.Sprintf("%s: preempt_team_tasks %s -> %s", team, *cfg.PreemptTeamTasks, to)
+		cfg.PreemptTeamTasks = ptr.To(to)
+	case 6:
+		what = fmt.Sprintf("%s: activation_state Enabled -> Disabled", team)
+		cfg.ActivationState = ptr.To(quota.ActivationDisabled)
+	default:
+		what = fmt.Sprintf("%s: quota deleted", team)
+		after[i] = nil
+		return change{what: what, after: after}
+	}
+	after[i] = &cfg
+	return change{what: what, after: after}
+}
+
+// renderQueues renders the ClusterQueues of configurations, as the provider writes them;
+// nil configurations (deleted teams) are skipped.
+func renderQueues(cfgs []*quota.Config) ([]kueue.ClusterQueue, error) {
+	cat := catalog.Builtin()
+	var out []kueue.ClusterQueue
+	for _, cfg := range cfgs {
+		if cfg == nil {
+			continue
+		}
+		rc, problems := quota.Plan(cat, *cfg)
+		if len(problems) > 0 {
+			return nil, fmt.Errorf("team %s: the generated quota is invalid: %v", cfg.Team, problems)
+		}
+		cq, err := quota.RenderClusterQueue(cat, rc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cq)
+	}
+	return out, nil
+}
+
+// configs returns pointers to a scenario's configurations before the change.
+func (sc scenario) configs() []*quota.Config {
+	out := make([]*quota.Config, len(sc.teams))
+	for i := range sc.teams {
+		out[i] = &sc.teams[i]
+	}
+	return out
+}
+
+// queues is the scenario's settle scope.
+func (sc scenario) queues() scenarioQueues {
+	sq := scenarioQueues{probeClass: probeClassName}
+	for _, cfg := range sc.teams {
+		sq.teams = append(sq.teams, cfg.Team)
+	}
+	return sq
+}
+
+// String describes the scenario in a failure: its teams' quotas, the jobs in order, the change.
+func (sc scenario) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "seed %d, cohort %s\n", sc.seed, sc.cohort)
+	for _, c := range sc.classes {
+		fmt.Fprintf(&b, "  priority class %s = %d\n", quota.PriorityClassObjectName(c.Name), c.Weight)
+	}
+	for _, cfg := range sc.teams {
+		fmt.Fprintf(&b, "  team %s: %s weight %d preempt %s", cfg.Team, *cfg.Sharing.Strategy, cfg.FairShareWeight, *cfg.PreemptTeamTasks)
+		if cfg.Sharing.BorrowLimit != nil {
+			fmt.Fprintf(&b, " borrow_limit %d", *cfg.Sharing.BorrowLimit)
+		}
+		for _, e := range cfg.Resources {
+			switch {
+			case e.Accelerators != nil:
+				fmt.Fprintf(&b, ", %s accelerators %d", e.InstanceType, *e.Accelerators)
+			case e.Count != nil:
+				fmt.Fprintf(&b, ", %s count %d", e.InstanceType, *e.Count)
+			}
+		}
+		b.WriteString("\n")
+	}
+	for _, j := range sc.jobs {
+		kind := "Job"
+		if j.pytorch {
+			kind = "PyTorchJob"
+		}
+		var pods []string
+		for _, rs := range j.replicas {
+			pods = append(pods, fmt.Sprintf("%s %dx%d GPU", rs.role, rs.count, rs.gpus))
+		}
+		class := j.class
+		if class == "" {
+			class = "no class"
+		}
+		fmt.Fprintf(&b, "  %s %s/%s on %s: %s, %s\n", kind, j.team, j.name, j.instanceType, strings.Join(pods, ", "), class)
+	}
+	fmt.Fprintf(&b, "  change: %s", sc.change.what)
+	return b.String()
+}
+
+// probeClassName is the WorkloadPriorityClass of the settle probes: below every scenario
+// priority (the classes' weights are 1-100 and a job without a class has 0).
+const probeClassName = "differential-settle-probe"
+
+// ensureCommon creates what every scenario shares, when missing: the instance types'
+// ResourceFlavors and the probes' priority class. It returns a cleanup that deletes what it
+// created.
+func (k kueueCluster) ensureCommon(ctx context.Context) (cleanup func(context.Context) error, err error) {
+	var created []func(context.Context) error
+	cleanup = func(ctx context.Context) error {
+		for _, del := range slices.Backward(created) {
+			if err := del(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, it := range []string{bigGPU, smallGPU} {
+		rf := acctest.MakeResourceFlavor(it).Unstructured()
+		if _, err := k.dyn.Resource(kueue.ResourceFlavors).Create(ctx, rf, metav1.CreateOptions{}); err != nil {
+			if apierrors.IsAlreadyExists(err) {
+				continue
+			}
+			return cleanup, fmt.Errorf("creating ResourceFlavor %s: %w", it, err)
+		}
+		created = append(created, func(ctx context.Context) error {
+			return k.deleteAndWait(ctx, kueue.ResourceFlavors, "", it)
+		})
+	}
+	wpc := acctest.MakeWorkloadPriorityClass(probeClassName).Value(-1).Unstructured()
+	if _, err := k.dyn.Resource(kueue.WorkloadPriorityClasses).Create(ctx, wpc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return cleanup, fmt.Errorf("creating WorkloadPriorityClass %s: %w", probeClassName, err)
+	}
+	created = append(created, func(ctx context.Context) error {
+		return k.deleteAndWait(ctx, kueue.WorkloadPriorityClasses, "", probeClassName)
+	})
+	return cleanup, nil
+}
+
+// create creates the scenario's priority classes, team namespaces (each with its LocalQueue
+// and a probe namespace feeding the same ClusterQueue) and ClusterQueues.
+func (k kueueCluster) create(ctx context.Context, sc scenario) error {
+	for _, c := range sc.classes {
+		wpc := quota.RenderPriorityClass(c, "")
+		if err := k.createTyped(ctx, kueue.WorkloadPriorityClasses, "", &wpc); err != nil {
+			return err
+		}
+	}
+	queues, err := renderQueues(sc.configs())
+	if err != nil {
+		return err
+	}
+	for _, cfg := range sc.teams {
+		team := cfg.Team
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: quota.NamespaceName(team), Labels: quota.NamespaceLabels(team)}}
+		probe := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: probeNamespace(team)}}
+		for _, n := range []*corev1.Namespace{ns, probe} {
+			if _, err := k.cs.CoreV1().Namespaces().Create(ctx, n, metav1.CreateOptions{}); err != nil {
+				return fmt.Errorf("creating namespace %s: %w", n.Name, err)
+			}
+			lq := quota.RenderLocalQueue(team, "")
+			lq.Namespace = n.Name
+			if err := k.createTyped(ctx, kueue.LocalQueues, n.Name, &lq); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range queues {
+		if err := k.createTyped(ctx, kueue.ClusterQueues, "", &queues[i]); err != nil {
+			return err
+		}
+	}
+	return k.waitClusterQueuesObserved(ctx, clusterQueueNames(sc.teams))
+}
+
+func clusterQueueNames(teams []quota.Config) []string {
+	var out []string
+	for _, cfg := range teams {
+		out = append(out, quota.ClusterQueueName(cfg.Team))
+	}
+	return out
+}
+
+func (k kueueCluster) createTyped(ctx context.Context, gvr schema.GroupVersionResource, namespace string, obj any) error {
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return err
+	}
+	u := &unstructured.Unstructured{Object: content}
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	unstructured.RemoveNestedField(u.Object, "status")
+	if _, err := k.dyn.Resource(gvr).Namespace(namespace).Create(ctx, u, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating %s %s: %w", u.GetKind(), u.GetName(), err)
+	}
+	return nil
+}
+
+// submit creates the scenario's jobs in order.
+func (k kueueCluster) submit(ctx context.Context, jobs []jobSpec) error {
+	for _, j := range jobs {
+		if err := k.submitJob(ctx, j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// podRequests are one pod's requests: its GPUs, 4 vCPU and 16 GiB per GPU (less than either
+// instance type's share per GPU, so the GPUs decide).
+func podRequests(gpus int64) corev1.ResourceList {
+	return corev1.ResourceList{
+		corev1.ResourceCPU:        *k8sresource.NewQuantity(4*gpus, k8sresource.DecimalSI),
+		corev1.ResourceMemory:     *k8sresource.NewQuantity(16*gpus<<30, k8sresource.BinarySI),
+		catalog.ResourceNvidiaGPU: *k8sresource.NewQuantity(gpus, k8sresource.DecimalSI),
+	}
+}
+
+func (k kueueCluster) submitJob(ctx context.Context, j jobSpec) error {
+	ns := quota.NamespaceName(j.team)
+	if j.pytorch {
+		w := acctest.MakePyTorchJob(j.name, ns).Queue(quota.LocalQueueName(j.team))
+		if j.class != "" {
+			w.PriorityClass(quota.PriorityClassObjectName(j.class))
+		}
+		for _, rs := range j.replicas {
+			w.Replicas(rs.role, rs.count, j.instanceType, podRequests(rs.gpus))
+		}
+		if _, err := k.dyn.Resource(pytorchJobs).Namespace(ns).Create(ctx, w.Unstructured(), metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating PyTorchJob %s/%s: %w", ns, j.name, err)
+		}
+		return nil
+	}
+	labels := map[string]string{"kueue.x-k8s.io/queue-name": quota.LocalQueueName(j.team)}
+	if j.class != "" {
+		labels[kueue.PriorityClassLabel] = quota.PriorityClassObjectName(j.class)
+	}
+	rs := j.replicas[0]
+	req := podRequests(rs.gpus)
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: j.name, Namespace: ns, Labels: labels},
+		Spec: batchv1.JobSpec{
+			Suspend:     ptr.To(true),
+			Parallelism: ptr.To(int32(rs.count)),
+			Completions: ptr.To(int32(rs.count)),
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				RestartPolicy: corev1.RestartPolicyNever,
+				NodeSelector:  map[string]string{quota.LabelInstanceType: j.instanceType},
+				Containers: []corev1.Container{{Name: "main", Image: "busybox",
+					Resources: corev1.ResourceRequirements{Requests: req,
+						Limits: corev1.ResourceList{catalog.ResourceNvidiaGPU: req[catalog.ResourceNvidiaGPU]}}}},
+			}},
+		},
+	}
+	if _, err := k.cs.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating Job %s/%s: %w", ns, j.name, err)
+	}
+	return nil
+}
+
+// applyChange writes the planned ClusterQueues over the live ones, as the provider's apply
+// does (server-side apply), and deletes the queues of deleted teams; then it waits until
+// Kueue has taken the new specs in.
+func (k kueueCluster) applyChange(ctx context.Context, sc scenario, planned []kueue.ClusterQueue) error {
+	for i := range planned {
+		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&planned[i])
+		if err != nil {
+			return err
+		}
+		u := &unstructured.Unstructured{Object: content}
+		unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+		unstructured.RemoveNestedField(u.Object, "status")
+		if _, err := k.dyn.Resource(kueue.ClusterQueues).Apply(ctx, u.GetName(), u,
+			metav1.ApplyOptions{FieldManager: quota.FieldManager, Force: true}); err != nil {
+			return fmt.Errorf("applying ClusterQueue %s: %w", u.GetName(), err)
+		}
+	}
+	for i, cfg := range sc.change.after {
+		if cfg != nil {
+			continue
+		}
+		name := quota.ClusterQueueName(sc.teams[i].Team)
+		if err := k.dyn.Resource(kueue.ClusterQueues).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			return fmt.Errorf("deleting ClusterQueue %s: %w", name, err)
+		}
+	}
+	return k.waitClusterQueuesObserved(ctx, clusterQueueNames(sc.teams))
+}
+
+// cleanup deletes everything of a scenario and waits until it is gone: jobs and Workloads
+// first (so Kueue releases the quota and the ClusterQueues' finalizers go), then the
+// ClusterQueues, namespaces and priority classes. Objects already gone are no error, so it
+// also clears what an earlier, interrupted run of the seed left.
+func (k kueueCluster) cleanup(ctx context.Context, sc scenario) error {
+	for _, cfg := range sc.teams {
+		for _, ns := range []string{quota.NamespaceName(cfg.Team), probeNamespace(cfg.Team)} {
+			if err := k.deleteJobsAndWorkloads(ctx, ns); err != nil {
+				return err
+			}
+		}
+	}
+	for _, cfg := range sc.teams {
+		if err := k.deleteAndWait(ctx, kueue.ClusterQueues, "", quota.ClusterQueueName(cfg.Team)); err != nil {
+			return err
+		}
+		for _, ns := range []string{quota.NamespaceName(cfg.Team), probeNamespace(cfg.Team)} {
+			if err := k.deleteAndWait(ctx, namespaces, "", ns); err != nil {
+				return err
+			}
+		}
+	}
+	for _, c := range sc.classes {
+		if err := k.deleteAndWait(ctx, kueue.WorkloadPriorityClasses, "", quota.PriorityClassObjectName(c.Name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteAndWait deletes an object and waits until it is gone.
+func (k kueueCluster) deleteAndWait(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) error {
+	ri := k.dyn.Resource(gvr).Namespace(namespace)
+	if err := ri.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting %s %s: %w", gvr.Resource, name, err)
+	}
+	return waitFor(ctx, fmt.Sprintf("%s %s is gone", gvr.Resource, name), func() (bool, string, error) {
+		_, err := ri.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, "", nil
+		}
+		return false, "still there", err
+	})
+}
+
+// differentialSeeds is how many seeds a run tries: HYPERPOD_DIFFERENTIAL_SEEDS, else a sample
+// sized for make test.
+func differentialSeeds(t *testing.T) []uint64 {
+	n := 3
+	if v := os.Getenv("HYPERPOD_DIFFERENTIAL_SEEDS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 {
+			t.Fatalf("HYPERPOD_DIFFERENTIAL_SEEDS=%q: want a number of seeds, at least 1", v)
+		}
+	}
+	seeds := make([]uint64, n)
+	for i := range seeds {
+		seeds[i] = uint64(i + 1)
+	}
+	return seeds
+}
+
+func TestAccAdmissionPreview_differential(t *testing.T) {
+	acctest.RequireKueue(t)
+	env := acctest.Current()
+	k := kueueCluster{cs: env.Clientset, dyn: env.Dynamic}
+	ctx := context.Background()
+	common, err := k.ensureCommon(ctx)
+	t.Cleanup(func() {
+		if err := common(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range differentialSeeds(t) {
+		sc := generate(seed)
+		t.Logf("scenario:\n%s", sc)
+		if err := k.cleanup(ctx, sc); err != nil {
+			t.Fatal(err)
+		}
+		if err := k.create(ctx, sc); err != nil {
+			t.Fatal(err)
+		}
+		if err := k.submit(ctx, sc.jobs); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		before, rounds, err := k.settle(ctx, sc.queues())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("settled before the change in %d rounds, %s", rounds, time.Since(start).Round(time.Millisecond))
+		for _, key := range slices.Sorted(maps.Keys(before)) {
+			t.Logf("  %s", before[key])
+		}
+		planned, err := renderQueues(sc.change.after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := k.applyChange(ctx, sc, planned); err != nil {
+			t.Fatal(err)
+		}
+		start = time.Now()
+		after, rounds, err := k.settle(ctx, sc.queues())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("settled after the change in %d rounds, %s", rounds, time.Since(start).Round(time.Millisecond))
+		for _, key := range slices.Sorted(maps.Keys(after)) {
+			t.Logf("  %s", after[key])
+		}
+		if err := k.cleanup(ctx, sc); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
