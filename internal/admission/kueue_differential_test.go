@@ -93,7 +93,7 @@ func generate(seed uint64) scenario {
 		sc.teams = append(sc.teams, generateTeam(r, teamName(seed, i), sc.cohort))
 	}
 	for i, cfg := range sc.teams {
-		for j := range 1 + r.IntN(5) {
+		for j := range 2 + r.IntN(5) {
 			sc.jobs = append(sc.jobs, generateJob(r, cfg.Team, fmt.Sprintf("j%d-%d", i, j), sc.classes))
 		}
 	}
@@ -113,6 +113,9 @@ func generateTeam(r *rand.Rand, team, cohort string) quota.Config {
 	cfg.Resources = append(cfg.Resources, quota.Entry{InstanceType: bigGPU, Accelerators: ptr.To(pick[int64](r, 0, 2, 4, 8, 8, 16))})
 	if r.IntN(3) == 0 {
 		cfg.Resources = append(cfg.Resources, quota.Entry{InstanceType: smallGPU, Count: ptr.To(pick[int64](r, 0, 1, 2, 4))})
+	}
+	if r.IntN(10) == 0 {
+		cfg.ActivationState = ptr.To(quota.ActivationDisabled)
 	}
 	strategy := pick(r, quota.StrategyLendAndBorrow, quota.StrategyLendAndBorrow, quota.StrategyLend, quota.StrategyDontLend)
 	cfg.Sharing.Strategy = &strategy
@@ -146,8 +149,10 @@ func generateJob(r *rand.Rand, team, name string, classes []quota.PriorityClass)
 	return j
 }
 
-// generateChange picks one change of one team's quota: its amount lowered or raised, its
-// sharing strategy or borrow limit, its weight, its preemption policy, stopped, or deleted.
+// generateChange picks one change of one team's quota: its amount raised or lowered, its
+// sharing strategy or borrow limit, its weight, its preemption policy, its activation, or its
+// deletion. Raises and sharing changes are the likeliest, as they are what moves admitted
+// work: Kueue preempts only for a pending workload that the change lets in.
 func generateChange(r *rand.Rand, teams []quota.Config) change {
 	i := r.IntN(len(teams))
 	cfg := teams[i].Clone()
@@ -157,49 +162,53 @@ func generateChange(r *rand.Rand, teams []quota.Config) change {
 		after[j] = &c
 	}
 	team := cfg.Team
-	gpus := cfg.Resources[0].Accelerators
+	gpus := *cfg.Resources[0].Accelerators
 	var what string
-	switch r.IntN(8) {
-	case 0:
-		to := *gpus / 2
-		what = fmt.Sprintf("%s: %s accelerators %d -> %d", team, bigGPU, *gpus, to)
+	switch kind := pick(r, "raise", "raise", "raise", "lower", "strategy", "strategy", "borrow", "borrow", "weight", "preempt",
+		"activation", "delete"); kind {
+	case "raise", "lower":
+		to := gpus + pick[int64](r, 4, 8, 16)
+		if kind == "lower" {
+			to = gpus / 2
+		}
+		what = fmt.Sprintf("%s: %s accelerators %d -> %d", team, bigGPU, gpus, to)
 		cfg.Resources[0].Accelerators = ptr.To(to)
-	case 1:
-		to := *gpus + pick[int64](r, 4, 8)
-		what = fmt.Sprintf("%s: %s accelerators %d -> %d", team, bigGPU, *gpus, to)
-		cfg.Resources[0].Accelerators = ptr.To(to)
-	case 2:
+	case "strategy":
 		from := *cfg.Sharing.Strategy
 		to := pick(r, quota.StrategyLendAndBorrow, quota.StrategyLend, quota.StrategyDontLend)
 		if to == from {
 			to = quota.StrategyDontLend
 			if from == quota.StrategyDontLend {
-				to = quota.StrategyLend
+				to = quota.StrategyLendAndBorrow
 			}
 		}
 		what = fmt.Sprintf("%s: resource_sharing.strategy %s -> %s", team, from, to)
 		cfg.Sharing.Strategy, cfg.Sharing.BorrowLimit = ptr.To(to), nil
-	case 3:
+	case "borrow":
 		to := pick[int64](r, 0, 10, 100, 300)
 		what = fmt.Sprintf("%s: resource_sharing = LendAndBorrow, borrow_limit %d", team, to)
 		cfg.Sharing.Strategy, cfg.Sharing.BorrowLimit = ptr.To(quota.StrategyLendAndBorrow), ptr.To(to)
-	case 4:
+	case "weight":
 		to := pick[int64](r, 0, 1, 100)
 		if to == cfg.FairShareWeight {
 			to = 50
 		}
 		what = fmt.Sprintf("%s: fair_share_weight %d -> %d", team, cfg.FairShareWeight, to)
 		cfg.FairShareWeight = to
-	case 5:
+	case "preempt":
 		to := quota.PreemptNever
 		if *cfg.PreemptTeamTasks == quota.PreemptNever {
 			to = quota.PreemptLowerPriority
 		}
 		what = fmt.Sprintf("%s: preempt_team_tasks %s -> %s", team, *cfg.PreemptTeamTasks, to)
 		cfg.PreemptTeamTasks = ptr.To(to)
-	case 6:
-		what = fmt.Sprintf("%s: activation_state Enabled -> Disabled", team)
-		cfg.ActivationState = ptr.To(quota.ActivationDisabled)
+	case "activation":
+		from, to := quota.ActivationEnabled, quota.ActivationDisabled
+		if cfg.ActivationState != nil && *cfg.ActivationState == quota.ActivationDisabled {
+			from, to = to, from
+		}
+		what = fmt.Sprintf("%s: activation_state %s -> %s", team, from, to)
+		cfg.ActivationState = ptr.To(to)
 	default:
 		what = fmt.Sprintf("%s: quota deleted", team)
 		after[i] = nil
@@ -258,6 +267,9 @@ func (sc scenario) String() string {
 	}
 	for _, cfg := range sc.teams {
 		fmt.Fprintf(&b, "  team %s: %s weight %d preempt %s", cfg.Team, *cfg.Sharing.Strategy, cfg.FairShareWeight, *cfg.PreemptTeamTasks)
+		if cfg.ActivationState != nil {
+			fmt.Fprintf(&b, " %s", *cfg.ActivationState)
+		}
 		if cfg.Sharing.BorrowLimit != nil {
 			fmt.Fprintf(&b, " borrow_limit %d", *cfg.Sharing.BorrowLimit)
 		}
@@ -362,15 +374,7 @@ func (k kueueCluster) create(ctx context.Context, sc scenario) error {
 			return err
 		}
 	}
-	return k.waitClusterQueuesObserved(ctx, clusterQueueNames(sc.teams))
-}
-
-func clusterQueueNames(teams []quota.Config) []string {
-	var out []string
-	for _, cfg := range teams {
-		out = append(out, quota.ClusterQueueName(cfg.Team))
-	}
-	return out
+	return k.waitClusterQueuesObserved(ctx, sc.queues().teams)
 }
 
 func (k kueueCluster) createTyped(ctx context.Context, gvr schema.GroupVersionResource, namespace string, obj any) error {
@@ -475,7 +479,7 @@ func (k kueueCluster) applyChange(ctx context.Context, sc scenario, planned []ku
 			return fmt.Errorf("deleting ClusterQueue %s: %w", name, err)
 		}
 	}
-	return k.waitClusterQueuesObserved(ctx, clusterQueueNames(sc.teams))
+	return k.waitClusterQueuesObserved(ctx, sc.queues().teams)
 }
 
 // cleanup deletes everything of a scenario and waits until it is gone: jobs and Workloads
@@ -540,6 +544,53 @@ func differentialSeeds(t *testing.T) []uint64 {
 	return seeds
 }
 
+// observedChange is what Kueue did after the change: the workloads it admitted that were
+// not admitted before (with their flavors), and those it preempted (with the preemptor and
+// Kueue's reason), by namespace/name.
+type observedChange struct {
+	admitted  map[string][]string
+	preempted map[string]observedPreemption
+}
+
+type observedPreemption struct {
+	by     string // namespace/name of the preemptor, "" when Kueue's message names none known
+	reason string // the Preempted condition's reason: InClusterQueue, InCohortReclamation, ...
+}
+
+// diffObservations compares the settled decisions before and after the change.
+func diffObservations(before, after map[string]observedWorkload) observedChange {
+	oc := observedChange{admitted: map[string][]string{}, preempted: map[string]observedPreemption{}}
+	byUID := map[string]string{}
+	for key, o := range after {
+		byUID[string(o.UID)] = key
+	}
+	for key, o := range after {
+		was, existed := before[key]
+		if o.Admitted && (!existed || !was.Admitted) {
+			oc.admitted[key] = o.Flavors
+		}
+		if existed && o.Preemptions > was.Preemptions {
+			oc.preempted[key] = observedPreemption{by: byUID[string(o.PreemptedBy())], reason: o.PreemptedReason}
+		}
+	}
+	return oc
+}
+
+func (oc observedChange) String() string {
+	var b strings.Builder
+	for _, key := range slices.Sorted(maps.Keys(oc.admitted)) {
+		fmt.Fprintf(&b, "  admitted  %s on %s\n", key, strings.Join(oc.admitted[key], ","))
+	}
+	for _, key := range slices.Sorted(maps.Keys(oc.preempted)) {
+		p := oc.preempted[key]
+		fmt.Fprintf(&b, "  preempted %s by %s (%s)\n", key, p.by, p.reason)
+	}
+	if b.Len() == 0 {
+		return "  nothing\n"
+	}
+	return b.String()
+}
+
 func TestAccAdmissionPreview_differential(t *testing.T) {
 	acctest.RequireKueue(t)
 	env := acctest.Current()
@@ -555,44 +606,50 @@ func TestAccAdmissionPreview_differential(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, seed := range differentialSeeds(t) {
-		sc := generate(seed)
-		t.Logf("scenario:\n%s", sc)
-		if err := k.cleanup(ctx, sc); err != nil {
-			t.Fatal(err)
-		}
-		if err := k.create(ctx, sc); err != nil {
-			t.Fatal(err)
-		}
-		if err := k.submit(ctx, sc.jobs); err != nil {
-			t.Fatal(err)
-		}
-		start := time.Now()
-		before, rounds, err := k.settle(ctx, sc.queues())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("settled before the change in %d rounds, %s", rounds, time.Since(start).Round(time.Millisecond))
-		for _, key := range slices.Sorted(maps.Keys(before)) {
-			t.Logf("  %s", before[key])
-		}
-		planned, err := renderQueues(sc.change.after)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := k.applyChange(ctx, sc, planned); err != nil {
-			t.Fatal(err)
-		}
-		start = time.Now()
-		after, rounds, err := k.settle(ctx, sc.queues())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("settled after the change in %d rounds, %s", rounds, time.Since(start).Round(time.Millisecond))
-		for _, key := range slices.Sorted(maps.Keys(after)) {
-			t.Logf("  %s", after[key])
-		}
-		if err := k.cleanup(ctx, sc); err != nil {
-			t.Fatal(err)
-		}
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			sc := generate(seed)
+			if err := k.cleanup(ctx, sc); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				if err := k.cleanup(context.Background(), sc); err != nil {
+					t.Error(err)
+				}
+			})
+			runScenario(t, k, sc)
+		})
 	}
+}
+
+// runScenario creates a scenario, lets Kueue settle, applies the change and compares what
+// Kueue did with the prediction.
+func runScenario(t *testing.T, k kueueCluster, sc scenario) {
+	ctx := context.Background()
+	if err := k.create(ctx, sc); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.submit(ctx, sc.jobs); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	before, rounds, err := k.settle(ctx, sc.queues())
+	if err != nil {
+		t.Fatalf("%v\nscenario:\n%s", err, sc)
+	}
+	t.Logf("settled before the change in %d rounds, %s", rounds, time.Since(start).Round(time.Millisecond))
+	planned, err := renderQueues(sc.change.after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k.applyChange(ctx, sc, planned); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	after, rounds, err := k.settle(ctx, sc.queues())
+	if err != nil {
+		t.Fatalf("%v\nscenario:\n%s", err, sc)
+	}
+	t.Logf("settled after the change in %d rounds, %s", rounds, time.Since(start).Round(time.Millisecond))
+	observed := diffObservations(before, after)
+	t.Logf("scenario:\n%s\nKueue after the change:\n%s", sc, observed)
 }

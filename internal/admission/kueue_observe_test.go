@@ -62,6 +62,10 @@ func waitFor(ctx context.Context, what string, check func() (done bool, state st
 	ctx, cancel := context.WithTimeout(ctx, observeTimeout)
 	defer cancel()
 	last := ""
+	if os.Getenv("DIFF_DEBUG") != "" {
+		began := time.Now()
+		defer func() { fmt.Fprintf(os.Stderr, "%s: %s (%s)\n", what, time.Since(began).Round(time.Millisecond), last) }()
+	}
 	for {
 		done, state, err := check()
 		if err != nil {
@@ -96,10 +100,10 @@ type observedWorkload struct {
 	Flavors      []string
 
 	// Evicted and Preempted are the conditions' status, reason and message.
-	Evicted, Preempted                   bool
-	EvictedReason, PreemptedReason       string
+	Evicted, Preempted                    bool
+	EvictedReason, PreemptedReason        string
 	PreemptedMessage, QuotaReservedReason string
-	QuotaReservedMessage                 string
+	QuotaReservedMessage                  string
 	// Preemptions counts the evictions by preemption (status.schedulingStats).
 	Preemptions int64
 
@@ -318,27 +322,76 @@ func (k kueueCluster) clusterQueueState(ctx context.Context, name string) (clust
 	return s, nil
 }
 
-// waitClusterQueuesObserved waits until Kueue's ClusterQueue controller has handled the
-// current spec of each named queue: the Active condition's observedGeneration is the queue's
-// generation (it is written after the update event reached Kueue's cache and queues), or the
-// queue is being deleted and says so, or it is gone.
-func (k kueueCluster) waitClusterQueuesObserved(ctx context.Context, names []string) error {
-	return waitFor(ctx, "Kueue takes in the ClusterQueues' new specs", func() (bool, string, error) {
+// waitClusterQueuesObserved waits until Kueue has taken in the current spec of each team's
+// ClusterQueue: the Active condition's observedGeneration is the queue's generation (Kueue
+// writes it after the update event reached its cache and queues), or the queue is gone. A
+// queue being deleted (Kueue's finalizer keeps it while workloads hold quota in it) is
+// taken in once Kueue refuses a probe as inactive there (waitTerminationTakenIn).
+func (k kueueCluster) waitClusterQueuesObserved(ctx context.Context, teams []string) error {
+	var terminating []string
+	err := waitFor(ctx, "Kueue takes in the ClusterQueues' new specs", func() (bool, string, error) {
 		var behind []string
-		for _, name := range names {
+		terminating = nil
+		for _, team := range teams {
+			name := quota.ClusterQueueName(team)
 			s, err := k.clusterQueueState(ctx, name)
 			if err != nil {
 				return false, "", err
 			}
 			switch {
-			case !s.exists, s.terminating && s.activeReason == "Terminating":
-			case s.terminating || s.observed != s.generation:
+			case !s.exists:
+			case s.terminating:
+				terminating = append(terminating, team)
+			case s.observed != s.generation:
 				behind = append(behind, fmt.Sprintf("%s (generation %d, Active condition of generation %d, reason %q)",
 					name, s.generation, s.observed, s.activeReason))
 			}
 		}
 		return len(behind) == 0, strings.Join(behind, "; "), nil
 	})
+	if err != nil {
+		return err
+	}
+	for _, team := range terminating {
+		if err := k.waitTerminationTakenIn(ctx, team); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitTerminationTakenIn waits until Kueue treats the team's ClusterQueue, which is being
+// deleted, as inactive: Kueue v0.19 says so in the Active condition, v0.15 writes nothing, so
+// a probe is sent into the queue until Kueue refuses it as inactive (one admitted instead
+// was tried before Kueue took the deletion in, and is deleted for the next try).
+func (k kueueCluster) waitTerminationTakenIn(ctx context.Context, team string) error {
+	if err := k.labelProbeNamespace(ctx, team, true); err != nil {
+		return err
+	}
+	ns := probeNamespace(team)
+	sq := scenarioQueues{teams: []string{team}}
+	refused := false
+	for !refused {
+		if err := k.createProbe(ctx, team, probeClassName); err != nil {
+			return err
+		}
+		err := waitFor(ctx, "Kueue decides a probe in the ClusterQueue being deleted", func() (bool, string, error) {
+			_, probes, err := k.readWorkloads(ctx, sq)
+			if err != nil {
+				return false, "", err
+			}
+			p, ok := probeOf(probes, team)
+			refused = ok && !p.QuotaReserved && strings.Contains(p.QuotaReservedMessage, "is inactive")
+			return refused || (ok && p.Admitted), p.QuotaReservedMessage, nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := k.deleteJobsAndWorkloads(ctx, ns); err != nil {
+			return err
+		}
+	}
+	return k.labelProbeNamespace(ctx, team, false)
 }
 
 // settle waits until Kueue has made every decision it will make for the scenario's
@@ -360,7 +413,10 @@ func (k kueueCluster) waitClusterQueuesObserved(ctx context.Context, names []str
 //  2. In each active ClusterQueue, create a probe Job that requests nothing, at a priority
 //     below every scenario workload, in a namespace that does not match the queue's
 //     selector. Kueue tries it and parks it as inadmissible (its QuotaReserved=False
-//     condition says the namespace does not match).
+//     condition says the namespace does not match). Kueue's controllers put a Workload
+//     event into its queues and cache in the event's handler, and receive the events in
+//     order; the probe's Workload is created after the snapshot was read, so when the probe
+//     is parked, every state the snapshot saw is in Kueue's queues and cache.
 //  3. Label the probe namespaces so they match. Kueue moves every inadmissible workload of
 //     the cohort back into the queues in one batch, the probes with them, after every
 //     requeue already requested (the change, a released quota). The probe is last in its
@@ -384,11 +440,13 @@ func (k kueueCluster) settle(ctx context.Context, sq scenarioQueues) (map[string
 		if round > 20 {
 			return nil, round, fmt.Errorf("kueue did not settle in %d probe rounds", round-1)
 		}
-		probed, err := k.startProbes(ctx, sq)
+		// Read before the probes are created: Kueue handles Workload events in order, so by
+		// the time it has parked a probe it has taken in every workload state read here.
+		before, err := k.steadyDecisions(ctx, sq)
 		if err != nil {
 			return nil, round, err
 		}
-		before, err := k.steadyDecisions(ctx, sq)
+		probed, err := k.startProbes(ctx, sq)
 		if err != nil {
 			return nil, round, err
 		}
@@ -454,19 +512,8 @@ func (k kueueCluster) startProbes(ctx context.Context, sq scenarioQueues) ([]str
 			continue // Kueue admits nothing there: nothing to wait for
 		}
 		probed = append(probed, team)
-		job := &batchv1.Job{
-			ObjectMeta: metav1.ObjectMeta{Name: probeJob, Namespace: probeNamespace(team), Labels: map[string]string{
-				"kueue.x-k8s.io/queue-name": quota.LocalQueueName(team), kueue.PriorityClassLabel: sq.probeClass}},
-			Spec: batchv1.JobSpec{
-				Suspend: ptr.To(true),
-				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-					RestartPolicy: corev1.RestartPolicyNever,
-					Containers:    []corev1.Container{{Name: "probe", Image: "busybox"}},
-				}},
-			},
-		}
-		if _, err := k.cs.BatchV1().Jobs(job.Namespace).Create(ctx, job, metav1.CreateOptions{}); err != nil {
-			return nil, fmt.Errorf("creating probe Job in %s: %w", job.Namespace, err)
+		if err := k.createProbe(ctx, team, sq.probeClass); err != nil {
+			return nil, err
 		}
 	}
 	err := waitFor(ctx, "Kueue parks the probes as inadmissible (namespace mismatch)", func() (bool, string, error) {
@@ -484,6 +531,26 @@ func (k kueueCluster) startProbes(ctx context.Context, sq scenarioQueues) ([]str
 		return len(waiting) == 0, strings.Join(waiting, "; "), nil
 	})
 	return probed, err
+}
+
+// createProbe creates the probe Job of a team: one pod that requests nothing, in the team's
+// probe namespace, at the given priority class.
+func (k kueueCluster) createProbe(ctx context.Context, team, class string) error {
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: probeJob, Namespace: probeNamespace(team), Labels: map[string]string{
+			"kueue.x-k8s.io/queue-name": quota.LocalQueueName(team), kueue.PriorityClassLabel: class}},
+		Spec: batchv1.JobSpec{
+			Suspend: ptr.To(true),
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				RestartPolicy: corev1.RestartPolicyNever,
+				Containers:    []corev1.Container{{Name: "probe", Image: "busybox"}},
+			}},
+		},
+	}
+	if _, err := k.cs.BatchV1().Jobs(job.Namespace).Create(ctx, job, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating probe Job in %s: %w", job.Namespace, err)
+	}
+	return nil
 }
 
 func probeOf(probes map[string]observedWorkload, team string) (observedWorkload, bool) {
