@@ -83,7 +83,8 @@ func teamName(seed uint64, i int) string { return fmt.Sprintf("d%d-%c", seed, 'a
 
 // generate builds the scenario of a seed.
 func generate(seed uint64) scenario {
-	r := rand.New(rand.NewPCG(seed, 0x6b75657565))
+	// Mixed, so that neighbouring seeds start the generator far apart.
+	r := rand.New(rand.NewPCG(seed*0x9e3779b97f4a7c15, seed^0x6b75657565))
 	sc := scenario{seed: seed, cohort: fmt.Sprintf("diff-%d", seed)}
 	for i := range 3 {
 		sc.classes = append(sc.classes, quota.PriorityClass{Name: fmt.Sprintf("d%d-p%d", seed, i), Weight: int64(1 + r.IntN(100))})
@@ -94,7 +95,7 @@ func generate(seed uint64) scenario {
 	}
 	for i, cfg := range sc.teams {
 		for j := range 2 + r.IntN(5) {
-			sc.jobs = append(sc.jobs, generateJob(r, cfg.Team, fmt.Sprintf("j%d-%d", i, j), sc.classes))
+			sc.jobs = append(sc.jobs, generateJob(r, cfg, fmt.Sprintf("j%d-%d", i, j), sc.classes))
 		}
 	}
 	r.Shuffle(len(sc.jobs), func(i, j int) { sc.jobs[i], sc.jobs[j] = sc.jobs[j], sc.jobs[i] })
@@ -125,10 +126,12 @@ func generateTeam(r *rand.Rand, team, cohort string) quota.Config {
 	return cfg
 }
 
-// generateJob is a job of a team: mostly on the 8-GPU type, a quarter of them PyTorchJobs.
-func generateJob(r *rand.Rand, team, name string, classes []quota.PriorityClass) jobSpec {
-	j := jobSpec{team: team, name: name, instanceType: bigGPU}
-	if r.IntN(4) == 0 {
+// generateJob is a job of a team on an instance type the team has a quota of (Kueue admits
+// it only in a flavor of the team's ClusterQueue, even when borrowing): mostly on the 8-GPU
+// type, a quarter of them PyTorchJobs.
+func generateJob(r *rand.Rand, cfg quota.Config, name string, classes []quota.PriorityClass) jobSpec {
+	j := jobSpec{team: cfg.Team, name: name, instanceType: bigGPU}
+	if len(cfg.Resources) > 1 && r.IntN(3) == 0 {
 		j.instanceType = smallGPU
 	}
 	gpus := func() int64 {
@@ -636,7 +639,7 @@ func runScenario(t *testing.T, k kueueCluster, sc scenario) {
 	if err != nil {
 		t.Fatalf("%v\nscenario:\n%s", err, sc)
 	}
-	t.Logf("settled before the change in %d rounds, %s", rounds, time.Since(start).Round(time.Millisecond))
+	t.Logf("settled before the change in %d rounds, %s:\n%s", rounds, time.Since(start).Round(time.Millisecond), formatDecisions(before))
 	planned, err := renderQueues(sc.change.after)
 	if err != nil {
 		t.Fatal(err)
@@ -652,4 +655,13 @@ func runScenario(t *testing.T, k kueueCluster, sc scenario) {
 	t.Logf("settled after the change in %d rounds, %s", rounds, time.Since(start).Round(time.Millisecond))
 	observed := diffObservations(before, after)
 	t.Logf("scenario:\n%s\nKueue after the change:\n%s", sc, observed)
+}
+
+// formatDecisions lists decisions by namespace/name, one a line.
+func formatDecisions(ws map[string]observedWorkload) string {
+	var b strings.Builder
+	for _, key := range slices.Sorted(maps.Keys(ws)) {
+		fmt.Fprintf(&b, "  %s: %s\n", ws[key].Namespace, ws[key])
+	}
+	return b.String()
 }
