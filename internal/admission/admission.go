@@ -1,0 +1,351 @@
+// Package admission predicts what Kueue's scheduler does with a cohort's Workloads: which
+// pending Workloads it admits, on which flavors, which admitted Workloads it preempts, by whom
+// and under which rule, and which admitted Workloads are left over their ClusterQueue's nominal
+// quota (still running, but preemptible). It reads no cluster and has no Kubernetes client:
+// the caller passes the objects it listed, or the ClusterQueues it plans.
+//
+// It follows the scheduler of Kueue v0.19.2 (pkg/scheduler, pkg/scheduler/flavorassigner,
+// pkg/scheduler/preemption, pkg/cache/scheduler) with its default feature gates, and models
+// where v0.15.0 differs (see Version): a WorkloadPriorityClass's new value reaches the
+// Workloads that use it only in v0.19; fair-sharing preemption reclaims within nominal quota
+// without comparing shares, and the fair-sharing order puts non-borrowing entries first, only
+// in v0.19.
+//
+// Modelled:
+//   - scheduling cycles: one head per active ClusterQueue (BestEffortFIFO: priority, then
+//     creation time; a head that cannot be admitted waits until quota is released in its
+//     cohort; a Workload that issued preemptions stays at the head);
+//   - the cycle's order: entries that do not borrow first, then priority, then age; with fair
+//     sharing, the entry whose queue would have the lowest weighted dominant resource share;
+//   - the flavor assigner: resource groups, flavors in order, node selectors and required node
+//     affinity against flavor labels, the default flavorFungibility (stop at the first flavor
+//     that fits, borrowing or not; try the next flavor rather than preempt);
+//   - quota in a flat cohort: nominalQuota, borrowingLimit, lendingLimit, as Kueue's cache
+//     accounts them, including stopped ClusterQueues, whose quota and usage stay in the cohort;
+//   - classical preemption: withinClusterQueue, reclaimWithinCohort, borrowWithinCohort, the
+//     candidate order (other queues first, lower priority, most recently admitted) and the
+//     give-back of targets that are not needed;
+//   - fair-sharing preemption with the default strategies (LessThanOrEqualToFinalShare, then
+//     LessThanInitialShare) and fairSharing weights;
+//   - stopPolicy Hold and HoldAndDrain on ClusterQueues and LocalQueues, ClusterQueues being
+//     deleted and ClusterQueues naming a missing ResourceFlavor (inactive).
+//
+// Assumed, because the listed objects do not say otherwise: the manager's default
+// configuration apart from fair sharing on or off (no resource transformations, no excluded
+// resource prefixes, default fair-sharing strategies), no Cohort objects (every cohort is the
+// set of ClusterQueues naming it), ClusterQueues without admission checks, BestEffortFIFO and
+// the default flavorFungibility (fields the provider does not manage and does not read),
+// namespaces that match each ClusterQueue's namespaceSelector, and no priority boost.
+//
+// Approximations: an eviction takes effect in the cycle that decides it (Kueue waits for the
+// pods to stop, while the preemptor keeps its place at the head); each attempt scans flavors
+// from the first (Kueue v0.19 may resume a scan where the previous attempt stopped);
+// Workloads with equal priority and creation time are ordered by namespace and name, where
+// Kueue's order is arbitrary or by UID.
+//
+// What it cannot predict it reports as Undetermined with one of UndeterminedReasons instead of
+// guessing. A Workload reported Undetermined is taken to stay as it is (pending, or holding
+// the quota it holds), and the rest of the prediction follows from that.
+package admission
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+)
+
+// Version is the Kueue release whose scheduler is modelled.
+type Version int
+
+// The Kueue versions the provider's test suite runs. The zero Version models the newest.
+const (
+	V0_15 Version = iota + 1
+	V0_19
+)
+
+// Latest is the newest modelled Kueue version.
+const Latest = V0_19
+
+// ParseVersion maps a Kueue release tag ("v0.15.0", "v0.19.2", with or without the "v") to the
+// modelled Version of its minor release.
+func ParseVersion(s string) (Version, error) {
+	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
+	switch {
+	case t == "0.15" || strings.HasPrefix(t, "0.15."):
+		return V0_15, nil
+	case t == "0.19" || strings.HasPrefix(t, "0.19."):
+		return V0_19, nil
+	}
+	return 0, fmt.Errorf("kueue version %q is not modelled; the admission preview models v0.15 and v0.19", s)
+}
+
+// String is the minor release, e.g. "v0.19".
+func (v Version) String() string {
+	switch v.orLatest() {
+	case V0_15:
+		return "v0.15"
+	default:
+		return "v0.19"
+	}
+}
+
+func (v Version) orLatest() Version {
+	if v == 0 {
+		return Latest
+	}
+	return v
+}
+
+// Cluster is the state the prediction starts from: the Kueue objects of one or more cohorts as
+// listed from the cluster (or as the provider renders them), and the manager's settings.
+type Cluster struct {
+	// Version is the Kueue version of the manager; zero models Latest.
+	Version Version
+	// FairSharing is the manager configuration's fairSharing.enable.
+	FairSharing bool
+
+	ClusterQueues           []kueue.ClusterQueue
+	LocalQueues             []kueue.LocalQueue
+	ResourceFlavors         []kueue.ResourceFlavor
+	WorkloadPriorityClasses []kueue.WorkloadPriorityClass
+	// Workloads: admitted ones carry status.admission and a QuotaReserved condition that is
+	// true; pending ones carry neither. Finished Workloads are ignored.
+	Workloads []kueue.Workload
+}
+
+// Simulate runs Kueue's scheduling cycles from the state c until nothing changes, and reports
+// per ClusterQueue what changed and what is left over nominal quota.
+func Simulate(c Cluster) Outcome {
+	return simulate(c)
+}
+
+// Preview is Simulate with the planned ClusterQueues in place of the live ones of the same
+// name; a planned ClusterQueue with no live one is added. A planned ClusterQueue with a
+// deletionTimestamp is being deleted: as in Kueue, it admits nothing more and its admitted
+// Workloads keep running until they finish.
+func Preview(now Cluster, planned []kueue.ClusterQueue) Outcome {
+	next := now
+	next.ClusterQueues = make([]kueue.ClusterQueue, 0, len(now.ClusterQueues)+len(planned))
+	replaced := map[string]bool{}
+	for _, p := range planned {
+		replaced[p.Name] = true
+	}
+	for _, cq := range now.ClusterQueues {
+		if !replaced[cq.Name] {
+			next.ClusterQueues = append(next.ClusterQueues, cq)
+		}
+	}
+	next.ClusterQueues = append(next.ClusterQueues, planned...)
+	return simulate(next)
+}
+
+// WorkloadRef names a Workload.
+type WorkloadRef struct {
+	Namespace string
+	Name      string
+}
+
+// String is namespace/name.
+func (w WorkloadRef) String() string { return w.Namespace + "/" + w.Name }
+
+// Outcome is the predicted effect, one entry per ClusterQueue that has anything to report,
+// sorted by ClusterQueue name.
+type Outcome struct {
+	// Version is the modelled Kueue version.
+	Version Version
+	Teams   []TeamOutcome
+}
+
+// Team returns the outcome of the named ClusterQueue (empty when it has nothing to report).
+func (o Outcome) Team(clusterQueue string) TeamOutcome {
+	for _, t := range o.Teams {
+		if t.ClusterQueue == clusterQueue {
+			return t
+		}
+	}
+	return TeamOutcome{ClusterQueue: clusterQueue}
+}
+
+// Empty reports whether the outcome has nothing to report.
+func (o Outcome) Empty() bool { return len(o.Teams) == 0 }
+
+// TeamOutcome is what happens in one ClusterQueue. Every list is sorted by Workload
+// (namespace, then name), OverNominal by flavor then resource. A Workload appears in at most
+// one of Admitted, Preempted and Undetermined.
+type TeamOutcome struct {
+	ClusterQueue string
+	// Admitted are pending Workloads that get admitted.
+	Admitted []Admitted
+	// Preempted are admitted Workloads that get evicted to make room for another.
+	Preempted []Preempted
+	// OverNominal are the flavor-resources of which the ClusterQueue uses more than its nominal
+	// quota once scheduling settles: the Workloads on them keep running but can be reclaimed.
+	OverNominal []OverNominal
+	// Undetermined are Workloads whose fate the simulator cannot predict.
+	Undetermined []Undetermined
+}
+
+// Empty reports whether the team has nothing to report.
+func (t TeamOutcome) Empty() bool {
+	return len(t.Admitted) == 0 && len(t.Preempted) == 0 && len(t.OverNominal) == 0 && len(t.Undetermined) == 0
+}
+
+// Admitted is a Workload that gets admitted and its flavors.
+type Admitted struct {
+	Workload WorkloadRef
+	Priority int32
+	PodSets  []PodSetFlavors
+	// Borrowing is true when the ClusterQueue borrows from its cohort to admit it.
+	Borrowing bool
+	// Preempting is true when it is admitted only after preempting others (see Preempted.By).
+	Preempting bool
+}
+
+// PodSetFlavors is the flavor chosen for each resource of one pod set.
+type PodSetFlavors struct {
+	Name  string
+	Count int32
+	// Flavors by resource, sorted by resource name.
+	Flavors []ResourceFlavor
+}
+
+// ResourceFlavor is the flavor of one resource.
+type ResourceFlavor struct {
+	Resource string
+	Flavor   string
+}
+
+// Preempted is an admitted Workload that is evicted.
+type Preempted struct {
+	Workload WorkloadRef
+	Priority int32
+	// By is the Workload whose admission needs the quota, and ByClusterQueue its ClusterQueue;
+	// both are empty for an eviction by a stop policy.
+	By             WorkloadRef
+	ByClusterQueue string
+	// Reason is the rule: one of the kueue.In*Reason values (the Preempted condition's
+	// reason), or for a stop policy the Evicted condition's reason
+	// (kueue.WorkloadEvictedByClusterQueueStopped, kueue.WorkloadEvictedByLocalQueueStopped).
+	Reason string
+	// Readmitted is set when the Workload is admitted again later in the same prediction.
+	Readmitted []PodSetFlavors
+}
+
+// OverNominal is one flavor-resource of which a ClusterQueue uses more than its nominal quota.
+type OverNominal struct {
+	Flavor   string
+	Resource string
+	// Used and Nominal are in Kueue's units: millicores for cpu, bytes for memory, counts otherwise.
+	Used    int64
+	Nominal int64
+	// Workloads are the admitted Workloads that use this flavor-resource.
+	Workloads []WorkloadRef
+}
+
+// Undetermined is a Workload whose admission or preemption cannot be predicted.
+type Undetermined struct {
+	Workload WorkloadRef
+	Reason   UndeterminedReason
+	// Detail says which pod set, class or check, for a person to read.
+	Detail string
+}
+
+// UndeterminedReason is why a prediction cannot be made.
+type UndeterminedReason string
+
+// The reasons a Workload is reported Undetermined.
+const (
+	// TopologyAwareScheduling: a pod set has a topology request; admission depends on node placement.
+	TopologyAwareScheduling UndeterminedReason = "TopologyAwareScheduling"
+	// PartialAdmission: a pod set has minCount; Kueue may admit fewer pods.
+	PartialAdmission UndeterminedReason = "PartialAdmission"
+	// AdmissionChecks: the Workload has admission checks, decided by other controllers.
+	AdmissionChecks UndeterminedReason = "AdmissionChecks"
+	// UnknownPriorityClass: the Workload names a priority class that is not given, so its
+	// priority after the change is unknown.
+	UnknownPriorityClass UndeterminedReason = "UnknownPriorityClass"
+	// NodeAffinity: a pod set has required node affinity, which the simulator does not match against flavors.
+	NodeAffinity UndeterminedReason = "NodeAffinity"
+	// NoFixpoint: scheduling did not settle within the simulator's cycle budget.
+	NoFixpoint UndeterminedReason = "NoFixpoint"
+)
+
+// UndeterminedReasons lists every reason, for documentation and for tests that accept
+// "cannot determine" only for a listed reason.
+var UndeterminedReasons = []UndeterminedReason{
+	TopologyAwareScheduling, PartialAdmission, AdmissionChecks, UnknownPriorityClass, NodeAffinity, NoFixpoint,
+}
+
+// String formats the outcome for a person: one block per ClusterQueue, Workloads named
+// namespace/name. The text depends only on the outcome.
+func (o Outcome) String() string {
+	var b strings.Builder
+	for i, t := range o.Teams {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(t.String())
+	}
+	return b.String()
+}
+
+// String formats one ClusterQueue's outcome.
+func (t TeamOutcome) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "ClusterQueue %s:\n", t.ClusterQueue)
+	for _, a := range t.Admitted {
+		fmt.Fprintf(&b, "  admitted %s on %s", a.Workload, formatPodSets(a.PodSets))
+		if a.Borrowing {
+			b.WriteString(", borrowing")
+		}
+		if a.Preempting {
+			b.WriteString(", after preemption")
+		}
+		b.WriteString("\n")
+	}
+	for _, p := range t.Preempted {
+		if p.ByClusterQueue == "" {
+			fmt.Fprintf(&b, "  evicted %s: %s", p.Workload, p.Reason)
+		} else {
+			fmt.Fprintf(&b, "  preempted %s by %s (ClusterQueue %s): %s", p.Workload, p.By, p.ByClusterQueue, p.Reason)
+		}
+		if p.Readmitted != nil {
+			fmt.Fprintf(&b, ", then readmitted on %s", formatPodSets(p.Readmitted))
+		}
+		b.WriteString("\n")
+	}
+	for _, n := range t.OverNominal {
+		refs := make([]string, len(n.Workloads))
+		for i, w := range n.Workloads {
+			refs[i] = w.String()
+		}
+		fmt.Fprintf(&b, "  over nominal quota: %s %s uses %s of %s, preemptible: %s\n", n.Flavor, n.Resource,
+			formatAmount(n.Resource, n.Used), formatAmount(n.Resource, n.Nominal), strings.Join(refs, ", "))
+	}
+	for _, u := range t.Undetermined {
+		fmt.Fprintf(&b, "  cannot determine %s: %s", u.Workload, u.Reason)
+		if u.Detail != "" {
+			fmt.Fprintf(&b, " (%s)", u.Detail)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func formatPodSets(ps []PodSetFlavors) string {
+	flavors := map[string]bool{}
+	var names []string
+	for _, p := range ps {
+		for _, f := range p.Flavors {
+			if !flavors[f.Flavor] {
+				flavors[f.Flavor] = true
+				names = append(names, f.Flavor)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return "no flavor"
+	}
+	return strings.Join(names, ", ")
+}
