@@ -1,6 +1,7 @@
 package admission_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -20,11 +21,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -457,10 +461,17 @@ func (k kueueCluster) submitJob(ctx context.Context, j jobSpec) error {
 }
 
 // applyChange writes the planned ClusterQueues over the live ones, as the provider's apply
-// does (server-side apply), and deletes the queues of deleted teams; then it waits until
+// does (server-side apply), and deletes those planned as being deleted; then it waits until
 // Kueue has taken the new specs in.
 func (k kueueCluster) applyChange(ctx context.Context, sc scenario, planned []kueue.ClusterQueue) error {
 	for i := range planned {
+		name := planned[i].Name
+		if planned[i].DeletionTimestamp != nil {
+			if err := k.dyn.Resource(kueue.ClusterQueues).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+				return fmt.Errorf("deleting ClusterQueue %s: %w", name, err)
+			}
+			continue
+		}
 		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&planned[i])
 		if err != nil {
 			return err
@@ -468,18 +479,9 @@ func (k kueueCluster) applyChange(ctx context.Context, sc scenario, planned []ku
 		u := &unstructured.Unstructured{Object: content}
 		unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 		unstructured.RemoveNestedField(u.Object, "status")
-		if _, err := k.dyn.Resource(kueue.ClusterQueues).Apply(ctx, u.GetName(), u,
+		if _, err := k.dyn.Resource(kueue.ClusterQueues).Apply(ctx, name, u,
 			metav1.ApplyOptions{FieldManager: quota.FieldManager, Force: true}); err != nil {
-			return fmt.Errorf("applying ClusterQueue %s: %w", u.GetName(), err)
-		}
-	}
-	for i, cfg := range sc.change.after {
-		if cfg != nil {
-			continue
-		}
-		name := quota.ClusterQueueName(sc.teams[i].Team)
-		if err := k.dyn.Resource(kueue.ClusterQueues).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
-			return fmt.Errorf("deleting ClusterQueue %s: %w", name, err)
+			return fmt.Errorf("applying ClusterQueue %s: %w", name, err)
 		}
 	}
 	return k.waitClusterQueuesObserved(ctx, sc.queues().teams)
@@ -530,74 +532,73 @@ func (k kueueCluster) deleteAndWait(ctx context.Context, gvr schema.GroupVersion
 	})
 }
 
-// differentialSeeds is how many seeds a run tries: HYPERPOD_DIFFERENTIAL_SEEDS, else a sample
-// sized for make test.
-func differentialSeeds(t *testing.T) []uint64 {
-	n := 3
-	if v := os.Getenv("HYPERPOD_DIFFERENTIAL_SEEDS"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil || n < 1 {
-			t.Fatalf("HYPERPOD_DIFFERENTIAL_SEEDS=%q: want a number of seeds, at least 1", v)
+// differentialSeeds are the seeds a run tries: HYPERPOD_DIFFERENTIAL_SEEDS, a count N (seeds
+// 1 to N) or a range "A-B", else a sample sized for make test on the running Kueue (the older
+// one runs slower here, so it gets fewer).
+func differentialSeeds(t *testing.T, version admission.Version) []uint64 {
+	first, last := uint64(1), uint64(10)
+	if version == admission.V0_15 {
+		last = 5
+	}
+	if v := os.Getenv(envDifferentialSeeds); v != "" {
+		a, b, isRange := strings.Cut(v, "-")
+		var err1, err2 error
+		first, err1 = strconv.ParseUint(a, 10, 64)
+		last = first
+		if isRange {
+			last, err2 = strconv.ParseUint(b, 10, 64)
+		} else {
+			first = 1
+		}
+		if err1 != nil || err2 != nil || first < 1 || last < first {
+			t.Fatalf("%s=%q: want a number of seeds (N, for seeds 1 to N) or a range of seeds (A-B, 1 <= A <= B)", envDifferentialSeeds, v)
 		}
 	}
-	seeds := make([]uint64, n)
-	for i := range seeds {
-		seeds[i] = uint64(i + 1)
+	var seeds []uint64
+	for s := first; s <= last; s++ {
+		seeds = append(seeds, s)
 	}
 	return seeds
 }
 
-// observedChange is what Kueue did after the change: the workloads it admitted that were
-// not admitted before (with their flavors), and those it preempted (with the preemptor and
-// Kueue's reason), by namespace/name.
-type observedChange struct {
-	admitted  map[string][]string
-	preempted map[string]observedPreemption
-}
+// envDifferentialSeeds picks the seeds of the differential test (make test-all sets many).
+const envDifferentialSeeds = "HYPERPOD_DIFFERENTIAL_SEEDS"
 
-type observedPreemption struct {
-	by     string // namespace/name of the preemptor, "" when Kueue's message names none known
-	reason string // the Preempted condition's reason: InClusterQueue, InCohortReclamation, ...
-}
-
-// diffObservations compares the settled decisions before and after the change.
-func diffObservations(before, after map[string]observedWorkload) observedChange {
-	oc := observedChange{admitted: map[string][]string{}, preempted: map[string]observedPreemption{}}
-	byUID := map[string]string{}
-	for key, o := range after {
-		byUID[string(o.UID)] = key
-	}
-	for key, o := range after {
-		was, existed := before[key]
-		if o.Admitted && (!existed || !was.Admitted) {
-			oc.admitted[key] = o.Flavors
-		}
-		if existed && o.Preemptions > was.Preemptions {
-			oc.preempted[key] = observedPreemption{by: byUID[string(o.PreemptedBy())], reason: o.PreemptedReason}
+// runningKueue is the Kueue release of the control plane the tests run against: the release
+// of its assets (scripts/test.sh starts each phase's cluster from the assets it names in
+// HYPERPOD_CONTROLPLANE_DIR), else HYPERPOD_KUEUE_VERSION's.
+func runningKueue(t *testing.T) (string, admission.Version) {
+	release := localcluster.KueueVersionFromEnv()
+	if dir, err := localcluster.AssetsDirFromEnv(); err == nil {
+		if v := localcluster.KueueVersionOf(dir); v != "" {
+			release = v
 		}
 	}
-	return oc
+	version, err := admission.ParseVersion(release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return release, version
 }
 
-func (oc observedChange) String() string {
-	var b strings.Builder
-	for _, key := range slices.Sorted(maps.Keys(oc.admitted)) {
-		fmt.Fprintf(&b, "  admitted  %s on %s\n", key, strings.Join(oc.admitted[key], ","))
-	}
-	for _, key := range slices.Sorted(maps.Keys(oc.preempted)) {
-		p := oc.preempted[key]
-		fmt.Fprintf(&b, "  preempted %s by %s (%s)\n", key, p.by, p.reason)
-	}
-	if b.Len() == 0 {
-		return "  nothing\n"
-	}
-	return b.String()
+// tally counts the predictions of a run: one per workload of each seed (its fate after the
+// change), and one per flavor-resource a ClusterQueue ends up using over its nominal quota.
+type tally struct {
+	seeds, workloads           int
+	right, wrong, undetermined int
+	failing                    []uint64
+}
+
+func (ty *tally) String() string {
+	return fmt.Sprintf("%d seeds, %d workloads: %d predictions right, %d wrong, %d undetermined; failing seeds: %v",
+		ty.seeds, ty.workloads, ty.right, ty.wrong, ty.undetermined, ty.failing)
 }
 
 func TestAccAdmissionPreview_differential(t *testing.T) {
 	acctest.RequireKueue(t)
 	env := acctest.Current()
 	k := kueueCluster{cs: env.Clientset, dyn: env.Dynamic}
+	release, version := runningKueue(t)
 	ctx := context.Background()
 	common, err := k.ensureCommon(ctx)
 	t.Cleanup(func() {
@@ -608,7 +609,9 @@ func TestAccAdmissionPreview_differential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, seed := range differentialSeeds(t) {
+	var ty tally
+	started := time.Now()
+	for _, seed := range differentialSeeds(t, version) {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			sc := generate(seed)
 			if err := k.cleanup(ctx, sc); err != nil {
@@ -619,14 +622,18 @@ func TestAccAdmissionPreview_differential(t *testing.T) {
 					t.Error(err)
 				}
 			})
-			runScenario(t, k, sc)
+			runScenario(t, k, sc, version, &ty)
+			if t.Failed() {
+				ty.failing = append(ty.failing, seed)
+			}
 		})
 	}
+	t.Logf("Kueue %s (modelled as %s), %s: %s", release, version, time.Since(started).Round(time.Second), &ty)
 }
 
-// runScenario creates a scenario, lets Kueue settle, applies the change and compares what
-// Kueue did with the prediction.
-func runScenario(t *testing.T, k kueueCluster, sc scenario) {
+// runScenario creates a scenario, lets Kueue settle, predicts the change's effect from the
+// live state, applies the change, lets Kueue settle again and compares.
+func runScenario(t *testing.T, k kueueCluster, sc scenario, version admission.Version, ty *tally) {
 	ctx := context.Background()
 	if err := k.create(ctx, sc); err != nil {
 		t.Fatal(err)
@@ -639,11 +646,17 @@ func runScenario(t *testing.T, k kueueCluster, sc scenario) {
 	if err != nil {
 		t.Fatalf("%v\nscenario:\n%s", err, sc)
 	}
-	t.Logf("settled before the change in %d rounds, %s:\n%s", rounds, time.Since(start).Round(time.Millisecond), formatDecisions(before))
-	planned, err := renderQueues(sc.change.after)
+	t.Logf("settled before the change in %d rounds, %s", rounds, time.Since(start).Round(time.Millisecond))
+	live, err := k.liveCluster(ctx, sc, before, version)
 	if err != nil {
 		t.Fatal(err)
 	}
+	planned, err := k.plannedQueues(ctx, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outcome := admission.Preview(live, planned)
+	t.Logf("predicted:\n%s", outcome)
 	if err := k.applyChange(ctx, sc, planned); err != nil {
 		t.Fatal(err)
 	}
@@ -653,8 +666,295 @@ func runScenario(t *testing.T, k kueueCluster, sc scenario) {
 		t.Fatalf("%v\nscenario:\n%s", err, sc)
 	}
 	t.Logf("settled after the change in %d rounds, %s", rounds, time.Since(start).Round(time.Millisecond))
-	observed := diffObservations(before, after)
-	t.Logf("scenario:\n%s\nKueue after the change:\n%s", sc, observed)
+	ty.seeds++
+	diffs := compare(outcome, before, after, planned, live.ClusterQueues, live.WorkloadPriorityClasses, ty)
+	if len(diffs) > 0 {
+		t.Errorf("the preview's prediction differs from what Kueue did (seed %d):\n  %s\n\nscenario:\n%s\n\nKueue before the change:\n%s\npredicted:\n%s\nKueue after the change:\n%s",
+			sc.seed, strings.Join(diffs, "\n  "), sc, formatDecisions(before), outcome, formatDecisions(after))
+	}
+}
+
+// liveCluster reads the scenario's Kueue objects, as the plan would list them, into the
+// simulator's input; work are the Workloads as the settle read them.
+func (k kueueCluster) liveCluster(ctx context.Context, sc scenario, work map[string]observedWorkload, version admission.Version) (admission.Cluster, error) {
+	c := admission.Cluster{Version: version, FairSharing: true}
+	get := func(gvr schema.GroupVersionResource, namespace, name string, into any) error {
+		u, err := k.dyn.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("reading %s %s: %w", gvr.Resource, name, err)
+		}
+		return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into)
+	}
+	for _, cfg := range sc.teams {
+		var cq kueue.ClusterQueue
+		if err := get(kueue.ClusterQueues, "", quota.ClusterQueueName(cfg.Team), &cq); err != nil {
+			return c, err
+		}
+		var lq kueue.LocalQueue
+		if err := get(kueue.LocalQueues, quota.NamespaceName(cfg.Team), quota.LocalQueueName(cfg.Team), &lq); err != nil {
+			return c, err
+		}
+		c.ClusterQueues, c.LocalQueues = append(c.ClusterQueues, cq), append(c.LocalQueues, lq)
+	}
+	for _, it := range []string{bigGPU, smallGPU} {
+		var rf kueue.ResourceFlavor
+		if err := get(kueue.ResourceFlavors, "", it, &rf); err != nil {
+			return c, err
+		}
+		c.ResourceFlavors = append(c.ResourceFlavors, rf)
+	}
+	for _, class := range sc.classes {
+		var wpc kueue.WorkloadPriorityClass
+		if err := get(kueue.WorkloadPriorityClasses, "", quota.PriorityClassObjectName(class.Name), &wpc); err != nil {
+			return c, err
+		}
+		c.WorkloadPriorityClasses = append(c.WorkloadPriorityClasses, wpc)
+	}
+	for _, key := range slices.Sorted(maps.Keys(work)) {
+		var w kueue.Workload
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(work[key].Object.Object, &w); err != nil {
+			return c, fmt.Errorf("reading Workload %s: %w", key, err)
+		}
+		c.Workloads = append(c.Workloads, w)
+	}
+	return c, nil
+}
+
+// plannedQueues are the ClusterQueues after the change as the provider renders them, and a
+// deleted team's live queue marked as being deleted.
+func (k kueueCluster) plannedQueues(ctx context.Context, sc scenario) ([]kueue.ClusterQueue, error) {
+	planned, err := renderQueues(sc.change.after)
+	if err != nil {
+		return nil, err
+	}
+	for i, cfg := range sc.change.after {
+		if cfg != nil {
+			continue
+		}
+		u, err := k.dyn.Resource(kueue.ClusterQueues).Get(ctx, quota.ClusterQueueName(sc.teams[i].Team), metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		var cq kueue.ClusterQueue
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &cq); err != nil {
+			return nil, err
+		}
+		cq.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+		planned = append(planned, cq)
+	}
+	return planned, nil
+}
+
+// fate is what happened to one workload with the change, in words: "unchanged", "admitted on
+// <flavors>", "preempted by <namespace/name> (<reason>)" with ", readmitted on <flavors>"
+// when it is admitted again, or "evicted (<reason>)" for an eviction by a stop policy.
+func predictedFates(o admission.Outcome) (fates map[string]string, undetermined map[string]string) {
+	fates, undetermined = map[string]string{}, map[string]string{}
+	flavors := func(ps []admission.PodSetFlavors) string {
+		var out []string
+		for _, p := range ps {
+			for _, f := range p.Flavors {
+				out = append(out, f.Flavor)
+			}
+		}
+		slices.Sort(out)
+		return strings.Join(slices.Compact(out), ",")
+	}
+	for _, team := range o.Teams {
+		for _, a := range team.Admitted {
+			fates[a.Workload.String()] = "admitted on " + flavors(a.PodSets)
+		}
+		for _, p := range team.Preempted {
+			f := fmt.Sprintf("evicted (%s)", p.Reason)
+			if p.ByClusterQueue != "" {
+				f = fmt.Sprintf("preempted by %s (%s)", p.By, p.Reason)
+			}
+			if p.Readmitted != nil {
+				f += ", readmitted on " + flavors(p.Readmitted)
+			}
+			fates[p.Workload.String()] = f
+		}
+		for _, u := range team.Undetermined {
+			undetermined[u.Workload.String()] = string(u.Reason)
+		}
+	}
+	return fates, undetermined
+}
+
+// observedFates are the fates of the workloads by what Kueue recorded before and after.
+func observedFates(before, after map[string]observedWorkload) map[string]string {
+	byUID := map[types.UID]string{}
+	for key, o := range after {
+		byUID[o.UID] = key
+	}
+	fates := map[string]string{}
+	for key, o := range after {
+		was := before[key]
+		switch {
+		case o.Preemptions > was.Preemptions:
+			by, ok := byUID[o.PreemptedBy()]
+			if !ok {
+				by = fmt.Sprintf("an unknown workload (UID %s)", o.PreemptedBy())
+			}
+			f := fmt.Sprintf("preempted by %s (%s)", by, o.PreemptedReason)
+			if o.Admitted {
+				f += ", readmitted on " + strings.Join(o.Flavors, ",")
+			}
+			fates[key] = f
+		case was.Admitted && !o.Admitted:
+			fates[key] = fmt.Sprintf("evicted (%s)", o.EvictedReason)
+		case o.Admitted && !was.Admitted:
+			fates[key] = "admitted on " + strings.Join(o.Flavors, ",")
+		}
+	}
+	return fates
+}
+
+// compare checks the outcome against what Kueue did, counts the predictions in ty and returns
+// the differences, one a line.
+func compare(o admission.Outcome, before, after map[string]observedWorkload, planned, live []kueue.ClusterQueue,
+	classes []kueue.WorkloadPriorityClass, ty *tally) []string {
+	predicted, undetermined := predictedFates(o)
+	observed := observedFates(before, after)
+	var diffs []string
+	for _, key := range slices.Sorted(maps.Keys(after)) {
+		ty.workloads++
+		if reason, ok := undetermined[key]; ok {
+			if why := undeterminedWrongly(admission.UndeterminedReason(reason), after[key], classes); why != "" {
+				ty.wrong++
+				diffs = append(diffs, fmt.Sprintf("%s: undetermined for %s, but %s (Kueue: %s)", key, reason, why,
+					cmp.Or(observed[key], "unchanged")))
+				continue
+			}
+			ty.undetermined++
+			continue
+		}
+		want, got := cmp.Or(predicted[key], "unchanged"), cmp.Or(observed[key], "unchanged")
+		if want == got {
+			ty.right++
+			continue
+		}
+		ty.wrong++
+		diffs = append(diffs, fmt.Sprintf("%s: predicted %s, Kueue: %s", key, want, got))
+	}
+	for _, key := range slices.Sorted(maps.Keys(predicted)) {
+		if _, ok := after[key]; !ok {
+			diffs = append(diffs, fmt.Sprintf("%s: predicted %s, but there is no such workload", key, predicted[key]))
+		}
+	}
+	return append(diffs, compareOverNominal(o, after, planned, live, ty)...)
+}
+
+// undeterminedWrongly says why a reason for "cannot determine" does not hold for a workload,
+// "" when it holds: the reason must be one the simulator documents, and true of the workload
+// as Kueue made it (NoFixpoint, about the simulation itself, is taken as given).
+func undeterminedWrongly(reason admission.UndeterminedReason, o observedWorkload, classes []kueue.WorkloadPriorityClass) string {
+	if !slices.Contains(admission.UndeterminedReasons, reason) {
+		return "it is not a reason the simulator documents"
+	}
+	var w kueue.Workload
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object.Object, &w); err != nil {
+		return err.Error()
+	}
+	holds := false
+	for _, ps := range w.Spec.PodSets {
+		switch reason {
+		case admission.TopologyAwareScheduling:
+			if tr := ps.TopologyRequest; tr != nil && (tr.Required != nil || tr.Preferred != nil || (tr.Unconstrained != nil && *tr.Unconstrained)) {
+				holds = true
+			}
+		case admission.PartialAdmission:
+			holds = holds || (ps.MinCount != nil && *ps.MinCount < ps.Count)
+		case admission.NodeAffinity:
+			if a := ps.Template.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+				holds = true
+			}
+		}
+	}
+	switch reason {
+	case admission.AdmissionChecks:
+		holds = len(w.Status.AdmissionChecks) > 0
+	case admission.UnknownPriorityClass:
+		holds = w.Spec.PriorityClassRef != nil && !slices.ContainsFunc(classes, func(c kueue.WorkloadPriorityClass) bool {
+			return c.Name == w.Spec.PriorityClassRef.Name
+		})
+	case admission.NoFixpoint:
+		holds = true
+	}
+	if holds {
+		return ""
+	}
+	return "the workload has none (the scenarios make no workload of that kind)"
+}
+
+// compareOverNominal checks the predicted flavor-resources over nominal quota against the
+// usage of the workloads Kueue admitted.
+func compareOverNominal(o admission.Outcome, after map[string]observedWorkload, planned, live []kueue.ClusterQueue, ty *tally) []string {
+	nominal := map[string]int64{}
+	for _, cqs := range [][]kueue.ClusterQueue{live, planned} { // planned last: it wins
+		for _, cq := range cqs {
+			for _, rg := range cq.Spec.ResourceGroups {
+				for _, f := range rg.Flavors {
+					for _, r := range f.Resources {
+						nominal[cq.Name+" "+f.Name+" "+string(r.Name)] = kueueAmount(string(r.Name), r.NominalQuota)
+					}
+				}
+			}
+		}
+	}
+	used := map[string]int64{}
+	for _, w := range after {
+		if !w.Admitted {
+			continue
+		}
+		var wl kueue.Workload
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(w.Object.Object, &wl); err != nil || wl.Status.Admission == nil {
+			continue
+		}
+		for _, ps := range wl.Status.Admission.PodSetAssignments {
+			for res, q := range ps.ResourceUsage {
+				used[wl.Status.Admission.ClusterQueue+" "+ps.Flavors[res]+" "+string(res)] += kueueAmount(string(res), q)
+			}
+		}
+	}
+	observed := map[string]string{}
+	for key, u := range used {
+		if u > nominal[key] {
+			observed[key] = fmt.Sprintf("uses %d of %d", u, nominal[key])
+		}
+	}
+	predicted := map[string]string{}
+	for _, team := range o.Teams {
+		for _, n := range team.OverNominal {
+			predicted[team.ClusterQueue+" "+n.Flavor+" "+n.Resource] = fmt.Sprintf("uses %d of %d", n.Used, n.Nominal)
+		}
+	}
+	var diffs []string
+	for _, key := range slices.Sorted(maps.Keys(maps.Collect(func(yield func(string, bool) bool) {
+		for k := range predicted {
+			yield(k, true)
+		}
+		for k := range observed {
+			yield(k, true)
+		}
+	}))) {
+		want, got := cmp.Or(predicted[key], "within nominal quota"), cmp.Or(observed[key], "within nominal quota")
+		if want == got {
+			ty.right++
+			continue
+		}
+		ty.wrong++
+		diffs = append(diffs, fmt.Sprintf("%s: predicted %s, Kueue's admitted workloads: %s", key, want, got))
+	}
+	return diffs
+}
+
+// kueueAmount is a quantity in the units Kueue counts: millicores for cpu, else the value.
+func kueueAmount(resource string, q k8sresource.Quantity) int64 {
+	if resource == string(corev1.ResourceCPU) {
+		return q.MilliValue()
+	}
+	return q.Value()
 }
 
 // formatDecisions lists decisions by namespace/name, one a line.

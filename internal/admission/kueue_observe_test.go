@@ -380,8 +380,14 @@ func (k kueueCluster) waitTerminationTakenIn(ctx context.Context, team string) e
 			if err != nil {
 				return false, "", err
 			}
+			s, err := k.clusterQueueState(ctx, quota.ClusterQueueName(team))
+			if err != nil {
+				return false, "", err
+			}
 			p, ok := probeOf(probes, team)
-			refused = ok && !p.QuotaReserved && strings.Contains(p.QuotaReservedMessage, "is inactive")
+			// Kueue names the queue inactive, or once it is gone, missing.
+			refused = !s.exists || (ok && !p.QuotaReserved && (strings.Contains(p.QuotaReservedMessage, "is inactive") ||
+				strings.Contains(p.QuotaReservedMessage, "doesn't exist")))
 			return refused || (ok && p.Admitted), p.QuotaReservedMessage, nil
 		})
 		if err != nil {
