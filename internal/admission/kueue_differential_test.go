@@ -115,17 +115,17 @@ func generateTeam(r *rand.Rand, team, cohort string) quota.Config {
 	cfg := quota.Config{Name: team, Team: team, Cohort: ptr.To(cohort),
 		FairShareWeight:  pick[int64](r, 1, 1, 10, 50, 100, 0),
 		PreemptTeamTasks: ptr.To(pick(r, quota.PreemptLowerPriority, quota.PreemptLowerPriority, quota.PreemptNever))}
-	cfg.Resources = append(cfg.Resources, quota.Entry{InstanceType: bigGPU, Accelerators: ptr.To(pick[int64](r, 0, 2, 4, 8, 8, 16))})
+	cfg.Resources = append(cfg.Resources, quota.Entry{InstanceType: bigGPU, Accelerators: ptr.To(pick[int64](r, 0, 4, 8, 8, 16))})
 	if r.IntN(3) == 0 {
 		cfg.Resources = append(cfg.Resources, quota.Entry{InstanceType: smallGPU, Count: ptr.To(pick[int64](r, 0, 1, 2, 4))})
 	}
-	if r.IntN(10) == 0 {
+	if r.IntN(6) == 0 {
 		cfg.ActivationState = ptr.To(quota.ActivationDisabled)
 	}
 	strategy := pick(r, quota.StrategyLendAndBorrow, quota.StrategyLendAndBorrow, quota.StrategyLend, quota.StrategyDontLend)
 	cfg.Sharing.Strategy = &strategy
-	if strategy == quota.StrategyLendAndBorrow && r.IntN(2) == 0 {
-		cfg.Sharing.BorrowLimit = ptr.To(pick[int64](r, 0, 25, 100, 200))
+	if strategy == quota.StrategyLendAndBorrow && r.IntN(3) > 0 {
+		cfg.Sharing.BorrowLimit = ptr.To(pick[int64](r, 0, 100, 200, 400))
 	}
 	return cfg
 }
@@ -156,30 +156,45 @@ func generateJob(r *rand.Rand, cfg quota.Config, name string, classes []quota.Pr
 	return j
 }
 
-// generateChange picks one change of one team's quota: its amount raised or lowered, its
-// sharing strategy or borrow limit, its weight, its preemption policy, its activation, or its
-// deletion. Raises and sharing changes are the likeliest, as they are what moves admitted
-// work: Kueue preempts only for a pending workload that the change lets in.
+// generateChange picks a change of one team's quota, or of two teams' quotas at once (a plan
+// that changes several): an amount raised or lowered, the sharing strategy or borrow limit,
+// the weight, the preemption policy, the activation, or the quota deleted. Raises, sharing
+// changes and activations are the likeliest, as they are what moves admitted work: Kueue
+// preempts only for a pending workload that the change lets in.
 func generateChange(r *rand.Rand, teams []quota.Config) change {
-	i := r.IntN(len(teams))
-	cfg := teams[i].Clone()
 	after := make([]*quota.Config, len(teams))
 	for j := range teams {
 		c := teams[j].Clone()
 		after[j] = &c
 	}
+	var what []string
+	for _, i := range r.Perm(len(teams))[:1+r.IntN(2)] {
+		var w string
+		w, after[i] = changeTeam(r, teams[i])
+		what = append(what, w)
+	}
+	return change{what: strings.Join(what, "; "), after: after}
+}
+
+// changeTeam changes one team's quota; nil is a deleted quota.
+func changeTeam(r *rand.Rand, before quota.Config) (string, *quota.Config) {
+	cfg := before.Clone()
 	team := cfg.Team
 	gpus := *cfg.Resources[0].Accelerators
-	var what string
-	switch kind := pick(r, "raise", "raise", "raise", "lower", "strategy", "strategy", "borrow", "borrow", "weight", "preempt",
-		"activation", "delete"); kind {
+	disabled := cfg.ActivationState != nil && *cfg.ActivationState == quota.ActivationDisabled
+	kind := pick(r, "raise", "raise", "raise", "lower", "strategy", "strategy", "borrow", "borrow", "weight", "preempt",
+		"activation", "delete")
+	if disabled && r.IntN(2) == 0 {
+		kind = "activation"
+	}
+	switch kind {
 	case "raise", "lower":
 		to := gpus + pick[int64](r, 4, 8, 16)
 		if kind == "lower" {
 			to = gpus / 2
 		}
-		what = fmt.Sprintf("%s: %s accelerators %d -> %d", team, bigGPU, gpus, to)
 		cfg.Resources[0].Accelerators = ptr.To(to)
+		return fmt.Sprintf("%s: %s accelerators %d -> %d", team, bigGPU, gpus, to), &cfg
 	case "strategy":
 		from := *cfg.Sharing.Strategy
 		to := pick(r, quota.StrategyLendAndBorrow, quota.StrategyLend, quota.StrategyDontLend)
@@ -189,40 +204,36 @@ func generateChange(r *rand.Rand, teams []quota.Config) change {
 				to = quota.StrategyLendAndBorrow
 			}
 		}
-		what = fmt.Sprintf("%s: resource_sharing.strategy %s -> %s", team, from, to)
 		cfg.Sharing.Strategy, cfg.Sharing.BorrowLimit = ptr.To(to), nil
+		return fmt.Sprintf("%s: resource_sharing.strategy %s -> %s", team, from, to), &cfg
 	case "borrow":
-		to := pick[int64](r, 0, 10, 100, 300)
-		what = fmt.Sprintf("%s: resource_sharing = LendAndBorrow, borrow_limit %d", team, to)
+		to := pick[int64](r, 0, 10, 100, 300, 1000)
 		cfg.Sharing.Strategy, cfg.Sharing.BorrowLimit = ptr.To(quota.StrategyLendAndBorrow), ptr.To(to)
+		return fmt.Sprintf("%s: resource_sharing = LendAndBorrow, borrow_limit %d", team, to), &cfg
 	case "weight":
 		to := pick[int64](r, 0, 1, 100)
 		if to == cfg.FairShareWeight {
 			to = 50
 		}
-		what = fmt.Sprintf("%s: fair_share_weight %d -> %d", team, cfg.FairShareWeight, to)
 		cfg.FairShareWeight = to
+		return fmt.Sprintf("%s: fair_share_weight %d -> %d", team, before.FairShareWeight, to), &cfg
 	case "preempt":
 		to := quota.PreemptNever
 		if *cfg.PreemptTeamTasks == quota.PreemptNever {
 			to = quota.PreemptLowerPriority
 		}
-		what = fmt.Sprintf("%s: preempt_team_tasks %s -> %s", team, *cfg.PreemptTeamTasks, to)
 		cfg.PreemptTeamTasks = ptr.To(to)
+		return fmt.Sprintf("%s: preempt_team_tasks %s -> %s", team, *before.PreemptTeamTasks, to), &cfg
 	case "activation":
 		from, to := quota.ActivationEnabled, quota.ActivationDisabled
-		if cfg.ActivationState != nil && *cfg.ActivationState == quota.ActivationDisabled {
+		if disabled {
 			from, to = to, from
 		}
-		what = fmt.Sprintf("%s: activation_state %s -> %s", team, from, to)
 		cfg.ActivationState = ptr.To(to)
+		return fmt.Sprintf("%s: activation_state %s -> %s", team, from, to), &cfg
 	default:
-		what = fmt.Sprintf("%s: quota deleted", team)
-		after[i] = nil
-		return change{what: what, after: after}
+		return fmt.Sprintf("%s: quota deleted", team), nil
 	}
-	after[i] = &cfg
-	return change{what: what, after: after}
 }
 
 // renderQueues renders the ClusterQueues of configurations, as the provider writes them;
@@ -614,6 +625,7 @@ func TestAccAdmissionPreview_differential(t *testing.T) {
 	for _, seed := range differentialSeeds(t, version) {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			sc := generate(seed)
+			t.Logf("scenario:\n%s", sc)
 			if err := k.cleanup(ctx, sc); err != nil {
 				t.Fatal(err)
 			}
@@ -669,8 +681,8 @@ func runScenario(t *testing.T, k kueueCluster, sc scenario, version admission.Ve
 	ty.seeds++
 	diffs := compare(outcome, before, after, planned, live.ClusterQueues, live.WorkloadPriorityClasses, ty)
 	if len(diffs) > 0 {
-		t.Errorf("the preview's prediction differs from what Kueue did (seed %d):\n  %s\n\nscenario:\n%s\n\nKueue before the change:\n%s\npredicted:\n%s\nKueue after the change:\n%s",
-			sc.seed, strings.Join(diffs, "\n  "), sc, formatDecisions(before), outcome, formatDecisions(after))
+		t.Errorf("the preview's prediction differs from what Kueue did (seed %d, %s):\n  %s\n\nKueue before the change:\n%s\nKueue after the change:\n%s",
+			sc.seed, sc.change.what, strings.Join(diffs, "\n  "), formatDecisions(before), formatDecisions(after))
 	}
 }
 
