@@ -223,15 +223,18 @@ func (o observedWorkload) decision() string {
 		o.QuotaReserved, o.Admitted, o.ClusterQueue, o.Flavors, o.Preemptions, o.transitions)
 }
 
-// String is a workload's state in a test log.
+// String is a workload's state in a test log, with what orders it in its queue: priority,
+// creation time and UID.
 func (o observedWorkload) String() string {
+	id := fmt.Sprintf("%s (%s, priority %d, created %s, UID %s)", o.Name, o.Owner, o.Priority,
+		o.Created.UTC().Format(time.TimeOnly), o.UID)
 	switch {
 	case o.Admitted:
-		return fmt.Sprintf("%s admitted on %s", o.Owner, strings.Join(o.Flavors, ","))
+		return fmt.Sprintf("%s admitted on %s", id, strings.Join(o.Flavors, ","))
 	case o.Evicted:
-		return fmt.Sprintf("%s evicted (%s/%s), pending", o.Owner, o.EvictedReason, o.PreemptedReason)
+		return fmt.Sprintf("%s evicted (%s/%s), pending", id, o.EvictedReason, o.PreemptedReason)
 	default:
-		return fmt.Sprintf("%s pending (%s)", o.Owner, o.QuotaReservedMessage)
+		return fmt.Sprintf("%s pending: %s", id, o.QuotaReservedMessage)
 	}
 }
 
