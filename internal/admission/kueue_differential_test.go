@@ -269,7 +269,7 @@ func (sc scenario) configs() []*quota.Config {
 
 // queues is the scenario's settle scope.
 func (sc scenario) queues() scenarioQueues {
-	sq := scenarioQueues{probeClass: probeClassName}
+	sq := scenarioQueues{probeClass: probeClassName, jobs: len(sc.jobs)}
 	for _, cfg := range sc.teams {
 		sq.teams = append(sq.teams, cfg.Team)
 	}
@@ -547,9 +547,9 @@ func (k kueueCluster) deleteAndWait(ctx context.Context, gvr schema.GroupVersion
 // 1 to N) or a range "A-B", else a sample sized for make test on the running Kueue (the older
 // one runs slower here, so it gets fewer).
 func differentialSeeds(t *testing.T, version admission.Version) []uint64 {
-	first, last := uint64(1), uint64(10)
+	first, last := uint64(1), uint64(8)
 	if version == admission.V0_15 {
-		last = 5
+		last = 3
 	}
 	if v := os.Getenv(envDifferentialSeeds); v != "" {
 		a, b, isRange := strings.Cut(v, "-")

@@ -258,6 +258,9 @@ type scenarioQueues struct {
 	teams []string
 	// probeClass is the WorkloadPriorityClass of the probes, below every scenario priority.
 	probeClass string
+	// jobs is how many jobs the scenario submitted: Kueue makes their Workloads in its own
+	// time, and a settle first waits until each has one.
+	jobs int
 }
 
 // probeNamespace is the namespace of a team's probe: it feeds the team's ClusterQueue through
@@ -417,8 +420,9 @@ func (k kueueCluster) waitTerminationTakenIn(ctx context.Context, team string) e
 // changes). So "nothing changed for a while" proves nothing, and the test does not wait for
 // time to pass. Instead each round sends a probe through the same path:
 //
-//  1. Wait until no workload is between two decisions (evicted but still holding quota,
-//     holding quota but not admitted) and snapshot the decisions.
+//  1. Wait until every submitted job has its Workload (Kueue's job controllers make them in
+//     their own time) and no workload is between two decisions (evicted but still holding
+//     quota, holding quota but not admitted), and snapshot the decisions.
 //  2. In each active ClusterQueue, create a probe Job that requests nothing, at a priority
 //     below every scenario workload, in a namespace that does not match the queue's
 //     selector. Kueue tries it and parks it as inadmissible (its QuotaReserved=False
@@ -488,13 +492,17 @@ func sameDecisions(a, b map[string]observedWorkload) bool {
 	return true
 }
 
-// steadyDecisions waits until no scenario workload is between two decisions and returns them.
+// steadyDecisions waits until every job has its Workload and no workload is between two
+// decisions, and returns them.
 func (k kueueCluster) steadyDecisions(ctx context.Context, sq scenarioQueues) (map[string]observedWorkload, error) {
 	var out map[string]observedWorkload
-	err := waitFor(ctx, "no workload between two decisions", func() (bool, string, error) {
+	err := waitFor(ctx, "every job has a Workload, none between two decisions", func() (bool, string, error) {
 		work, _, err := k.readWorkloads(ctx, sq)
 		if err != nil {
 			return false, "", err
+		}
+		if len(work) < sq.jobs {
+			return false, fmt.Sprintf("%d Workloads for %d jobs", len(work), sq.jobs), nil
 		}
 		var moving []string
 		for key, o := range work {
