@@ -123,7 +123,9 @@ func Simulate(c Cluster) Outcome {
 // Preview is Simulate with the planned ClusterQueues in place of the live ones of the same
 // name; a planned ClusterQueue with no live one is added. A planned ClusterQueue with a
 // deletionTimestamp is being deleted: as in Kueue, it admits nothing more and its admitted
-// Workloads keep running until they finish.
+// Workloads keep running until they finish. Other planned changes are made on the Cluster
+// itself: planned WorkloadPriorityClasses (whose values Kueue v0.19 gives the Workloads that
+// use them) or FairSharing.
 func Preview(now Cluster, planned []kueue.ClusterQueue) Outcome {
 	next := now
 	next.ClusterQueues = make([]kueue.ClusterQueue, 0, len(now.ClusterQueues)+len(planned))

@@ -2,6 +2,8 @@ package admission_test
 
 import (
 	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
 	"slices"
 	"strings"
 	"testing"
@@ -291,6 +293,52 @@ func TestSimulate(t *testing.T) {
 				at.MakeWorkload("fits", "ns-a").Queue("lq").Created(-time.Hour).PodSets(at.MakePodSet("main", 2).Request(gpu, "1").MinCount(1).Obj()).Obj(),
 				at.MakeWorkload("partial", "ns-a").Queue("lq").PodSets(at.MakePodSet("main", 4).Request(gpu, "1").MinCount(1).Obj()).Obj()),
 			want: []string{"a admitted ns-a/fits on p4", "a undetermined ns-a/partial: PartialAdmission"},
+		},
+		{
+			// Kueue's flavor assigner picks a flavor per pod set, counting the pod sets before it:
+			// the master fits p4 (1 of 3), the workers then do not (1+3 > 3) and go to p5.
+			name: "each pod set takes the first flavor that fits, counting the pod sets before it",
+			c: cluster([]kueue.ClusterQueue{at.MakeClusterQueue("a").Cohort("c").ResourceGroup(gpus("p4", "3", "0"), gpus("p5", "4", "0")).Obj()},
+				at.MakeWorkload("pt", "ns-a").Queue("lq").PodSets(at.MakePodSet("master", 1).Request(gpu, "1").Obj(), at.MakePodSet("worker", 3).Request(gpu, "1").Obj()).Obj()),
+			want: []string{"a admitted ns-a/pt on p4,p5"},
+		},
+		{
+			name: "cpu and memory are assigned with the accelerators, and must all fit",
+			c: cluster([]kueue.ClusterQueue{at.MakeClusterQueue("a").Cohort("c").ResourceGroup(
+				at.MakeFlavorQuotas("p4").Resource("cpu", "8", "0").Resource("memory", "64Gi", "0").Resource(gpu, "8", "0").Obj(),
+				at.MakeFlavorQuotas("p5").Resource("cpu", "96", "0").Resource("memory", "1Ti", "0").Resource(gpu, "8", "0").Obj()).Obj()},
+				at.MakeWorkload("w", "ns-a").Queue("lq").Request("cpu", "16").Request("memory", "32Gi").Request(gpu, "1").Obj()),
+			want: []string{"a admitted ns-a/w on p5"},
+		},
+		{
+			// Kueue ignores borrowing and lending limits outside a cohort.
+			name: "without a cohort a team cannot borrow",
+			c: cluster([]kueue.ClusterQueue{at.MakeClusterQueue("a").ResourceGroup(gpus("p4", "4", "4")).Obj()},
+				pending("w", "a", "6", 0, 0)),
+			want: nil,
+		},
+		{
+			name: "pods that finished (reclaimablePods) give back their quota",
+			c: cluster([]kueue.ClusterQueue{at.MakeClusterQueue("a").Cohort("c").ResourceGroup(gpus("p4", "4", "0")).Obj()},
+				func() kueue.Workload {
+					w := at.MakeWorkload("r", "ns-a").Queue("lq").Count(4).Request(gpu, "1").AdmitOn("a", "p4").Obj()
+					w.Status.ReclaimablePods = []kueue.ReclaimablePod{{Name: "main", Count: 2}}
+					return w
+				}(), pending("w", "a", "2", 0, 0)),
+			want: []string{"a admitted ns-a/w on p4"},
+		},
+		{
+			name: "a required node affinity In is matched against flavor labels",
+			c: cluster([]kueue.ClusterQueue{at.MakeClusterQueue("a").Cohort("c").ResourceGroup(gpus("p4", "8", "0"), gpus("p5", "8", "0")).Obj()},
+				func() kueue.Workload {
+					w := pending("w", "a", "1", 0, 0)
+					w.Spec.PodSets[0].Template.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+						RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+							MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "node.kubernetes.io/instance-type", Operator: corev1.NodeSelectorOpIn, Values: []string{"p5"}}},
+						}}}}}
+					return w
+				}()),
+			want: []string{"a admitted ns-a/w on p5"},
 		},
 		{
 			name: "a finished workload holds no quota",
