@@ -896,7 +896,13 @@ func undeterminedWrongly(reason admission.UndeterminedReason, o observedWorkload
 	if holds {
 		return ""
 	}
-	return "the workload has none (the scenarios make no workload of that kind)"
+	return map[admission.UndeterminedReason]string{
+		admission.TopologyAwareScheduling: "no pod set's topologyRequest asks for a required, preferred or unconstrained topology",
+		admission.PartialAdmission:        "no pod set has a minCount below its count",
+		admission.NodeAffinity:            "no pod set has a required node affinity",
+		admission.AdmissionChecks:         "the workload has no admission checks",
+		admission.UnknownPriorityClass:    "its priority class is listed",
+	}[reason]
 }
 
 // compareOverNominal checks the predicted flavor-resources over nominal quota against the
