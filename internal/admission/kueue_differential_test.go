@@ -723,11 +723,7 @@ func (k kueueCluster) liveCluster(ctx context.Context, sc scenario, work map[str
 		c.WorkloadPriorityClasses = append(c.WorkloadPriorityClasses, wpc)
 	}
 	for _, key := range slices.Sorted(maps.Keys(work)) {
-		var w kueue.Workload
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(work[key].Object.Object, &w); err != nil {
-			return c, fmt.Errorf("reading Workload %s: %w", key, err)
-		}
-		c.Workloads = append(c.Workloads, w)
+		c.Workloads = append(c.Workloads, work[key].Workload)
 	}
 	return c, nil
 }
@@ -864,10 +860,7 @@ func undeterminedWrongly(reason admission.UndeterminedReason, o observedWorkload
 	if !slices.Contains(admission.UndeterminedReasons, reason) {
 		return "it is not a reason the simulator documents"
 	}
-	var w kueue.Workload
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object.Object, &w); err != nil {
-		return err.Error()
-	}
+	w := o.Workload
 	holds := false
 	for _, ps := range w.Spec.PodSets {
 		switch reason {
@@ -925,13 +918,13 @@ func compareOverNominal(o admission.Outcome, after map[string]observedWorkload, 
 		if !w.Admitted {
 			continue
 		}
-		var wl kueue.Workload
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(w.Object.Object, &wl); err != nil || wl.Status.Admission == nil {
+		a := w.Workload.Status.Admission
+		if a == nil {
 			continue
 		}
-		for _, ps := range wl.Status.Admission.PodSetAssignments {
+		for _, ps := range a.PodSetAssignments {
 			for res, q := range ps.ResourceUsage {
-				used[wl.Status.Admission.ClusterQueue+" "+ps.Flavors[res]+" "+string(res)] += kueueAmount(string(res), q)
+				used[a.ClusterQueue+" "+ps.Flavors[res]+" "+string(res)] += kueueAmount(string(res), q)
 			}
 		}
 	}

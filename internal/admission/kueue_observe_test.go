@@ -62,10 +62,6 @@ func waitFor(ctx context.Context, what string, check func() (done bool, state st
 	ctx, cancel := context.WithTimeout(ctx, observeTimeout)
 	defer cancel()
 	last := ""
-	if os.Getenv("DIFF_DEBUG") != "" {
-		began := time.Now()
-		defer func() { fmt.Fprintf(os.Stderr, "%s: %s (%s)\n", what, time.Since(began).Round(time.Millisecond), last) }()
-	}
 	for {
 		done, state, err := check()
 		if err != nil {
@@ -88,19 +84,17 @@ type observedWorkload struct {
 	Name, Namespace string
 	UID             types.UID
 	// Owner is the job: "<Kind>/<name>".
-	Owner        string
-	LocalQueue   string
-	Priority     int32
-	PriorityName string
-	Created      time.Time
+	Owner      string
+	LocalQueue string
+	Priority   int32
+	Created    time.Time
 
 	QuotaReserved, Admitted bool
-	// ClusterQueue and Flavors are the admission's (flavors sorted, deduplicated).
-	ClusterQueue string
-	Flavors      []string
+	// Flavors are the admission's flavors, sorted, each once.
+	Flavors []string
 
-	// Evicted and Preempted are the conditions' status, reason and message.
-	Evicted, Preempted                    bool
+	// The Evicted and Preempted conditions' status and reason, and the messages Kueue gives.
+	Evicted                               bool
 	EvictedReason, PreemptedReason        string
 	PreemptedMessage, QuotaReservedReason string
 	QuotaReservedMessage                  string
@@ -111,27 +105,14 @@ type observedWorkload struct {
 	// back and forth from one that did not move.
 	transitions string
 
-	Object *unstructured.Unstructured
+	// Workload is the object as the simulator reads it.
+	Workload kueue.Workload
 }
 
-// workloadStatus is the part of a Workload this side reads.
-type workloadStatus struct {
-	Spec struct {
-		QueueName         string `json:"queueName"`
-		Priority          *int32 `json:"priority"`
-		PriorityClassName string `json:"priorityClassName"`
-		PriorityClassRef  *struct {
-			Name string `json:"name"`
-		} `json:"priorityClassRef"`
-	} `json:"spec"`
+// schedulingStats is the part of a Workload's status that internal/kueue does not declare:
+// how often it was evicted, by reason.
+type schedulingStats struct {
 	Status struct {
-		Conditions []metav1.Condition `json:"conditions"`
-		Admission  *struct {
-			ClusterQueue      string `json:"clusterQueue"`
-			PodSetAssignments []struct {
-				Flavors map[string]string `json:"flavors"`
-			} `json:"podSetAssignments"`
-		} `json:"admission"`
 		SchedulingStats *struct {
 			Evictions []struct {
 				Reason string `json:"reason"`
@@ -143,13 +124,16 @@ type workloadStatus struct {
 
 // observe reads a Workload's decision.
 func observe(u *unstructured.Unstructured) (observedWorkload, error) {
-	var w workloadStatus
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &w); err != nil {
-		return observedWorkload{}, fmt.Errorf("reading Workload %s/%s: %w", u.GetNamespace(), u.GetName(), err)
+	var w kueue.Workload
+	var stats schedulingStats
+	for _, into := range []any{&w, &stats} {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into); err != nil {
+			return observedWorkload{}, fmt.Errorf("reading Workload %s/%s: %w", u.GetNamespace(), u.GetName(), err)
+		}
 	}
-	o := observedWorkload{Name: u.GetName(), Namespace: u.GetNamespace(), UID: u.GetUID(), LocalQueue: w.Spec.QueueName,
-		Created: u.GetCreationTimestamp().Time, Object: u}
-	for _, ref := range u.GetOwnerReferences() {
+	o := observedWorkload{Name: w.Name, Namespace: w.Namespace, UID: w.UID, LocalQueue: w.Spec.QueueName,
+		Created: w.CreationTimestamp.Time, Workload: w}
+	for _, ref := range w.OwnerReferences {
 		if ref.Controller != nil && *ref.Controller {
 			o.Owner = ref.Kind + "/" + ref.Name
 		}
@@ -157,22 +141,18 @@ func observe(u *unstructured.Unstructured) (observedWorkload, error) {
 	if w.Spec.Priority != nil {
 		o.Priority = *w.Spec.Priority
 	}
-	o.PriorityName = w.Spec.PriorityClassName
-	if w.Spec.PriorityClassRef != nil {
-		o.PriorityName = w.Spec.PriorityClassRef.Name
-	}
 	var ltt []string
 	for _, c := range w.Status.Conditions {
 		on := c.Status == metav1.ConditionTrue
 		switch c.Type {
-		case "QuotaReserved":
+		case kueue.WorkloadQuotaReserved:
 			o.QuotaReserved, o.QuotaReservedReason, o.QuotaReservedMessage = on, c.Reason, c.Message
-		case "Admitted":
+		case kueue.WorkloadAdmitted:
 			o.Admitted = on
-		case "Evicted":
+		case kueue.WorkloadEvicted:
 			o.Evicted, o.EvictedReason = on, c.Reason
-		case "Preempted":
-			o.Preempted, o.PreemptedReason, o.PreemptedMessage = on, c.Reason, c.Message
+		case kueue.WorkloadPreempted:
+			o.PreemptedReason, o.PreemptedMessage = c.Reason, c.Message
 		default:
 			continue
 		}
@@ -181,21 +161,17 @@ func observe(u *unstructured.Unstructured) (observedWorkload, error) {
 	sort.Strings(ltt)
 	o.transitions = strings.Join(ltt, ",")
 	if a := w.Status.Admission; a != nil && o.QuotaReserved {
-		o.ClusterQueue = a.ClusterQueue
-		seen := map[string]bool{}
 		for _, ps := range a.PodSetAssignments {
 			for _, f := range ps.Flavors {
-				if !seen[f] {
-					seen[f] = true
-					o.Flavors = append(o.Flavors, f)
-				}
+				o.Flavors = append(o.Flavors, f)
 			}
 		}
-		sort.Strings(o.Flavors)
+		slices.Sort(o.Flavors)
+		o.Flavors = slices.Compact(o.Flavors)
 	}
-	if s := w.Status.SchedulingStats; s != nil {
-		for _, e := range s.Evictions {
-			if e.Reason == "Preempted" {
+	if st := stats.Status.SchedulingStats; st != nil {
+		for _, e := range st.Evictions {
+			if e.Reason == kueue.WorkloadEvictedByPreemption {
 				o.Preemptions += e.Count
 			}
 		}
@@ -219,8 +195,8 @@ func (o observedWorkload) transitional() string {
 // decision is the part of an observation the settle criterion compares between two reads:
 // what Kueue decided and when each condition last changed.
 func (o observedWorkload) decision() string {
-	return fmt.Sprintf("reserved=%t admitted=%t cq=%s flavors=%v preemptions=%d %s",
-		o.QuotaReserved, o.Admitted, o.ClusterQueue, o.Flavors, o.Preemptions, o.transitions)
+	return fmt.Sprintf("reserved=%t admitted=%t flavors=%v preemptions=%d %s",
+		o.QuotaReserved, o.Admitted, o.Flavors, o.Preemptions, o.transitions)
 }
 
 // String is a workload's state in a test log, with what orders it in its queue: priority,
