@@ -601,8 +601,8 @@ type tally struct {
 }
 
 func (ty *tally) String() string {
-	return fmt.Sprintf("%d seeds, %d workloads: %d predictions right, %d wrong, %d undetermined; failing seeds: %v",
-		ty.seeds, ty.workloads, ty.right, ty.wrong, ty.undetermined, ty.failing)
+	return fmt.Sprintf("%d seeds, %d workloads; predictions (each workload's fate, each flavor-resource over nominal quota): "+
+		"%d right, %d wrong, %d undetermined; failing seeds: %v", ty.seeds, ty.workloads, ty.right, ty.wrong, ty.undetermined, ty.failing)
 }
 
 func TestAccAdmissionPreview_differential(t *testing.T) {
