@@ -689,6 +689,8 @@ func runScenario(t *testing.T, k kueueCluster, sc scenario, version admission.Ve
 // liveCluster reads the scenario's Kueue objects, as the plan would list them, into the
 // simulator's input; work are the Workloads as the settle read them.
 func (k kueueCluster) liveCluster(ctx context.Context, sc scenario, work map[string]observedWorkload, version admission.Version) (admission.Cluster, error) {
+	// The local control plane's Kueue runs with fair sharing on (localcluster's manager
+	// configuration).
 	c := admission.Cluster{Version: version, FairSharing: true}
 	get := func(gvr schema.GroupVersionResource, namespace, name string, into any) error {
 		u, err := k.dyn.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
