@@ -258,18 +258,23 @@ type UndeterminedReason string
 
 // The reasons a Workload is reported Undetermined.
 const (
-	// TopologyAwareScheduling: a pod set has a topology request; admission depends on node placement.
+	// TopologyAwareScheduling: a pending Workload's pod set has a topology request; its
+	// admission depends on node placement. It is taken to stay pending.
 	TopologyAwareScheduling UndeterminedReason = "TopologyAwareScheduling"
-	// PartialAdmission: a pod set has minCount; Kueue may admit fewer pods.
+	// PartialAdmission: a pod set has minCount and the whole Workload does not fit; Kueue may
+	// admit it with fewer pods. It is taken to stay pending.
 	PartialAdmission UndeterminedReason = "PartialAdmission"
-	// AdmissionChecks: the Workload has admission checks, decided by other controllers.
+	// AdmissionChecks: the Workload carries admission check states and would get its quota;
+	// whether it is admitted is decided by the checks' controllers.
 	AdmissionChecks UndeterminedReason = "AdmissionChecks"
-	// UnknownPriorityClass: the Workload names a priority class that is not given, so its
-	// priority after the change is unknown.
+	// UnknownPriorityClass: the Workload names a WorkloadPriorityClass that is not given and
+	// has no priority of its own.
 	UnknownPriorityClass UndeterminedReason = "UnknownPriorityClass"
-	// NodeAffinity: a pod set has required node affinity, which the simulator does not match against flavors.
+	// NodeAffinity: a pending Workload's pod set has a required node affinity the simulator does
+	// not evaluate (an operator other than In, NotIn, Exists, DoesNotExist, or a field selector).
 	NodeAffinity UndeterminedReason = "NodeAffinity"
-	// NoFixpoint: scheduling did not settle within the simulator's cycle budget.
+	// NoFixpoint: scheduling did not settle within the simulator's cycle budget (Workloads
+	// preempting each other in turn); the Workloads still waiting are undetermined.
 	NoFixpoint UndeterminedReason = "NoFixpoint"
 )
 

@@ -555,3 +555,30 @@ func TestParseVersion(t *testing.T) {
 		}
 	}
 }
+
+func TestFairSharingReclaimWithinNominalByVersion(t *testing.T) {
+	c := cluster([]kueue.ClusterQueue{
+		at.MakeClusterQueue("a").Cohort("c").ResourceGroup(gpus("p4", "2", "10")).Obj(),
+		at.MakeClusterQueue("b").Cohort("c").ResourceGroup(gpus("p4", "4", "0")).Obj(),
+	}, running("a1", "a", "p4", "3", 0, 2*time.Hour), running("a2", "a", "p4", "3", 0, time.Hour), pending("wb", "b", "3", 0, 0))
+	c.FairSharing = true
+	for _, tt := range []struct {
+		version string
+		reason  string
+	}{
+		// Kueue v0.19 (FairSharingPreemptWithinNominal): a queue that stays within its nominal
+		// quota reclaims without comparing shares.
+		{"v0.19.2", kueue.InCohortReclamationReason},
+		// Kueue v0.15 compares shares: b's share stays 0, so the strategy lets it preempt.
+		{"v0.15.0", kueue.InCohortFairSharingReason},
+	} {
+		t.Run(tt.version, func(t *testing.T) {
+			c.Version, _ = admission.ParseVersion(tt.version)
+			got := summary(admission.Simulate(c))
+			want := []string{"a preempted ns-a/a2 by ns-b/wb: " + tt.reason, "a over p4 nvidia.com/gpu 3/2: ns-a/a1", "b admitted ns-b/wb on p4"}
+			if !slices.Equal(got, want) {
+				t.Errorf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+			}
+		})
+	}
+}

@@ -53,6 +53,15 @@ func newState(c Cluster) *state {
 			}
 		}
 	}
+	for _, cq := range s.cqs {
+		cq.frs = sortedFRs(cq.quotas)
+		cq.lendable = map[corev1.ResourceName]int64{}
+		if cq.cohort != nil {
+			for fr := range cq.cohort.subtreeQuota {
+				cq.lendable[fr.resource] += potentialAvailable(cq, fr)
+			}
+		}
+	}
 	s.live = newLedger(s)
 	s.addWorkloads(c)
 	return s
@@ -150,7 +159,7 @@ func (s *state) addWorkloads(c Cluster) {
 	for _, cq := range s.cqs {
 		if cq.drain {
 			for _, w := range cq.sortedAdmitted() {
-				cq.drainOne(w, kueue.WorkloadEvictedByClusterQueueStopped)
+				w.drain(kueue.WorkloadEvictedByClusterQueueStopped)
 			}
 		}
 	}
@@ -206,7 +215,7 @@ func (s *state) addAdmitted(w *workload, api *kueue.Workload, lqStop string) boo
 	s.workloads = append(s.workloads, w)
 	s.reserve(w)
 	if lqStop == stopPolicyHoldAndDrain {
-		w.cq.drainOne(w, kueue.WorkloadEvictedByLocalQueueStopped)
+		w.drain(kueue.WorkloadEvictedByLocalQueueStopped)
 	}
 	return true
 }
@@ -231,8 +240,8 @@ func (s *state) addPending(w *workload, clusterQueue, lqStop string) {
 	}
 }
 
-// drainOne marks an admitted Workload evicted by a stop policy; the caller releases its quota.
-func (c *clusterQueue) drainOne(w *workload, reason string) {
+// drain marks an admitted Workload evicted by a stop policy; addWorkloads releases its quota.
+func (w *workload) drain(reason string) {
 	if w.preempted == nil {
 		w.preempted = &preemption{reason: reason}
 	}

@@ -307,9 +307,7 @@ func (s *state) order(snap *ledger, entries []*entry) func(yield func(*entry) bo
 				shares := map[*entry]drs{}
 				for _, e := range rest {
 					if e.w.cq.cohort == first.w.cq.cohort {
-						snap.addAll(e.w.cq, e.a.usage, 1)
-						shares[e] = snap.drs(e.w.cq)
-						snap.addAll(e.w.cq, e.a.usage, -1)
+						shares[e] = snap.drsWith(e.w.cq, e.a.usage)
 					}
 				}
 				for i, e := range rest {

@@ -228,10 +228,12 @@ func compareStrings(a, b string) int {
 
 // BenchmarkPreview1000Teams measures a preview over one cohort of 1000 teams, each with two
 // admitted and two pending jobs, after one team's quota is lowered.
-func BenchmarkPreview1000Teams(b *testing.B) {
+func BenchmarkPreview1000Teams(b *testing.B) { benchmarkPreview(b, 1000) }
+
+func benchmarkPreview(b *testing.B, teams int) {
 	var c Cluster
 	c.ResourceFlavors = []kueue.ResourceFlavor{admissiontest.MakeResourceFlavor("p4", "type", "p4")}
-	for i := range 1000 {
+	for i := range teams {
 		name := fmt.Sprintf("team-%04d", i)
 		c.ClusterQueues = append(c.ClusterQueues, admissiontest.MakeClusterQueue(name).Cohort("c").
 			ResourceGroup(admissiontest.MakeFlavorQuotas("p4").Resource(fuzzGPU, "8", "4").Obj()).Obj())
@@ -247,8 +249,12 @@ func BenchmarkPreview1000Teams(b *testing.B) {
 	}
 	planned := []kueue.ClusterQueue{admissiontest.MakeClusterQueue("team-0000").Cohort("c").
 		ResourceGroup(admissiontest.MakeFlavorQuotas("p4").Resource(fuzzGPU, "2", "4").Obj()).Obj()}
-	b.ResetTimer()
-	for b.Loop() {
-		Preview(c, planned)
+	for _, fair := range []bool{false, true} {
+		c.FairSharing = fair
+		b.Run(fmt.Sprintf("fairSharing=%v", fair), func(b *testing.B) {
+			for b.Loop() {
+				Preview(c, planned)
+			}
+		})
 	}
 }

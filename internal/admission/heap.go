@@ -1,24 +1,24 @@
 package admission
 
-// heap is a binary min-heap under cmp, for taking the first few of many candidates in order.
-type heap[T any] struct {
+// minHeap is a binary min-heap under cmp, for taking the first few of many candidates in order.
+type minHeap[T any] struct {
 	items []T
 	cmp   func(a, b T) int
 }
 
 // newHeap orders a copy of items.
-func newHeap[T any](items []T, cmp func(a, b T) int) *heap[T] {
-	h := &heap[T]{items: append([]T(nil), items...), cmp: cmp}
+func newHeap[T any](items []T, cmp func(a, b T) int) *minHeap[T] {
+	h := &minHeap[T]{items: append([]T(nil), items...), cmp: cmp}
 	for i := len(h.items)/2 - 1; i >= 0; i-- {
 		h.down(i)
 	}
 	return h
 }
 
-func (h *heap[T]) len() int { return len(h.items) }
+func (h *minHeap[T]) len() int { return len(h.items) }
 
 // pop removes and returns the least item.
-func (h *heap[T]) pop() T {
+func (h *minHeap[T]) pop() T {
 	top := h.items[0]
 	last := len(h.items) - 1
 	h.items[0] = h.items[last]
@@ -27,7 +27,7 @@ func (h *heap[T]) pop() T {
 	return top
 }
 
-func (h *heap[T]) down(i int) {
+func (h *minHeap[T]) down(i int) {
 	for {
 		least := i
 		for _, c := range []int{2*i + 1, 2*i + 2} {

@@ -2,6 +2,7 @@ package admission
 
 import (
 	"math"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -14,10 +15,12 @@ type ledger struct {
 	cohort map[*cohort]quantities
 	// removed are Workloads whose usage a preemption simulation has taken out.
 	removed map[*workload]bool
+	// shares caches each queue's dominant resource share until its usage changes.
+	shares map[*clusterQueue]drs
 }
 
 func newLedger(s *state) *ledger {
-	l := &ledger{cq: map[*clusterQueue]quantities{}, cohort: map[*cohort]quantities{}, removed: map[*workload]bool{}}
+	l := &ledger{cq: map[*clusterQueue]quantities{}, cohort: map[*cohort]quantities{}, removed: map[*workload]bool{}, shares: map[*clusterQueue]drs{}}
 	for _, cq := range s.cqs {
 		l.cq[cq] = quantities{}
 	}
@@ -28,7 +31,7 @@ func newLedger(s *state) *ledger {
 }
 
 func (l *ledger) clone() *ledger {
-	c := &ledger{cq: make(map[*clusterQueue]quantities, len(l.cq)), cohort: make(map[*cohort]quantities, len(l.cohort)), removed: map[*workload]bool{}}
+	c := &ledger{cq: make(map[*clusterQueue]quantities, len(l.cq)), cohort: make(map[*cohort]quantities, len(l.cohort)), removed: map[*workload]bool{}, shares: map[*clusterQueue]drs{}}
 	for k, v := range l.cq {
 		c.cq[k] = v.clone()
 	}
@@ -39,6 +42,7 @@ func (l *ledger) clone() *ledger {
 }
 
 func (l *ledger) add(cq *clusterQueue, fr flavorResource, v int64) {
+	delete(l.shares, cq)
 	old := l.cq[cq][fr]
 	next := old + v
 	l.cq[cq][fr] = next
@@ -204,32 +208,47 @@ func (d drs) borrowingOn(req quantities) bool {
 }
 
 func (l *ledger) drs(cq *clusterQueue) drs {
+	if d, ok := l.shares[cq]; ok {
+		return d
+	}
+	d := l.drsWith(cq, nil)
+	l.shares[cq] = d
+	return d
+}
+
+// drsWith is the queue's share were it to use extra more.
+func (l *ledger) drsWith(cq *clusterQueue, extra quantities) drs {
 	d := drs{weight: cq.fairWeight}
 	if cq.cohort == nil {
 		return d
 	}
-	borrowing := map[corev1.ResourceName]int64{}
-	for _, fr := range sortedFRs(cq.quotas) {
-		if b := l.usage(cq, fr) - cq.quotas[fr].nominal; b > 0 {
-			borrowing[fr.resource] += b
-			d.borrowed = append(d.borrowed, fr)
+	// A queue has a handful of resources: a slice beats a map here, where it runs most.
+	type borrowed struct {
+		resource corev1.ResourceName
+		amount   int64
+	}
+	var borrowing []borrowed
+	usage := l.cq[cq]
+	for _, fr := range cq.frs {
+		b := usage[fr] + extra[fr] - cq.quotas[fr].nominal
+		if b <= 0 {
+			continue
+		}
+		d.borrowed = append(d.borrowed, fr)
+		if i := slices.IndexFunc(borrowing, func(x borrowed) bool { return x.resource == fr.resource }); i >= 0 {
+			borrowing[i].amount += b
+		} else {
+			borrowing = append(borrowing, borrowed{fr.resource, b})
 		}
 	}
-	if len(borrowing) == 0 {
-		return d
-	}
-	lendable := map[corev1.ResourceName]int64{}
-	for _, fr := range sortedFRs(cq.cohort.subtreeQuota) {
-		lendable[fr.resource] += potentialAvailable(cq, fr)
-	}
-	for _, name := range sortedResources(borrowing) {
-		lr := lendable[name]
+	for _, b := range borrowing {
+		lr := cq.lendable[b.resource]
 		if lr <= 0 {
 			continue
 		}
-		ratio := float64(borrowing[name]) * 1000.0 / float64(lr)
-		if ratio > d.ratio {
-			d.ratio, d.resource = ratio, name
+		ratio := float64(b.amount) * 1000.0 / float64(lr)
+		if ratio > d.ratio || (ratio == d.ratio && b.resource < d.resource) {
+			d.ratio, d.resource = ratio, b.resource
 		}
 	}
 	return d

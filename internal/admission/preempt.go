@@ -2,6 +2,7 @@ package admission
 
 import (
 	"cmp"
+	"container/heap"
 	"math"
 	"slices"
 
@@ -309,17 +310,33 @@ type fairOrdering struct {
 	preemptor *clusterQueue
 	byCQ      map[*clusterQueue][]*workload
 	pruned    map[*clusterQueue]bool
+	// queues are those with candidates, in cohort order: a queue without any is pruned at once.
+	queues []*clusterQueue
+	heap   *queueHeap
+	// last is the queue next returned, to reorder once it has been served.
+	last *clusterQueue
 }
+
+func (o *fairOrdering) share(c *clusterQueue) drs { return o.l.drs(c) }
+
+// take removes a victim's usage (and so its queue's cached share).
+func (o *fairOrdering) take(victim *workload) { o.l.removeWorkload(victim) }
 
 func (s *state) newFairOrdering(l *ledger, cq *clusterQueue, candidates []*workload) *fairOrdering {
 	o := &fairOrdering{s: s, l: l, preemptor: cq, byCQ: map[*clusterQueue][]*workload{}, pruned: map[*clusterQueue]bool{}}
 	for _, c := range candidates {
+		if len(o.byCQ[c.cq]) == 0 {
+			o.queues = append(o.queues, c.cq)
+		}
 		o.byCQ[c.cq] = append(o.byCQ[c.cq], c)
 	}
+	slices.SortFunc(o.queues, func(a, b *clusterQueue) int { return cmp.Compare(a.name, b.name) })
 	return o
 }
 
-// next returns the ClusterQueue to take from next, or nil when none is left.
+// next returns the ClusterQueue to take from next, or nil when none is left. Kueue compares
+// every queue's share at each step; a queue's share and first candidate change only when it is
+// served, so a heap fixed after each step gives the same order.
 func (o *fairOrdering) next() *clusterQueue {
 	if o.preemptor.cohort == nil {
 		if o.pruned[o.preemptor] || len(o.byCQ[o.preemptor]) == 0 {
@@ -327,29 +344,83 @@ func (o *fairOrdering) next() *clusterQueue {
 		}
 		return o.preemptor
 	}
-	var best *clusterQueue
-	var bestDRS drs
-	for _, c := range o.preemptor.cohort.cqs {
-		if o.pruned[c] || !c.active {
-			continue
+	if o.heap == nil {
+		o.heap = &queueHeap{o: o, pos: map[*clusterQueue]int{}, items: slices.Clone(o.queues)}
+		for i, c := range o.heap.items {
+			o.heap.pos[c] = i
 		}
-		d := o.l.drs(c)
+		heap.Init(o.heap)
+	} else if i, ok := o.heap.pos[o.last]; ok {
+		heap.Fix(o.heap, i)
+	}
+	o.last = nil
+	for o.heap.Len() > 0 {
+		c := o.heap.items[0]
+		d := o.share(c)
 		notBorrowing := len(d.borrowed) == 0
 		if o.s.version < V0_19 {
 			notBorrowing = d.zero()
 		}
-		if (notBorrowing && c != o.preemptor) || len(o.byCQ[c]) == 0 {
+		if o.pruned[c] || !c.active || len(o.byCQ[c]) == 0 || (notBorrowing && c != o.preemptor) {
+			// Pruned for good: a queue's usage only drops while preemption is simulated.
 			o.pruned[c] = true
+			heap.Pop(o.heap)
 			continue
 		}
-		switch {
-		case best == nil || compareDRS(d, bestDRS) > 0:
-			best, bestDRS = c, d
-		case compareDRS(d, bestDRS) == 0 && candidateOrder(o.preemptor)(o.byCQ[c][0], o.byCQ[best][0]) < 0:
-			best = c
-		}
+		o.last = c
+		return c
 	}
-	return best
+	return nil
+}
+
+// queueHeap orders a fairOrdering's queues: the highest share first, then the queue whose first
+// candidate comes first.
+type queueHeap struct {
+	o     *fairOrdering
+	items []*clusterQueue
+	pos   map[*clusterQueue]int
+}
+
+func (h *queueHeap) Len() int { return len(h.items) }
+
+func (h *queueHeap) Less(i, j int) bool {
+	a, b := h.items[i], h.items[j]
+	if c := compareDRS(h.o.share(a), h.o.share(b)); c != 0 {
+		return c > 0
+	}
+	wa, wb := h.o.byCQ[a], h.o.byCQ[b]
+	if len(wa) == 0 || len(wb) == 0 {
+		return len(wb) == 0 && len(wa) > 0
+	}
+	return candidateOrder(h.o.preemptor)(wa[0], wb[0]) < 0
+}
+
+func (h *queueHeap) Swap(i, j int) {
+	h.items[i], h.items[j] = h.items[j], h.items[i]
+	h.pos[h.items[i]], h.pos[h.items[j]] = i, j
+}
+
+func (h *queueHeap) Push(x any) {
+	c := x.(*clusterQueue)
+	h.pos[c] = len(h.items)
+	h.items = append(h.items, c)
+}
+
+func (h *queueHeap) Pop() any {
+	last := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	delete(h.pos, last)
+	return last
+}
+
+// rest takes every candidate left, queue by queue.
+func (o *fairOrdering) rest() []*workload {
+	var out []*workload
+	for _, c := range o.queues {
+		out = append(out, o.byCQ[c]...)
+		o.byCQ[c] = nil
+	}
+	return out
 }
 
 func (o *fairOrdering) pop(c *clusterQueue) *workload {
@@ -379,14 +450,20 @@ func (s *state) firstFairStrategy(l *ledger, w *workload, need map[flavorResourc
 			if c != cq {
 				reason = kueue.InCohortReclamationReason
 			}
-			l.removeWorkload(victim)
+			o.take(victim)
 			targets = append(targets, target{victim, reason})
 			if s.fairFits(l, cq, usage) {
 				return true, targets, nil
 			}
 			continue
 		}
-		preemptorNew, targetOld := l.drs(cq), l.drs(c)
+		preemptorNew, targetOld := o.share(cq), o.share(c)
+		if compareDRS(preemptorNew, targetOld) > 0 {
+			// Taking a Workload never raises a share, and the queues come highest share
+			// first: no Workload left passes this strategy. Kueue tries each in turn and
+			// keeps them for the next strategy; so does this, at once.
+			return false, targets, append(retry, o.rest()...)
+		}
 		if s.version >= V0_19 && math.IsInf(preemptorNew.share(), 1) && !math.IsInf(targetOld.share(), 1) {
 			for len(o.byCQ[c]) > 0 {
 				retry = append(retry, o.pop(c))
@@ -399,7 +476,7 @@ func (s *state) firstFairStrategy(l *ledger, w *workload, need map[flavorResourc
 			targetNew := l.drs(c)
 			l.restoreWorkload(victim)
 			if compareDRS(preemptorNew, targetNew) <= 0 {
-				l.removeWorkload(victim)
+				o.take(victim)
 				targets = append(targets, target{victim, kueue.InCohortFairSharingReason})
 				if s.fairFits(l, cq, usage) {
 					return true, targets, nil
@@ -416,10 +493,14 @@ func (s *state) secondFairStrategy(l *ledger, w *workload, usage quantities, ret
 	cq := w.cq
 	o := s.newFairOrdering(l, cq, retry)
 	for c := o.next(); c != nil; c = o.next() {
-		preemptorNew, targetOld := l.drs(cq), l.drs(c)
+		preemptorNew, targetOld := o.share(cq), o.share(c)
+		if compareDRS(preemptorNew, targetOld) >= 0 {
+			// The highest share left is not above the preemptor's: none passes.
+			break
+		}
 		victim := o.pop(c)
 		if compareDRS(preemptorNew, targetOld) < 0 {
-			l.removeWorkload(victim)
+			o.take(victim)
 			targets = append(targets, target{victim, kueue.InCohortFairSharingReason})
 			if s.fairFits(l, cq, usage) {
 				return true, targets

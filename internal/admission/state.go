@@ -58,6 +58,11 @@ type clusterQueue struct {
 	drain  bool
 	groups []resourceGroup
 	quotas map[flavorResource]quota
+	// frs are the quotas' flavor-resources, sorted.
+	frs []flavorResource
+	// lendable is, per resource, the most the queue could use of what its cohort has: the
+	// denominator of its dominant resource share. It depends on quotas only.
+	lendable map[corev1.ResourceName]int64
 
 	withinClusterQueue  string
 	reclaimWithinCohort string
