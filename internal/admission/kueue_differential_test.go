@@ -978,3 +978,87 @@ func formatDecisions(ws map[string]observedWorkload) string {
 	}
 	return b.String()
 }
+
+// The generator is deterministic per seed and makes only what the provider can write: every
+// seed's quotas, before and after the change, pass quota.Plan and render, and every job asks
+// for an instance type its team has a quota of.
+func TestDifferentialScenarios(t *testing.T) {
+	kinds := map[string]int{}
+	for seed := uint64(1); seed <= 300; seed++ {
+		sc := generate(seed)
+		if again := generate(seed); again.String() != sc.String() {
+			t.Fatalf("seed %d generates two different scenarios:\n%s\n---\n%s", seed, sc, again)
+		}
+		if _, err := renderQueues(sc.configs()); err != nil {
+			t.Fatalf("seed %d, before the change: %v", seed, err)
+		}
+		if _, err := renderQueues(sc.change.after); err != nil {
+			t.Fatalf("seed %d, after the change (%s): %v", seed, sc.change.what, err)
+		}
+		for _, j := range sc.jobs {
+			i := slices.IndexFunc(sc.teams, func(c quota.Config) bool { return c.Team == j.team })
+			if i < 0 || !slices.ContainsFunc(sc.teams[i].Resources, func(e quota.Entry) bool { return e.InstanceType == j.instanceType }) {
+				t.Errorf("seed %d: job %s/%s asks for %s, which its team has no quota of", seed, j.team, j.name, j.instanceType)
+			}
+		}
+		for _, what := range strings.Split(sc.change.what, "; ") {
+			_, change, _ := strings.Cut(what, ": ")
+			kind, _, _ := strings.Cut(change, " ")
+			kinds[kind]++
+		}
+	}
+	// Every kind of change is generated.
+	for _, kind := range []string{bigGPU, "resource_sharing.strategy", "resource_sharing", "fair_share_weight", "preempt_team_tasks",
+		"activation_state", "quota"} {
+		if kinds[kind] == 0 {
+			t.Errorf("no seed changes %s; generated: %v", kind, kinds)
+		}
+	}
+}
+
+// What Kueue did is read from the decisions before and after the change: a new preemption
+// (with the preemptor named by the UID in Kueue's message, and a readmission), an admission,
+// an eviction by other means, and nothing.
+func TestObservedFates(t *testing.T) {
+	w := func(uid string, admitted bool, flavors []string, preemptions int64, message string) observedWorkload {
+		return observedWorkload{UID: types.UID(uid), Admitted: admitted, Flavors: flavors, Preemptions: preemptions,
+			PreemptedReason: "InCohortReclamation", PreemptedMessage: message, EvictedReason: "ClusterQueueStopped"}
+	}
+	byP := "Preempted to accommodate a workload (UID: p, JobUID: j) due to reclamation within the cohort"
+	before := map[string]observedWorkload{
+		"ns/preempted":   w("1", true, []string{"f"}, 0, ""),
+		"ns/readmitted":  w("2", true, []string{"f"}, 1, byP),
+		"ns/admitted":    w("3", false, nil, 1, byP),
+		"ns/evicted":     w("4", true, []string{"f"}, 0, ""),
+		"ns/pending":     w("5", false, nil, 0, ""),
+		"ns/running":     w("6", true, []string{"f"}, 0, ""),
+		"ns/preemptor":   w("p", false, nil, 0, ""),
+		"ns/by-stranger": w("7", true, []string{"f"}, 0, ""),
+	}
+	after := map[string]observedWorkload{
+		"ns/preempted":   w("1", false, nil, 1, byP),
+		"ns/readmitted":  w("2", true, []string{"g"}, 2, byP),
+		"ns/admitted":    w("3", true, []string{"f"}, 1, byP),
+		"ns/evicted":     w("4", false, nil, 0, ""),
+		"ns/pending":     w("5", false, nil, 0, ""),
+		"ns/running":     w("6", true, []string{"f"}, 0, ""),
+		"ns/preemptor":   w("p", true, []string{"f"}, 0, ""),
+		"ns/by-stranger": w("7", false, nil, 1, "Preempted to accommodate a workload (UID: x, JobUID: y) due to ..."),
+		"ns/new":         w("8", true, []string{"f"}, 0, ""),
+	}
+	want := map[string]string{
+		"ns/preempted":   "preempted by ns/preemptor (InCohortReclamation)",
+		"ns/readmitted":  "preempted by ns/preemptor (InCohortReclamation), readmitted on g",
+		"ns/admitted":    "admitted on f",
+		"ns/evicted":     "evicted (ClusterQueueStopped)",
+		"ns/preemptor":   "admitted on f",
+		"ns/by-stranger": "preempted by an unknown workload (UID x) (InCohortReclamation)",
+		"ns/new":         "admitted on f",
+	}
+	got := observedFates(before, after)
+	for _, key := range slices.Sorted(maps.Keys(after)) {
+		if got[key] != want[key] {
+			t.Errorf("%s: got %q, want %q", key, got[key], want[key])
+		}
+	}
+}
