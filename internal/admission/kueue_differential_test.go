@@ -1062,3 +1062,49 @@ func TestObservedFates(t *testing.T) {
 		}
 	}
 }
+
+// A prediction that differs from what Kueue did is a difference, counted wrong; a right one
+// is counted right; "cannot determine" counts only for a reason that holds for the workload.
+func TestCompare(t *testing.T) {
+	const cq = "q"
+	ref := func(name string) admission.WorkloadRef { return admission.WorkloadRef{Namespace: "ns", Name: name} }
+	onF := []admission.PodSetFlavors{{Name: "main", Count: 1, Flavors: []admission.ResourceFlavor{{Resource: "nvidia.com/gpu", Flavor: "f"}}}}
+	pending := observedWorkload{UID: "1"}
+	admitted := observedWorkload{UID: "1", Admitted: true, Flavors: []string{"f"}}
+	for name, tc := range map[string]struct {
+		outcome       admission.Outcome
+		after         observedWorkload
+		right, wrong  int
+		undetermined  int
+		wantDifferent bool
+	}{
+		"admission predicted and made": {
+			outcome: admission.Outcome{Teams: []admission.TeamOutcome{{ClusterQueue: cq, Admitted: []admission.Admitted{{Workload: ref("w"), PodSets: onF}}}}},
+			after:   admitted, right: 1,
+		},
+		"admission predicted, not made": {
+			outcome: admission.Outcome{Teams: []admission.TeamOutcome{{ClusterQueue: cq, Admitted: []admission.Admitted{{Workload: ref("w"), PodSets: onF}}}}},
+			after:   pending, wrong: 1, wantDifferent: true,
+		},
+		"admission made, not predicted": {
+			after: admitted, wrong: 1, wantDifferent: true,
+		},
+		"undetermined for a reason the workload does not have": {
+			outcome: admission.Outcome{Teams: []admission.TeamOutcome{{ClusterQueue: cq, Undetermined: []admission.Undetermined{{Workload: ref("w"), Reason: admission.PartialAdmission}}}}},
+			after:   pending, wrong: 1, wantDifferent: true,
+		},
+		"undetermined for a reason that holds": {
+			outcome: admission.Outcome{Teams: []admission.TeamOutcome{{ClusterQueue: cq, Undetermined: []admission.Undetermined{{Workload: ref("w"), Reason: admission.NoFixpoint}}}}},
+			after:   admitted, undetermined: 1,
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var ty tally
+			diffs := compare(tc.outcome, map[string]observedWorkload{"ns/w": pending}, map[string]observedWorkload{"ns/w": tc.after}, nil, nil, nil, &ty)
+			if (len(diffs) > 0) != tc.wantDifferent || ty.right != tc.right || ty.wrong != tc.wrong || ty.undetermined != tc.undetermined {
+				t.Errorf("differences %q, tally %s; want different %t, %d right, %d wrong, %d undetermined",
+					diffs, &ty, tc.wantDifferent, tc.right, tc.wrong, tc.undetermined)
+			}
+		})
+	}
+}
