@@ -12,12 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/provider"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/rpcctx"
 )
 
 // Run "go generate" to format example terraform files and generate the docs for the registry/website.
@@ -91,8 +89,13 @@ func main() {
 	if debug {
 		opts = append(opts, tf6server.WithManagedDebug())
 	}
+	newServer := provider.NewServer(version)
 	err := tf6server.Serve("registry.terraform.io/quotaworks/hyperpod", func() tfprotov6.ProviderServer {
-		return rpcctx.Wrap(providerserver.NewProtocol6(provider.New(version)())())
+		s, err := newServer()
+		if err != nil {
+			log.Fatal(err.Error())
+		}
+		return s
 	}, opts...)
 	if err != nil {
 		log.Print(err.Error())

@@ -1,5 +1,5 @@
-# What the nodes have per instance type, and a check that the teams' quotas do not promise more
-# accelerators than that.
+# What the healthy, schedulable nodes have per instance type, and a check that the teams' quotas
+# do not promise more accelerators than that.
 
 locals {
   # Every instance type some team has a quota on.
@@ -14,16 +14,16 @@ locals {
   }
 
   overcommitted = [
-    for type in sort(tolist(local.instance_types)) : format("%s: the quotas claim %d accelerators, the %d nodes have %d",
-      type, local.planned_accelerators[type], data.hyperpod_instance_type_capacity.this[type].node_count,
-    data.hyperpod_instance_type_capacity.this[type].total_accelerators)
-    if local.planned_accelerators[type] > data.hyperpod_instance_type_capacity.this[type].total_accelerators
+    for type in sort(tolist(local.instance_types)) : format("%s: the quotas claim %d accelerators, the %d schedulable nodes have %d",
+      type, local.planned_accelerators[type], data.hyperpod_instance_type_capacity.this[type].schedulable_node_count,
+    data.hyperpod_instance_type_capacity.this[type].schedulable_accelerators)
+    if local.planned_accelerators[type] > data.hyperpod_instance_type_capacity.this[type].schedulable_accelerators
   ]
 }
 
-# Read during plan. The check compares the quotas with total_accelerators, what the nodes have,
-# rather than with unallocated_accelerators: those count every ClusterQueue in the cluster, these
-# quotas included once they are applied.
+# Read during plan. The check compares the quotas with schedulable_accelerators, what the healthy,
+# schedulable nodes have, rather than with unallocated_schedulable_accelerators: those count every
+# ClusterQueue in the cluster, these quotas included once they are applied.
 data "hyperpod_instance_type_capacity" "this" {
   for_each      = local.instance_types
   instance_type = each.key
@@ -36,6 +36,6 @@ data "hyperpod_instance_type_capacity" "this" {
 check "accelerators_fit_the_nodes" {
   assert {
     condition     = length(local.overcommitted) == 0
-    error_message = "The teams' quotas promise more accelerators than the nodes have:\n${join("\n", local.overcommitted)}"
+    error_message = "The teams' quotas promise more accelerators than the schedulable nodes have:\n${join("\n", local.overcommitted)}"
   }
 }

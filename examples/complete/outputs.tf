@@ -22,6 +22,7 @@ output "accelerators" {
       nodes             = data.hyperpod_instance_type_capacity.this[type].node_count
       schedulable_nodes = data.hyperpod_instance_type_capacity.this[type].schedulable_node_count
       total             = data.hyperpod_instance_type_capacity.this[type].total_accelerators
+      schedulable       = data.hyperpod_instance_type_capacity.this[type].schedulable_accelerators
       claimed           = local.planned_accelerators[type]
     }
   }

@@ -3,6 +3,7 @@ package acctest
 import (
 	"context"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 )
@@ -57,11 +59,20 @@ func TestLeftovers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	go func() {
-		time.Sleep(50 * time.Millisecond)
-		_ = dyn.Resource(namespaces).Delete(ctx, "hyperpod-ns-going", metav1.DeleteOptions{})
-	}()
-	left, err := leftovers(ctx, dyn, before, 300*time.Millisecond)
+	// The run deletes hyperpod-ns-going while the check waits: after the check's first look, which
+	// finds it, and before its second. Each look lists namespaces once.
+	var looks atomic.Int32
+	deleted := false // reactors run one at a time
+	dyn.PrependReactor("list", "namespaces", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if looks.Add(1) == 2 && !deleted {
+			deleted = true
+			if err := dyn.Tracker().Delete(namespaces, "", "hyperpod-ns-going"); err != nil {
+				t.Error(err)
+			}
+		}
+		return false, nil, nil
+	})
+	left, err := leftovers(ctx, dyn, before, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,14 +80,14 @@ func TestLeftovers(t *testing.T) {
 		t.Errorf("leftovers %v, want %v", left, want)
 	}
 
-	// Nothing left: no wait.
-	start := time.Now()
+	// Nothing left: one look, no wait.
+	looks.Store(0)
 	if left, err := leftovers(ctx, dyn, map[string]bool{"localqueues hyperpod-ns-left/q": true, "namespaces hyperpod-ns-left": true,
 		"namespaces kube-system": true, "resourceflavors ml.g5.12xlarge": true}, time.Minute); err != nil || len(left) > 0 {
 		t.Errorf("leftovers %v, %v; want none", left, err)
 	}
-	if took := time.Since(start); took > 10*time.Second {
-		t.Errorf("leftovers waited %v with nothing left", took)
+	if n := looks.Load(); n != 1 {
+		t.Errorf("the check looked %d times with nothing left; want once, without waiting", n)
 	}
 }
 

@@ -315,7 +315,7 @@ func newPodSet(ps *kueue.PodSet, reclaimable int32) podSet {
 		total:        map[corev1.ResourceName]int64{},
 		nodeSelector: ps.Template.Spec.NodeSelector,
 		minCount:     ps.MinCount != nil,
-		topology:     ps.TopologyRequest != nil,
+		topology:     ps.TopologyRequest.Requested(),
 	}
 	if a := ps.Template.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
 		out.affinity = a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms

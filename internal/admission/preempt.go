@@ -285,7 +285,6 @@ func (s *state) fairTargets(l *ledger, w *workload, need map[flavorResource]bool
 	if len(candidates) == 0 {
 		return nil
 	}
-	slices.SortFunc(candidates, candidateOrder(cq))
 
 	l.addAll(cq, usage, 1)
 	fits, targets, retry := s.firstFairStrategy(l, w, need, usage, candidates)
@@ -331,6 +330,11 @@ func (s *state) newFairOrdering(l *ledger, cq *clusterQueue, candidates []*workl
 		o.byCQ[c.cq] = append(o.byCQ[c.cq], c)
 	}
 	slices.SortFunc(o.queues, func(a, b *clusterQueue) int { return cmp.Compare(a.name, b.name) })
+	// Kueue sorts all candidates; only the order within each queue matters here.
+	order := candidateOrder(cq)
+	for _, q := range o.queues {
+		slices.SortFunc(o.byCQ[q], order)
+	}
 	return o
 }
 

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
@@ -26,6 +27,8 @@ type Backend struct {
 	SchedulerConfig SchedulerConfigs
 	Capacity        Capacity
 	Usage           TeamUsage
+	// Kueue reads what Kueue admits against, for the plan's admission preview.
+	Kueue KueueState
 	// Traits is what the plan must know of the store, without knowing which it is.
 	Traits     Traits
 	Claims     Claims
@@ -196,6 +199,13 @@ type Capacity interface {
 	// Allocations are what every team's quota gives the instance type, read in one request
 	// (paged where the store pages).
 	Allocations(ctx context.Context, instanceType string) ([]capacity.Allocation, error)
+}
+
+// KueueState reads the cluster's Kueue objects and Workloads.
+type KueueState interface {
+	// Snapshot lists them, each kind once, every request sent once. version names the Kueue
+	// version the snapshot models and how it was found, for a person.
+	Snapshot(ctx context.Context) (c admission.Cluster, version string, err error)
 }
 
 // TeamUsage reads what a team's workloads hold and wait for.

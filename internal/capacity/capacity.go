@@ -37,6 +37,11 @@ type Summary struct {
 	Allocated           Amounts
 	// Unallocated is Total - Allocated; negative when the quotas promise more than the nodes have.
 	Unallocated Amounts
+	// Schedulable sums the Nodes that count in SchedulableNodeCount: what new pods can use now.
+	Schedulable Amounts
+	// UnallocatedSchedulable is Schedulable - Allocated; negative when the quotas promise more
+	// than the schedulable nodes have, which Kueue cannot see: it admits against quotas alone.
+	UnallocatedSchedulable Amounts
 }
 
 // exact accumulates quantities without rounding until the end.
@@ -61,6 +66,15 @@ func (e *exact) add(amounts map[string]resource.Quantity, acceleratorResource st
 }
 
 var bytesPerGiB = big.NewRat(1<<30, 1)
+
+// minus is e - o.
+func (e exact) minus(o exact) exact {
+	out := exact{accelerators: e.accelerators.DeepCopy(), cpu: e.cpu.DeepCopy(), memory: e.memory.DeepCopy()}
+	out.accelerators.Sub(o.accelerators)
+	out.cpu.Sub(o.cpu)
+	out.memory.Sub(o.memory)
+	return out
+}
 
 func (e exact) amounts() Amounts {
 	return Amounts{
@@ -187,11 +201,12 @@ func AllocationsOf(queues []kueue.ClusterQueue, instanceType string) []Allocatio
 // quotas' allocations. Callers pass the Nodes and allocations of that one type.
 func Summarize(it catalog.InstanceType, nodes []Node, allocations []Allocation) Summary {
 	s := Summary{HealthKnown: true, UnhealthyNodeCounts: map[string]int64{}}
-	var total, allocated exact
+	var total, schedulable, allocated exact
 	for _, n := range nodes {
 		s.NodeCount++
 		if n.schedulable() {
 			s.SchedulableNodeCount++
+			schedulable.add(n.Allocatable, it.AcceleratorResource)
 		}
 		if n.CountedOnly {
 			s.HealthKnown = false
@@ -210,15 +225,8 @@ func Summarize(it catalog.InstanceType, nodes []Node, allocations []Allocation) 
 	for _, a := range allocations {
 		allocated.add(a, it.AcceleratorResource)
 	}
-	unallocated := total
-	unallocated.accelerators = total.accelerators.DeepCopy()
-	unallocated.accelerators.Sub(allocated.accelerators)
-	unallocated.cpu = total.cpu.DeepCopy()
-	unallocated.cpu.Sub(allocated.cpu)
-	unallocated.memory = total.memory.DeepCopy()
-	unallocated.memory.Sub(allocated.memory)
-
-	s.Total, s.Allocated, s.Unallocated = total.amounts(), allocated.amounts(), unallocated.amounts()
+	s.Total, s.Allocated, s.Unallocated = total.amounts(), allocated.amounts(), total.minus(allocated).amounts()
+	s.Schedulable, s.UnallocatedSchedulable = schedulable.amounts(), schedulable.minus(allocated).amounts()
 	return s
 }
 

@@ -85,13 +85,18 @@ func TestSummarize(t *testing.T) {
 			Total:       Amounts{Accelerators: 20, VCPU: 240, MemoryGiB: 960},
 			Allocated:   Amounts{Accelerators: 3, VCPU: 25.5, MemoryGiB: 96.5},
 			Unallocated: Amounts{Accelerators: 17, VCPU: 214.5, MemoryGiB: 863.5},
+			// The two Ready, uncordoned Nodes, less what the quotas allocate.
+			Schedulable:            Amounts{Accelerators: 8, VCPU: 96, MemoryGiB: 384},
+			UnallocatedSchedulable: Amounts{Accelerators: 5, VCPU: 70.5, MemoryGiB: 287.5},
 		}},
 		{"cpu type ignores accelerators", c5, Summary{
 			NodeCount: 1, SchedulableNodeCount: 1,
 			HealthKnown: true, UnhealthyNodeCounts: map[string]int64{},
-			Total:       Amounts{VCPU: 16, MemoryGiB: 32},
-			Allocated:   Amounts{VCPU: 3.5, MemoryGiB: 7},
-			Unallocated: Amounts{VCPU: 12.5, MemoryGiB: 25},
+			Total:                  Amounts{VCPU: 16, MemoryGiB: 32},
+			Allocated:              Amounts{VCPU: 3.5, MemoryGiB: 7},
+			Unallocated:            Amounts{VCPU: 12.5, MemoryGiB: 25},
+			Schedulable:            Amounts{VCPU: 16, MemoryGiB: 32},
+			UnallocatedSchedulable: Amounts{VCPU: 12.5, MemoryGiB: 25},
 		}},
 		{"type absent from the cluster", catalog.InstanceType{Name: "ml.p5.48xlarge", Accelerators: 8, AcceleratorResource: "nvidia.com/gpu"}, Summary{
 			HealthKnown: true, UnhealthyNodeCounts: map[string]int64{},
@@ -114,6 +119,9 @@ func TestSummarizeOvercommitted(t *testing.T) {
 	want := Amounts{Accelerators: -4, VCPU: -48, MemoryGiB: -192}
 	if got.Unallocated != want {
 		t.Errorf("Unallocated = %+v, want %+v", got.Unallocated, want)
+	}
+	if got.UnallocatedSchedulable != want {
+		t.Errorf("UnallocatedSchedulable = %+v, want %+v", got.UnallocatedSchedulable, want)
 	}
 }
 
@@ -141,6 +149,9 @@ func TestSummarizeFromFigures(t *testing.T) {
 		Total:       Amounts{Accelerators: 8, VCPU: 96, MemoryGiB: 384},
 		Allocated:   Amounts{Accelerators: 3, VCPU: 25.45, MemoryGiB: 98.9},
 		Unallocated: Amounts{Accelerators: 5, VCPU: 70.55, MemoryGiB: 285.1},
+		// Only the instance in service.
+		Schedulable:            Amounts{Accelerators: 4, VCPU: 48, MemoryGiB: 192},
+		UnallocatedSchedulable: Amounts{Accelerators: 1, VCPU: 22.55, MemoryGiB: 93.1},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Summarize() =\n %+v\nwant\n %+v", got, want)

@@ -48,6 +48,9 @@ type upstream struct {
 	// A request for slowPath signals slowStarted, then waits for release.
 	slowStarted chan struct{}
 	release     chan struct{}
+
+	// firstEventRead, when set (under mu), holds a watch after its first event until it is closed.
+	firstEventRead chan struct{}
 }
 
 const slowPath = "/api/v1/namespaces/default/configmaps/slow"
@@ -72,9 +75,19 @@ func newUpstream(t *testing.T) *upstream {
 		if r.URL.Query().Get("watch") == "true" {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusOK)
+			u.mu.Lock()
+			firstEventRead := u.firstEventRead
+			u.mu.Unlock()
 			for i := 0; i < 3; i++ {
 				fmt.Fprintf(w, `{"type":"ADDED","object":{"n":%d}}`+"\n", i)
 				w.(http.Flusher).Flush()
+				if i == 0 && firstEventRead != nil {
+					select {
+					case <-r.Context().Done():
+						return
+					case <-firstEventRead:
+					}
+				}
 				select {
 				case <-r.Context().Done():
 					return
@@ -280,27 +293,30 @@ func TestRateZeroForwardsUnchanged(t *testing.T) {
 		t.Errorf("upstream Authorization %q", auth)
 	}
 
-	// A watch streams: the first event arrives before the upstream finishes.
-	start := time.Now()
-	resp, err = http.Get(p.URL() + "/api/v1/namespaces/default/configmaps?watch=true")
+	// A watch streams: the first event arrives while the upstream holds back the rest. Were the
+	// proxy to buffer the answer, neither would ever finish: the client's timeout ends the wait.
+	firstEventRead := make(chan struct{})
+	up.mu.Lock()
+	up.firstEventRead = firstEventRead
+	up.mu.Unlock()
+	resp, err = (&http.Client{Timeout: time.Minute}).Get(p.URL() + "/api/v1/namespaces/default/configmaps?watch=true")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	var events []string
-	var first time.Duration
 	for sc.Scan() {
-		if first == 0 {
-			first = time.Since(start)
+		if len(events) == 0 {
+			close(firstEventRead)
 		}
 		events = append(events, sc.Text())
 	}
+	if err := sc.Err(); err != nil {
+		t.Errorf("reading the watch after %d events: %v", len(events), err)
+	}
 	if len(events) != 3 || events[2] != `{"type":"ADDED","object":{"n":2}}` {
 		t.Errorf("events %q", events)
-	}
-	if total := time.Since(start); first >= total-20*time.Millisecond {
-		t.Errorf("first event after %v of %v: not streamed", first, total)
 	}
 	s := p.Stats()
 	if s.Requests != 2 || s.Forwarded != 2 || len(p.Decisions()) != 2 {
@@ -965,11 +981,14 @@ func TestDownResetsRequestOnOpenConnection(t *testing.T) {
 
 // TestDownUpWhileRequestsFlow: outages toggled from another goroutine while
 // clients send requests; every request is either forwarded or counted, and
-// all succeed again after Up. Run with -race.
+// all succeed again after Up. Each phase lasts until requests met it: some
+// reached the proxy while it was up, some met the outage (a refused
+// connection, or a request reset as FaultDown). Run with -race.
 func TestDownUpWhileRequestsFlow(t *testing.T) {
 	up := newUpstream(t)
 	p := startProxy(t, up, faultproxy.Config{Seed: 3, Idempotent: faultproxy.Uniform(0.2), Match: faultproxy.PathPrefix("/api")})
 	stop := make(chan struct{})
+	var refused atomic.Int64
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Add(1)
@@ -982,17 +1001,35 @@ func TestDownUpWhileRequestsFlow(t *testing.T) {
 					return
 				default:
 				}
-				if resp, err := hc.Get(p.URL() + cmPath); err == nil {
-					_, _ = io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
+				resp, err := hc.Get(p.URL() + cmPath)
+				if err != nil {
+					if strings.Contains(err.Error(), "connection refused") {
+						refused.Add(1)
+					}
+					continue
 				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
 			}
 		}()
 	}
+	metOutage := func() int64 { return refused.Load() + int64(p.Stats().Injected[faultproxy.FaultDown]) }
+	// waitUntil polls cond; the minute bounds a hang only.
+	waitUntil := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); !cond(); {
+			if time.Now().After(deadline) {
+				t.Fatalf("no request %s within a minute:\n%s", what, p.Stats())
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
 	for range 10 {
-		time.Sleep(10 * time.Millisecond)
+		received := p.Stats().Requests
+		waitUntil("reached the proxy while it was up", func() bool { return p.Stats().Requests > received })
+		met := metOutage()
 		p.Down()
-		time.Sleep(5 * time.Millisecond)
+		waitUntil("met the outage", func() bool { return metOutage() > met })
 		if err := p.Up(); err != nil {
 			t.Fatal(err)
 		}

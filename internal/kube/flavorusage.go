@@ -108,32 +108,20 @@ func (u *flavorUsage) uses(flavor string) bool {
 
 func (c *Client) listClusterQueueFlavors(ctx context.Context) (map[string][]string, error) {
 	byQueue := map[string][]string{}
-	cont := ""
-	for {
-		req := c.json.Get().AbsPath(objectPath(kueue.ClusterQueues, "", "")...).Param("limit", fmt.Sprint(listPageSize))
-		if cont != "" {
-			req = req.Param("continue", cont)
+	err := c.listPages(ctx, kueue.ClusterQueues, "", func(items []json.RawMessage) error {
+		for _, item := range items {
+			var q clusterQueueFlavors
+			if err := json.Unmarshal(item, &q); err != nil {
+				return fmt.Errorf("decoding the ClusterQueue list: %w", err)
+			}
+			byQueue[q.Metadata.Name] = q.flavors()
 		}
-		raw, err := rawOf(req.Do(ctx))
-		if err != nil {
-			return nil, fmt.Errorf("listing ClusterQueues: %w", err)
-		}
-		var page struct {
-			Metadata struct {
-				Continue string `json:"continue"`
-			} `json:"metadata"`
-			Items []clusterQueueFlavors `json:"items"`
-		}
-		if err := json.Unmarshal(raw, &page); err != nil {
-			return nil, fmt.Errorf("decoding the ClusterQueue list: %w", err)
-		}
-		for i := range page.Items {
-			byQueue[page.Items[i].Metadata.Name] = page.Items[i].flavors()
-		}
-		if cont = page.Metadata.Continue; cont == "" {
-			return byQueue, nil
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing ClusterQueues: %w", err)
 	}
+	return byQueue, nil
 }
 
 // observeWrite records a ClusterQueue this process just applied (raw is the server's answer).

@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -247,24 +250,41 @@ func TestGetDoesNotCacheErrors(t *testing.T) {
 
 // A reader whose shared read was abandoned by another caller's cancelled context reads itself.
 func TestReadCacheRetriesAfterAnotherCallersCancellation(t *testing.T) {
-	var c readCache
-	key := objectKey{Namespaces, "", "x"}
-	started, cancelled := make(chan struct{}), make(chan struct{})
-	go func() {
-		_, _, _ = c.get(context.Background(), key, func(context.Context) ([]byte, bool, error) {
-			close(started)
-			<-cancelled
-			return nil, false, context.Canceled
-		})
-	}()
-	<-started
-	go func() { time.Sleep(20 * time.Millisecond); close(cancelled) }()
-	raw, found, err := c.get(context.Background(), key, func(context.Context) ([]byte, bool, error) {
-		return []byte(`{}`), true, nil
+	synctest.Test(t, func(t *testing.T) {
+		var c readCache
+		key := objectKey{Namespaces, "", "x"}
+		started, cancelled := make(chan struct{}), make(chan struct{})
+		go func() {
+			_, _, _ = c.get(context.Background(), key, func(context.Context) ([]byte, bool, error) {
+				close(started)
+				<-cancelled
+				return nil, false, context.Canceled
+			})
+		}()
+		<-started
+		type result struct {
+			raw   []byte
+			found bool
+			err   error
+		}
+		second := make(chan result, 1)
+		go func() {
+			raw, found, err := c.get(context.Background(), key, func(context.Context) ([]byte, bool, error) {
+				return []byte(`{}`), true, nil
+			})
+			second <- result{raw, found, err}
+		}()
+		synctest.Wait() // the second reader waits for the first one's read
+		select {
+		case r := <-second:
+			t.Fatalf("the second reader did not wait for the shared read: %q %v %v", r.raw, r.found, r.err)
+		default:
+		}
+		close(cancelled)
+		if r := <-second; r.err != nil || !r.found || string(r.raw) != "{}" {
+			t.Fatalf("got %q %v %v", r.raw, r.found, r.err)
+		}
 	})
-	if err != nil || !found || string(raw) != "{}" {
-		t.Fatalf("got %q %v %v", raw, found, err)
-	}
 }
 
 // What this process applied is what it reads back, without another GET.
@@ -300,13 +320,12 @@ func TestApplyUpdatesTheCache(t *testing.T) {
 func TestDeleteAndWaitWithoutFinalizers(t *testing.T) {
 	api := newMemoryAPI(t)
 	api.put(nsPath, namespaceJSON("team-a"))
-	c, ctx := api.client(), context.Background()
-	start := time.Now()
-	if err := c.DeleteAndWait(ctx, Namespaces, "", "team-a", time.Minute); err != nil {
+	c := api.client()
+	// A poll every hour: any wait before the GET would run into the context's minute.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := c.DeleteAndWait(ctx, Namespaces, "", "team-a", time.Hour); err != nil {
 		t.Fatal(err)
-	}
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("took %s", d)
 	}
 	if got := len(api.seen()); got != 2 {
 		t.Errorf("requests %+v, want DELETE and one GET", api.seen())
@@ -318,7 +337,8 @@ func TestDeleteAndWaitWithoutFinalizers(t *testing.T) {
 }
 
 // A terminating object is watched: the wait ends when its deletion event arrives (here the
-// fake's GETs would go on finding it); without watch permission it polls.
+// fake's GETs would go on finding it); without watch permission it polls. The deletion finishes
+// only once the client waits for it: it watches, or its poll found the object still there.
 func TestDeleteAndWaitTracksTheServer(t *testing.T) {
 	for _, forbidWatch := range []bool{false, true} {
 		t.Run(fmt.Sprintf("forbid watch %v", forbidWatch), func(t *testing.T) {
@@ -328,16 +348,50 @@ func TestDeleteAndWaitTracksTheServer(t *testing.T) {
 			obj["metadata"].(map[string]any)["finalizers"] = []any{"kubernetes"}
 			api.put(nsPath, obj)
 			c := api.client()
-			go func() { time.Sleep(300 * time.Millisecond); api.release(nsPath, forbidWatch) }()
-			start := time.Now()
-			if err := c.DeleteAndWait(context.Background(), Namespaces, "", "team-a", 100*time.Millisecond); err != nil {
-				t.Fatal(err)
+			// Bounds the waits only: a client that never sees the deletion fails instead of hanging.
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+
+			var released atomic.Bool
+			returned := make(chan error, 1)
+			go func() {
+				err := c.DeleteAndWait(ctx, Namespaces, "", "team-a", 100*time.Millisecond)
+				if err == nil && !released.Load() {
+					err = errors.New("DeleteAndWait returned before the deletion finished")
+				}
+				returned <- err
+			}()
+			waitingPath := "/api/v1/namespaces" // the watch
+			if forbidWatch {
+				waitingPath = nsPath // a poll
 			}
-			if d := time.Since(start); d < 300*time.Millisecond || d > 2*time.Second {
-				t.Errorf("waited %s for a deletion that took 300ms", d)
+			for !deletedThenRead(api.seen(), waitingPath) {
+				select {
+				case err := <-returned:
+					t.Fatalf("DeleteAndWait returned %v before it waited for the deletion: requests %+v", err, api.seen())
+				case <-ctx.Done():
+					t.Fatalf("the client did not wait for the deletion: requests %+v", api.seen())
+				case <-time.After(time.Millisecond):
+				}
+			}
+			released.Store(true)
+			api.release(nsPath, forbidWatch)
+			select {
+			case err := <-returned:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-ctx.Done():
+				t.Fatal("DeleteAndWait did not return after the deletion finished")
 			}
 		})
 	}
+}
+
+// deletedThenRead reports whether requests hold a DELETE followed by a GET of path.
+func deletedThenRead(requests []seenRequest, path string) bool {
+	i := slices.IndexFunc(requests, func(r seenRequest) bool { return r.Method == http.MethodDelete })
+	return i >= 0 && slices.ContainsFunc(requests[i+1:], func(r seenRequest) bool { return r.Method == http.MethodGet && r.Path == path })
 }
 
 // On timeout the error names the finalizers.
@@ -346,8 +400,20 @@ func TestDeleteAndWaitTimeoutNamesFinalizers(t *testing.T) {
 	obj := namespaceJSON("team-a")
 	obj["metadata"].(map[string]any)["finalizers"] = []any{"kueue.x-k8s.io/resource-in-use"}
 	api.put(nsPath, obj)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// The context ends, as at a timeout, once the client waits: it watches the terminating
+	// object. The minute bounds a hang only.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	go func() {
+		for !deletedThenRead(api.seen(), "/api/v1/namespaces") {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+		cancel()
+	}()
 	err := api.client().DeleteAndWait(ctx, Namespaces, "", "team-a", 50*time.Millisecond)
 	if !errors.Is(err, ErrStillExists) || !strings.Contains(err.Error(), "resource-in-use") {
 		t.Fatalf("got %v", err)

@@ -3,11 +3,9 @@ package kube
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -71,25 +69,8 @@ func (c *Client) primeBefore(ctx context.Context, gvr schema.GroupVersionResourc
 // listInto lists every object of gvr that carries the primer's label, page by page, and
 // offers each one to the cache (an object this process already read or wrote keeps its entry).
 func (c *Client) listInto(ctx context.Context, gvr schema.GroupVersionResource) error {
-	cont := ""
-	for {
-		req := c.json.Get().AbsPath(objectPath(gvr, "", "")...).
-			Param("labelSelector", c.primer.selector).Param("limit", fmt.Sprint(listPageSize))
-		if cont != "" {
-			req = req.Param("continue", cont)
-		}
-		raw, err := rawOf(req.Do(ctx))
-		if err != nil {
-			return err
-		}
-		var page struct {
-			metav1.ListMeta `json:"metadata"`
-			Items           []json.RawMessage `json:"items"`
-		}
-		if err := json.Unmarshal(raw, &page); err != nil {
-			return fmt.Errorf("decoding the %s list: %w", gvr.Resource, err)
-		}
-		for _, item := range page.Items {
+	return c.listPages(ctx, gvr, c.primer.selector, func(items []json.RawMessage) error {
+		for _, item := range items {
 			var meta struct {
 				Metadata struct {
 					Name      string `json:"name"`
@@ -100,8 +81,6 @@ func (c *Client) listInto(ctx context.Context, gvr schema.GroupVersionResource) 
 				c.cache.offer(objectKey{gvr, meta.Metadata.Namespace, meta.Metadata.Name}, item)
 			}
 		}
-		if cont = page.Continue; cont == "" {
-			return nil
-		}
-	}
+		return nil
+	})
 }

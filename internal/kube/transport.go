@@ -103,6 +103,9 @@ func (t *retryTransport) WrappedRoundTripper() http.RoundTripper { return t.next
 
 // retryable reports whether repeating req is safe.
 func retryable(req *http.Request) bool {
+	if req.Context().Value(noRetriesKey{}) != nil {
+		return false
+	}
 	if isUpgrade(req) {
 		// exec/attach/port-forward streams: leave them to the next transport.
 		return false

@@ -80,6 +80,13 @@ type ClusterQueueStatus struct {
 	ReservingWorkloads int32              `json:"reservingWorkloads,omitempty"`
 	AdmittedWorkloads  int32              `json:"admittedWorkloads,omitempty"`
 	Conditions         []metav1.Condition `json:"conditions,omitempty"`
+	// FairSharing is reported only by a manager that runs with fair sharing enabled.
+	FairSharing *FairSharingStatus `json:"fairSharing,omitempty"`
+}
+
+// FairSharingStatus is a ClusterQueue's share of its cohort under fair sharing.
+type FairSharingStatus struct {
+	WeightedShare int64 `json:"weightedShare"`
 }
 
 // FlavorUsage is one flavor's usage in a ClusterQueue status.

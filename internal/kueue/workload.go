@@ -98,6 +98,12 @@ type PodSetTopologyRequest struct {
 	Unconstrained *bool   `json:"unconstrained,omitempty"`
 }
 
+// Requested reports whether r asks for a topology: Kueue's job integrations write an empty
+// request (naming only the pod index label) on every pod set, which asks for none.
+func (r *PodSetTopologyRequest) Requested() bool {
+	return r != nil && (r.Required != nil || r.Preferred != nil || (r.Unconstrained != nil && *r.Unconstrained))
+}
+
 // WorkloadStatus is the part of a Workload's status the preview reads.
 type WorkloadStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`

@@ -282,7 +282,8 @@ func TestTargetFromEnv(t *testing.T) {
 	}
 }
 
-// An unreachable cluster fails closed, quickly, naming the cluster and no secret.
+// An unreachable cluster fails closed on the refused connection itself (not after the check's
+// timeout), naming the cluster and no secret.
 func TestCheckDisposableFromEnvUnreachable(t *testing.T) {
 	clearKubeEnv(t)
 	t.Setenv(EnvDisposableCluster, "")
@@ -292,18 +293,14 @@ func TestCheckDisposableFromEnvUnreachable(t *testing.T) {
 	}
 	t.Setenv("KUBE_CONFIG_PATH", path)
 	t.Setenv("KUBE_CTX", "dev")
-	start := time.Now()
 	_, target, _, err := CheckDisposableFromEnv(t.Context(), "KUBE_CONFIG_PATH")
-	if took := time.Since(start); took > 10*time.Second {
-		t.Errorf("took %s", took)
-	}
 	var nd *NotDisposableError
 	if !errors.As(err, &nd) {
 		t.Fatalf("error %v, want a refusal", err)
 	}
 	msg := err.Error()
 	if !strings.Contains(msg, `refusing to use the cluster at https://127.0.0.1:1 (context "dev", kubeconfig `+path+`): its marker`) ||
-		!strings.Contains(msg, "connect: connection refused") || strings.Contains(msg, "tok-very-secret") {
+		!strings.Contains(msg, "connect: connection refused") || strings.Contains(msg, "no answer within") || strings.Contains(msg, "tok-very-secret") {
 		t.Errorf("refusal:\n%s", msg)
 	}
 	// KUBE_CONFIG_PATH was set by the caller: only KUBE_CTX is to unset.

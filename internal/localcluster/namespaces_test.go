@@ -85,8 +85,8 @@ func TestNamespaceDeletion(t *testing.T) {
 		}
 		left := n
 		for left > 0 {
-			if time.Since(start) > 10*time.Second {
-				t.Fatalf("%d of %d namespaces still there 10s after deleting them", left, n)
+			if time.Since(start) > time.Minute { // a bound for a hang only: how fast is for `make bench`
+				t.Fatalf("%d of %d namespaces still there a minute after deleting them", left, n)
 			}
 			time.Sleep(10 * time.Millisecond)
 			list, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: "nsdel=many"})

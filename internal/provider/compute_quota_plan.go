@@ -22,8 +22,12 @@ import (
 // instance type, a partition, a provider instance_types entry) are planned unknown, and only
 // those.
 func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
-		return // destroy, or the provider is not configured yet (validation)
+	if r.data == nil {
+		return // the provider is not configured yet (validation)
+	}
+	if req.Plan.Raw.IsNull() {
+		r.previewDeletion(ctx, req, resp)
+		return
 	}
 	var config, plan computeQuotaModel
 	resp.Diagnostics.Append(getModel(ctx, req.Config, &config)...)
@@ -58,15 +62,15 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 		addProblems(&resp.Diagnostics, problems)
 		return
 	}
-	if !req.State.Raw.IsNull() {
-		warnImpact(ctx, req.Private, r.data.catalog, rc, &resp.Diagnostics)
-	}
 	planned, diags := plannedQuotaModel(config, rc)
 	resp.Diagnostics.Append(diags...)
 	planned.withoutUnsupported(traits, &resp.Diagnostics)
 	var prior computeQuotaModel
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(getModel(ctx, req.State, &prior)...)
+		if !resp.Diagnostics.HasError() && !r.previewChange(ctx, prior, &planned, &rc, &resp.Diagnostics) {
+			warnImpact(ctx, req.Private, r.data.catalog, rc, &resp.Diagnostics)
+		}
 	}
 	planned.QuotaID, planned.storeRecordModel = plannedStoreRecord(traits.AssignsIDs, req.State.Raw.IsNull(), prior.QuotaID, prior.storeRecordModel)
 	if resp.Diagnostics.HasError() {
@@ -91,6 +95,45 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("drift"))
 		}
 	}
+}
+
+// previewDeletion previews what deleting the quota in state does to jobs.
+func (r *computeQuotaResource) previewDeletion(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var prior computeQuotaModel
+	if req.State.Raw.IsNull() || getModel(ctx, req.State, &prior).HasError() {
+		return
+	}
+	r.previewChange(ctx, prior, nil, nil, &resp.Diagnostics)
+}
+
+// previewChange warns with what replacing the quota prior with planned, resolved as rc (both nil:
+// deleting it), does to jobs, and reports whether it made a preview. A plan that changes nothing
+// Kueue admits by reads nothing; amounts not known until apply cannot be previewed.
+func (r *computeQuotaResource) previewChange(ctx context.Context, prior computeQuotaModel, planned *computeQuotaModel, rc *quota.ResolvedConfig, diags *diag.Diagnostics) bool {
+	team := prior.Team.ValueString()
+	if planned == nil {
+		return r.data.preview.warnQuotaChange(ctx, path.Root("resources"), team, quota.ClusterQueueName(team), nil, diags)
+	}
+	if admitsAlike(prior, *planned) {
+		return false
+	}
+	for _, e := range rc.Resources {
+		if e.Unknown {
+			return false
+		}
+	}
+	next, err := quota.RenderClusterQueue(r.data.catalog, *rc)
+	if err != nil {
+		return false
+	}
+	return r.data.preview.warnQuotaChange(ctx, path.Root("resources"), team, next.Name, &next, diags)
+}
+
+// admitsAlike reports whether two quotas give Kueue the same ClusterQueue to admit by.
+func admitsAlike(a, b computeQuotaModel) bool {
+	return a.Team.Equal(b.Team) && a.ActivationState.Equal(b.ActivationState) && a.PreemptTeamTasks.Equal(b.PreemptTeamTasks) &&
+		a.FairShareWeight.Equal(b.FairShareWeight) && a.Cohort.Equal(b.Cohort) && a.ResourceSharing.Equal(b.ResourceSharing) &&
+		a.Resources.Equal(b.Resources)
 }
 
 // plannedStoreRecord plans the store's record of an object: null on a store that keeps none,

@@ -681,7 +681,9 @@ func TestAccConcurrentWriters_finalizerHoldsDestroy(t *testing.T) {
 					plancheck.ExpectResourceAction(quotaAddr, plancheck.ResourceActionDestroy),
 					cwPlanHook(func() error { applyStarted = time.Now(); return nil }),
 				),
+				// The delete timeout, not anything sooner or later, ended the wait.
 				ExpectError: cwAllOf(
+					`did\s+not\s+finish\s+within\s+timeouts\.delete\s+\(`+regexp.QuoteMeta(deleteTimeout.String())+`\)`,
 					regexp.QuoteMeta(cwFinalizer),
 					regexp.QuoteMeta(workNS+"/job-"+jobName+"-"),
 					`destroy\s+again`,
@@ -693,8 +695,8 @@ func TestAccConcurrentWriters_finalizerHoldsDestroy(t *testing.T) {
 				PreConfig: func() {
 					waited := time.Since(applyStarted)
 					t.Logf("the destroy held by the finalizer took %s (delete timeout %s)", waited.Round(100*time.Millisecond), deleteTimeout)
-					if waited < deleteTimeout || waited > 45*time.Second {
-						t.Errorf("the destroy took %s; want the delete timeout %s, plus little", waited, deleteTimeout)
+					if waited < deleteTimeout {
+						t.Errorf("the destroy ended after %s, before its delete timeout %s", waited, deleteTimeout)
 					}
 					u, err := cwGet(kueue.ClusterQueues, "", quota.ClusterQueueName(team))
 					switch {

@@ -271,7 +271,7 @@ func TestAccExamples_complete(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
 					planCheckFunc(func(p plancheck.CheckPlanRequest) error {
 						status, problems, err := checkBlockResult(p.Plan.Checks, completeCheck)
-						const want = "ml.p5.48xlarge: the quotas claim 24 accelerators, the 2 nodes have 16"
+						const want = "ml.p5.48xlarge: the quotas claim 24 accelerators, the 2 schedulable nodes have 16"
 						if err == nil && (status != "fail" || len(problems) != 1 || !strings.Contains(problems[0], want)) {
 							err = fmt.Errorf("check %s: %s %q, want fail with %q", completeCheck, status, problems, want)
 						}
@@ -356,14 +356,15 @@ func checkCompleteOutputsOn(s statecheck.CheckStateRequest, efaHeld bool) error 
 			}
 		}
 	}
-	// The fleet has 16 H100s, 16 A10Gs and 32 Trainium chips; the teams claim 16, 8 and 16.
+	// The fleet has 16 H100s, 16 A10Gs and 32 Trainium chips, all on schedulable nodes; the
+	// teams claim 16, 8 and 16.
 	for instanceType, want := range map[string][2]string{
 		"ml.p5.48xlarge": {"16", "16"}, "ml.g5.12xlarge": {"16", "8"}, "ml.trn1.32xlarge": {"32", "16"}, "ml.c5.4xlarge": {"0", "0"},
 	} {
 		capacity, _ := outputValue(s, "accelerators").(map[string]any)
 		c, _ := capacity[instanceType].(map[string]any)
-		if decimal(c["total"]) != want[0] || decimal(c["claimed"]) != want[1] {
-			return fmt.Errorf("output accelerators[%q] = %v, want total %s, claimed %s", instanceType, c, want[0], want[1])
+		if decimal(c["total"]) != want[0] || decimal(c["schedulable"]) != want[0] || decimal(c["claimed"]) != want[1] {
+			return fmt.Errorf("output accelerators[%q] = %v, want total and schedulable %s, claimed %s", instanceType, c, want[0], want[1])
 		}
 	}
 	return nil

@@ -16,7 +16,9 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-type instanceTypeCapacityDataSource struct{ dataSourceBase }
+type instanceTypeCapacityDataSource struct {
+	dataSourceBase[instanceTypeCapacityModel]
+}
 
 func (d *instanceTypeCapacityDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	computedInt := func(text string) schema.Int64Attribute {
@@ -67,37 +69,43 @@ func (d *instanceTypeCapacityDataSource) Schema(_ context.Context, _ datasource.
 			{&m.UnallocatedAccelerators, computedInt("`total_accelerators - allocated_accelerators`; negative when quotas promise more than the nodes have.")},
 			{&m.UnallocatedVCPU, computedFloat("`total_vcpu - allocated_vcpu`; negative when overcommitted.")},
 			{&m.UnallocatedMemoryInGiB, computedFloat("`total_memory_in_gib - allocated_memory_in_gib`; negative when overcommitted.")},
+
+			{&m.SchedulableAccelerators, computedInt("Sum of the allocatable accelerators of the Nodes in `schedulable_node_count`: what new pods can use now.")},
+			{&m.SchedulableVCPU, computedFloat("Sum of the allocatable vCPU of the Nodes in `schedulable_node_count`.")},
+			{&m.SchedulableMemoryInGiB, computedFloat("Sum of the allocatable memory (GiB) of the Nodes in `schedulable_node_count`.")},
+
+			{&m.UnallocatedSchedulableAccelerators, computedInt("`schedulable_accelerators - allocated_accelerators`: what a new quota can " +
+				"still claim on healthy, schedulable Nodes. Negative when quotas promise more than those Nodes have: Kueue admits " +
+				"against quotas alone, so jobs it admits beyond this stay pending in the scheduler.")},
+			{&m.UnallocatedSchedulableVCPU, computedFloat("`schedulable_vcpu - allocated_vcpu`; negative when overcommitted.")},
+			{&m.UnallocatedSchedulableMemoryInGiB, computedFloat("`schedulable_memory_in_gib - allocated_memory_in_gib`; negative when overcommitted.")},
 		}),
 	}
 }
 
-func (d *instanceTypeCapacityDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	readDataSource(ctx, req, resp, d.data, d.read)
-}
-
-func (d *instanceTypeCapacityDataSource) read(ctx context.Context, m *instanceTypeCapacityModel, diags *diag.Diagnostics) bool {
+func readInstanceTypeCapacity(ctx context.Context, pd *providerData, m *instanceTypeCapacityModel, diags *diag.Diagnostics) bool {
 	name := m.InstanceType.ValueString()
-	if d.data.capacityPending(name) {
+	if pd.capacityPending(name) {
 		diags.AddAttributeError(path.Root("instance_type"), "Instance type not known yet", fmt.Sprintf(
 			"The provider's instance_types entry for %q depends on values known only after apply, so its figures cannot be read yet. "+
 				"Apply what those values come from first, or set them from values known at plan time.", name))
 		return false
 	}
-	it, ok := d.data.catalog.Lookup(name)
+	it, ok := pd.catalog.Lookup(name)
 	if !ok {
-		diags.AddAttributeError(path.Root("instance_type"), "Unknown instance type", quota.UnknownInstanceTypeDetail(d.data.catalog, name))
+		diags.AddAttributeError(path.Root("instance_type"), "Unknown instance type", quota.UnknownInstanceTypeDetail(pd.catalog, name))
 		return false
 	}
 
-	if d.data.client("read the cluster's Nodes and ClusterQueues", diags) == nil {
+	if pd.client("read the cluster's Nodes and ClusterQueues", diags) == nil {
 		return false
 	}
-	nodes, err := d.data.backend.Capacity.Nodes(ctx, name)
+	nodes, err := pd.backend.Capacity.Nodes(ctx, name)
 	if err != nil {
 		storeError(err).addTo(diags)
 		return false
 	}
-	allocations, err := d.data.backend.Capacity.Allocations(ctx, name)
+	allocations, err := pd.backend.Capacity.Allocations(ctx, name)
 	if err != nil {
 		diags.AddError("Cannot list the quotas", err.Error())
 		return false
@@ -115,6 +123,8 @@ func (d *instanceTypeCapacityDataSource) read(ctx context.Context, m *instanceTy
 	m.TotalAccelerators, m.TotalVCPU, m.TotalMemoryInGiB = amountValues(s.Total)
 	m.AllocatedAccelerators, m.AllocatedVCPU, m.AllocatedMemoryInGiB = amountValues(s.Allocated)
 	m.UnallocatedAccelerators, m.UnallocatedVCPU, m.UnallocatedMemoryInGiB = amountValues(s.Unallocated)
+	m.SchedulableAccelerators, m.SchedulableVCPU, m.SchedulableMemoryInGiB = amountValues(s.Schedulable)
+	m.UnallocatedSchedulableAccelerators, m.UnallocatedSchedulableVCPU, m.UnallocatedSchedulableMemoryInGiB = amountValues(s.UnallocatedSchedulable)
 	return true
 }
 

@@ -74,6 +74,8 @@ func TestAccInstanceTypeCapacity_fleet(t *testing.T) {
 			expectAttr(name, "allocated_accelerators", knownvalue.Int64Exact(0)),
 			expectAttr(name, "unallocated_accelerators", knownvalue.Int64Exact(want.Accelerators)),
 			expectAttr(name, "unallocated_vcpu", knownvalue.Float64Exact(want.VCPU)),
+			expectAttr(name, "schedulable_accelerators", knownvalue.Int64Exact(int64(want.SchedulableNodes)*it.Accelerators)),
+			expectAttr(name, "unallocated_schedulable_accelerators", knownvalue.Int64Exact(int64(want.SchedulableNodes)*it.Accelerators)),
 		)
 	}
 	// Spelled out once, so a mistake shared by the fleet helper and the data source still fails.
@@ -82,6 +84,11 @@ func TestAccInstanceTypeCapacity_fleet(t *testing.T) {
 		expectAttr("ml.g5.12xlarge", "total_memory_in_gib", knownvalue.Float64Exact(768)),
 		expectAttr("ml.c5.4xlarge", "node_count", knownvalue.Int64Exact(4)),
 		expectAttr("ml.c5.4xlarge", "schedulable_node_count", knownvalue.Int64Exact(3)),
+		// The cordoned c5 counts in the totals, not in what is schedulable.
+		expectAttr("ml.c5.4xlarge", "total_vcpu", knownvalue.Float64Exact(64)),
+		expectAttr("ml.c5.4xlarge", "schedulable_vcpu", knownvalue.Float64Exact(48)),
+		expectAttr("ml.c5.4xlarge", "schedulable_memory_in_gib", knownvalue.Float64Exact(96)),
+		expectAttr("ml.c5.4xlarge", "unallocated_schedulable_vcpu", knownvalue.Float64Exact(48)),
 		expectAttr("ml.c5.4xlarge", "accelerator_resource", knownvalue.StringExact("")),
 		expectAttr("ml.c5.4xlarge", "mig_profiles", knownvalue.ListExact([]knownvalue.Check{})),
 		expectAttr("ml.p5.48xlarge", "mig_profiles", knownvalue.ListPartial(map[int]knownvalue.Check{
@@ -128,6 +135,10 @@ func TestAccInstanceTypeCapacity_allocated(t *testing.T) {
 					expectAttr(g5, "unallocated_accelerators", knownvalue.Int64Exact(13)),
 					expectAttr(g5, "unallocated_vcpu", knownvalue.Float64Exact(166.5)),
 					expectAttr(g5, "unallocated_memory_in_gib", knownvalue.Float64Exact(671.5)),
+					// Every fleet Node is schedulable here: the same as unallocated_*.
+					expectAttr(g5, "unallocated_schedulable_accelerators", knownvalue.Int64Exact(13)),
+					expectAttr(g5, "unallocated_schedulable_vcpu", knownvalue.Float64Exact(166.5)),
+					expectAttr(g5, "unallocated_schedulable_memory_in_gib", knownvalue.Float64Exact(671.5)),
 				},
 			},
 		},
@@ -257,8 +268,10 @@ func nodeHealthSteps(t *testing.T, cs kubernetes.Interface, providerHCL string) 
 			expectAttr(g5, "schedulable_node_count", knownvalue.Int64Exact(schedulable)),
 			expectAttr(g5, "not_ready_node_count", knownvalue.Int64Exact(notReady)),
 			expectAttr(g5, "unhealthy_node_counts", knownvalue.MapExact(byStatus)),
-			// Every Node's allocatable still counts in the totals.
+			// Every Node's allocatable still counts in the totals, the schedulable ones' in what is schedulable.
 			expectAttr(g5, "total_accelerators", knownvalue.Int64Exact(16)),
+			expectAttr(g5, "schedulable_accelerators", knownvalue.Int64Exact(4*schedulable)),
+			expectAttr(g5, "unallocated_schedulable_accelerators", knownvalue.Int64Exact(4*schedulable)),
 		}
 	}
 	config := providerHCL + capacityConfig(g5)

@@ -786,11 +786,6 @@ func TestAccInterruptedApply_interruptedTerraform(t *testing.T) {
 	if interrupted.exitCode == 0 {
 		t.Fatalf("apply succeeded although it was interrupted halfway:\n%s", interrupted)
 	}
-	// Nothing in the provider should outlast the cancellation for long: each create returns as
-	// soon as its request is cut off.
-	if exitedAfter > time.Minute {
-		t.Errorf("terraform took %s to exit after the interrupt, want under a minute", exitedAfter.Round(time.Millisecond))
-	}
 
 	// What the apply said, by address.
 	outcome, unaddressed := iaOutcomes(interrupted)
@@ -813,7 +808,14 @@ func TestAccInterruptedApply_interruptedTerraform(t *testing.T) {
 	partly := func(kind string, o *iaOutage) bool {
 		return slices.ContainsFunc(o.errs, func(d tfDiagnostic) bool { return d.Summary == kind+" partly created" })
 	}
-	tally := iaCheckOutcomes(t, prefix, outcome, state, uncertain, partly, nil)
+	// Nothing in the provider outlasts the cancellation: each create in flight ends on the stop,
+	// as soon as its request is cut off, and none runs on to its timeout (a context deadline).
+	endedOnTheStop := func(addr, text string) {
+		if strings.Contains(text, "deadline exceeded") {
+			t.Errorf("%s ran on to its timeout instead of ending on the interrupt:\n%s", addr, text)
+		}
+	}
+	tally := iaCheckOutcomes(t, prefix, outcome, state, uncertain, partly, endedOnTheStop)
 	// Tainted only what the provider reported partly created or maybe created; untainted only
 	// what completed.
 	for addr, r := range state {

@@ -29,6 +29,7 @@ type providerModel struct {
 	Exec                  types.Object  `tfsdk:"exec" model:"execModel"`
 	Retry                 types.Object  `tfsdk:"retry" model:"retryModel"`
 	TaskGovernance        types.Object  `tfsdk:"task_governance" model:"taskGovernanceModel"`
+	AdmissionPreview      types.Bool    `tfsdk:"admission_preview"`
 }
 
 type taskGovernanceModel struct {
@@ -85,6 +86,14 @@ type instanceTypeCapacityModel struct {
 	UnallocatedAccelerators types.Int64   `tfsdk:"unallocated_accelerators"`
 	UnallocatedVCPU         types.Float64 `tfsdk:"unallocated_vcpu"`
 	UnallocatedMemoryInGiB  types.Float64 `tfsdk:"unallocated_memory_in_gib"`
+
+	SchedulableAccelerators types.Int64   `tfsdk:"schedulable_accelerators"`
+	SchedulableVCPU         types.Float64 `tfsdk:"schedulable_vcpu"`
+	SchedulableMemoryInGiB  types.Float64 `tfsdk:"schedulable_memory_in_gib"`
+
+	UnallocatedSchedulableAccelerators types.Int64   `tfsdk:"unallocated_schedulable_accelerators"`
+	UnallocatedSchedulableVCPU         types.Float64 `tfsdk:"unallocated_schedulable_vcpu"`
+	UnallocatedSchedulableMemoryInGiB  types.Float64 `tfsdk:"unallocated_schedulable_memory_in_gib"`
 }
 
 type computeQuotaModel struct {

@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/rpcctx"
 )
 
 // planCostServer is the provider as main.go serves it, configured for one of the two paths,
@@ -25,11 +22,10 @@ type planCostServer struct {
 func newPlanCostServer(tb testing.TB, providerAttrs func(tftypes.Object) map[string]tftypes.Value) *planCostServer {
 	tb.Helper()
 	ctx := context.Background()
-	s, err := providerserver.NewProtocol6WithError(New("bench")())()
+	srv, err := NewServer("bench")()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv := rpcctx.Wrap(s)
 	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil || len(schemas.Diagnostics) > 0 {
 		tb.Fatalf("GetProviderSchema: %v %v", err, schemas.Diagnostics)

@@ -59,6 +59,8 @@ type providerData struct {
 	finished finishedCreates
 	// defaultTags are task_governance.default_tags: tags every tagged resource carries.
 	defaultTags defaultTags
+	// preview predicts what a quota change does to jobs.
+	preview *admissionPreview
 }
 
 // client returns the Kubernetes client, or adds an error naming the provider attributes that
@@ -120,13 +122,10 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 		role     assumeRoleModel
 		defaults defaultTagsModel
 	)
-	// cluster_arn, assume_role.role_arn and exec.command are Optional, described as required in
-	// their block, and checked when the provider is configured: the framework checks a Required
-	// attribute of an absent single nested block too, which would refuse every configuration
-	// without the block (terraform-plugin-framework issue 740).
+	// cluster_arn, assume_role.role_arn and exec.command are served Required (requiredInBlock).
 	tgAttributes, tgBlocks := attributesAndBlocksOf(&tg, []fieldSchema[schema.Attribute]{
 		{&tg.ClusterARN, schema.StringAttribute{Optional: true, Description: "ARN of the HyperPod cluster, " +
-			"`arn:aws:sagemaker:<region>:<account>:cluster/<id>`. Required in this block."}},
+			"`arn:aws:sagemaker:<region>:<account>:cluster/<id>`."}},
 		{&tg.Region, str("AWS region of the SageMaker API (default: the cluster ARN's region).", false)},
 		{&tg.Endpoint, str("URL of the SageMaker API endpoint, e.g. a VPC interface endpoint (default: the region's public endpoint).", false)},
 		{&tg.STSEndpoint, str("URL of the STS endpoint used by `assume_role`.", false)},
@@ -140,7 +139,7 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 		{&tg.AssumeRole, schema.SingleNestedBlock{
 			Description: "Assume an IAM role with the credentials of the chain, as the aws provider's `assume_role`.",
 			Attributes: attributesOf(&role, []fieldSchema[schema.Attribute]{
-				{&role.RoleARN, str("ARN of the role to assume. Required in this block.", false)},
+				{&role.RoleARN, str("ARN of the role to assume.", false)},
 				{&role.SessionName, str("Session name (default: one the SDK generates).", false)},
 				{&role.ExternalID, str("External ID the role's trust policy requires.", false)},
 				{&role.Duration, str("Session duration, a Go duration between 15m and 12h (default 15m; renewed as it expires).", false)},
@@ -187,6 +186,14 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			Optional:    true,
 			Description: "Requests allowed at once above `qps`; only used together with `qps` (default: the larger of 10 and `qps`).",
 		}},
+		{&m.AdmissionPreview, schema.BoolAttribute{
+			Optional: true,
+			Description: "Preview, during plan, what a change of a compute quota does to the jobs of its cohort: which pending " +
+				"jobs start, which running ones are preempted (by whom, under which rule) or left over their team's nominal " +
+				"quota, and what cannot be predicted. Each preview is a warning of the plan. A plan that changes quotas reads the " +
+				"cluster's Kueue objects and Workloads once (a LIST per kind, every request sent once, at most 10 s); a plan that " +
+				"changes none reads nothing more. Default `true`; `false` turns previews off.",
+		}},
 		{&m.InstanceTypes, schema.MapNestedAttribute{
 			Optional: true,
 			Description: "Per-instance capacity of instance types, keyed by name (`ml.<family>.<size>`). An entry for a " +
@@ -206,7 +213,7 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			Description: "Get credentials from a command, e.g. `aws eks get-token`.",
 			Attributes: attributesOf(&exec, []fieldSchema[schema.Attribute]{
 				{&exec.APIVersion, schema.StringAttribute{Optional: true, Description: "API version of the credential plugin, e.g. `client.authentication.k8s.io/v1beta1`."}},
-				{&exec.Command, schema.StringAttribute{Optional: true, Description: "Command to run. Required in this block."}},
+				{&exec.Command, schema.StringAttribute{Optional: true, Description: "Command to run."}},
 				{&exec.Args, strList("Arguments of the command.")},
 				{&exec.Env, schema.MapAttribute{ElementType: types.StringType, Optional: true, Description: "Environment variables for the command."}},
 			}),
@@ -325,6 +332,10 @@ func (p *hyperpodProvider) Configure(ctx context.Context, req provider.Configure
 		}
 		data.backend = sagemakerbackend.New(client, tg.ClusterARN, data.catalog, sagemakerclient.DefaultPoll, kubernetes)
 	}
+	data.preview = &admissionPreview{off: conf.previewOff, state: data.backend.Kueue}
+	if len(conf.pending) > 0 {
+		data.preview.unavailable = "the provider's " + strings.Join(conf.pending, ", ") + " are not known until apply, so the cluster cannot be read yet"
+	}
 	resp.DataSourceData = data
 	resp.ResourceData = data
 }
@@ -345,9 +356,13 @@ func (p *hyperpodProvider) Resources(_ context.Context) []func() resource.Resour
 func (p *hyperpodProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		func() datasource.DataSource {
-			return &instanceTypeCapacityDataSource{dataSourceBase{typeName: "_instance_type_capacity"}}
+			return &instanceTypeCapacityDataSource{dataSourceBase[instanceTypeCapacityModel]{
+				typeName: "_instance_type_capacity", read: readInstanceTypeCapacity,
+			}}
 		},
-		func() datasource.DataSource { return &teamUsageDataSource{dataSourceBase{typeName: "_team_usage"}} },
+		func() datasource.DataSource {
+			return &teamUsageDataSource{dataSourceBase[teamUsageModel]{typeName: "_team_usage", read: readTeamUsage}}
+		},
 	}
 }
 
@@ -415,27 +430,30 @@ func (b *functionBase) Definition(_ context.Context, _ function.DefinitionReques
 	resp.Definition = b.definition
 }
 
-// dataSourceBase is resourceBase for data sources.
-type dataSourceBase resourceBase
+// dataSourceBase is what every data source shares: resourceBase's type name and provider data,
+// and its Read, which reads the configuration into model M, lets read fill in the rest and saves
+// M as the state. Nothing is read when the configuration cannot be or the provider is not
+// configured yet (data is nil), and nothing saved when read returns false.
+type dataSourceBase[M any] struct {
+	typeName string
+	data     *providerData
+	read     func(context.Context, *providerData, *M, *diag.Diagnostics) bool
+}
 
-// readDataSource is every data source's Read: it reads the configuration into model M, lets
-// read fill in the rest and saves M as the state. Nothing is read when the configuration cannot
-// be or the provider is not configured yet (pd is nil), and nothing saved when read returns false.
-func readDataSource[M any](ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse, pd *providerData,
-	read func(context.Context, *M, *diag.Diagnostics) bool) {
+func (b *dataSourceBase[M]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m M
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || pd == nil || !read(ctx, &m, &resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || b.data == nil || !b.read(ctx, b.data, &m, &resp.Diagnostics) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-func (b *dataSourceBase) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+func (b *dataSourceBase[M]) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + b.typeName
 }
 
-func (b *dataSourceBase) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+func (b *dataSourceBase[M]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	b.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 

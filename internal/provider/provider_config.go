@@ -30,6 +30,8 @@ type providerConfig struct {
 	pendingTypes    map[string]bool
 	allTypesPending bool
 	defaultTags     defaultTags
+	// previewOff says why the plan makes no admission preview; "" when it does.
+	previewOff string
 }
 
 // readProviderConfig converts the provider block, applies the KUBE_* variables and reports
@@ -38,7 +40,8 @@ type providerConfig struct {
 func readProviderConfig(m providerModel, lookupEnv func(string) (string, bool), diags *diag.Diagnostics) providerConfig {
 	var pending []string
 	inputs := m
-	inputs.InstanceTypes = types.Map{} // read below: a type with any unknown value is pending as a whole
+	inputs.InstanceTypes = types.Map{}         // read below: a type with any unknown value is pending as a whole
+	inputs.AdmissionPreview = types.BoolNull() // not a cluster setting: unknown only turns previews off
 	// Default tags not known yet leave only tags_all unknown: the cluster can still be reached.
 	defaultTagsPath := path.Root(tagOf[providerModel]("TaskGovernance")).AtName(tagOf[taskGovernanceModel]("DefaultTags")).String()
 	modelUnknownPaths(inputs, path.Empty(), func(p path.Path) {
@@ -99,6 +102,12 @@ func readProviderConfig(m providerModel, lookupEnv func(string) (string, bool), 
 			p.Message+".")
 	}
 	conf.settings = s
+	switch {
+	case m.AdmissionPreview.IsUnknown():
+		conf.previewOff = "admission_preview is not known until apply"
+	case !m.AdmissionPreview.IsNull() && !m.AdmissionPreview.ValueBool():
+		conf.previewOff = "admission_preview = false"
+	}
 	conf.taskGovernance = readTaskGovernance(m.TaskGovernance, s.Retry, conf.pending, diags)
 	if tg, ok := modelOf[taskGovernanceModel](m.TaskGovernance); ok {
 		conf.defaultTags = readDefaultTags(tg, diags)

@@ -325,7 +325,7 @@ func TestAccProvider_configErrorsAtPlan(t *testing.T) {
 	steps := []resource.TestStep{}
 	for _, c := range []struct{ block, want string }{
 		{`cluster_ca_certificate = "bm90IGEgY2VydA=="`, `must be PEM data`},
-		{"exec {\n    api_version = \"client.authentication.k8s.io/v1beta1\"\n  }", `exec\.command must be set`},
+		{"exec {\n    api_version = \"client.authentication.k8s.io/v1beta1\"\n    command = \"\"\n  }", `exec\.command must be set`},
 		{"retry {\n    min_backoff = \"2s\"\n    max_backoff = \"1s\"\n  }", `retry\.min_backoff \(2s\) must not be greater than\s+retry\.max_backoff \(1s\)`},
 		{"retry {\n    max_elapsed = \"soon\"\n  }", `retry\.max_elapsed is "soon", which is not a positive Go\s+duration`},
 		// The SageMaker path's block, checked without a request to AWS.
@@ -337,6 +337,18 @@ func TestAccProvider_configErrorsAtPlan(t *testing.T) {
 			Config:      fmt.Sprintf("provider \"hyperpod\" {\n  host = \"https://127.0.0.1:1\"\n  %s\n}\n", c.block) + newQuota,
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`(?s)Invalid provider configuration.*` + c.want),
+		})
+	}
+	// A block without the attribute it needs is refused by the CLI, from the schema it is served.
+	for _, c := range []struct{ block, attribute string }{
+		{"exec {\n    api_version = \"client.authentication.k8s.io/v1beta1\"\n  }", "command"},
+		{"task_governance {\n    region = \"us-west-2\"\n  }", "cluster_arn"},
+		{"task_governance {\n    cluster_arn = \"arn:aws:sagemaker:us-west-2:123456789012:cluster/abcdef012345\"\n    assume_role {\n      duration = \"1h\"\n    }\n  }", "role_arn"},
+	} {
+		steps = append(steps, resource.TestStep{
+			Config:      fmt.Sprintf("provider \"hyperpod\" {\n  host = \"https://127.0.0.1:1\"\n  %s\n}\n", c.block) + newQuota,
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Missing required argument.*The argument "` + c.attribute + `" is required`),
 		})
 	}
 	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})

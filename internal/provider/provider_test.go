@@ -4,7 +4,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -12,19 +11,12 @@ import (
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/rpcctx"
 )
 
 // testAccProtoV6ProviderFactories serves the provider in-process to the terraform CLI, wrapped
 // as main.go serves it.
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"hyperpod": func() (tfprotov6.ProviderServer, error) {
-		s, err := providerserver.NewProtocol6WithError(New("test")())()
-		if err != nil {
-			return nil, err
-		}
-		return rpcctx.Wrap(s), nil
-	},
+	"hyperpod": NewServer("test"),
 }
 
 // acc is the cluster the acceptance tests run against (acctest.Current), set up once by

@@ -13,7 +13,7 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-type teamUsageDataSource struct{ dataSourceBase }
+type teamUsageDataSource struct{ dataSourceBase[teamUsageModel] }
 
 var teamUsageResourceAttrTypes = attrTypesOf[teamUsageResourceModel]()
 
@@ -61,17 +61,13 @@ func (d *teamUsageDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 	}
 }
 
-func (d *teamUsageDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	readDataSource(ctx, req, resp, d.data, d.read)
-}
-
-func (d *teamUsageDataSource) read(ctx context.Context, m *teamUsageModel, diags *diag.Diagnostics) bool {
+func readTeamUsage(ctx context.Context, pd *providerData, m *teamUsageModel, diags *diag.Diagnostics) bool {
 	team := m.Team.ValueString()
 	name := quota.ClusterQueueName(team)
-	if d.data.client("read ClusterQueue "+name, diags) == nil {
+	if pd.client("read ClusterQueue "+name, diags) == nil {
 		return false
 	}
-	u, err := d.data.backend.Usage.Usage(ctx, team)
+	u, err := pd.backend.Usage.Usage(ctx, team)
 	if err != nil {
 		storeError(err).addTo(diags)
 		return false

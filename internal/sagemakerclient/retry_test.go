@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -169,46 +170,62 @@ func TestRetryConnectionRefused(t *testing.T) {
 	}
 }
 
+// The time budget, not MaxAttempts, ends the retries: no attempt starts after it, and no wait
+// runs past it.
 func TestRetryTimeBudget(t *testing.T) {
-	isolateEnv(t)
-	srv := newFakeSageMaker(t, sequence(throttled))
-	ctx := context.Background()
-	budget := retrypolicy.Settings{MaxAttempts: 1000, MinBackoff: 5 * time.Millisecond, MaxBackoff: 10 * time.Millisecond, MaxElapsed: 80 * time.Millisecond}
-	c := newTestClient(t, ctx, srv, func(s *Settings) { s.Retry = budget })
+	for _, tc := range []struct {
+		name        string
+		budget      retrypolicy.Settings
+		maxAttempts int
+	}{
+		// Waits of 5-10ms: the budget allows at most 17 attempts.
+		{"short waits", retrypolicy.Settings{MaxAttempts: 1000, MinBackoff: 5 * time.Millisecond, MaxBackoff: 10 * time.Millisecond,
+			MaxElapsed: 80 * time.Millisecond}, 17},
+		// A wait of an hour is cut to what is left of the budget: the second attempt is the last.
+		{"waits past the budget", retrypolicy.Settings{MaxAttempts: 1000, MinBackoff: time.Hour, MaxBackoff: time.Hour,
+			MaxElapsed: 50 * time.Millisecond}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			isolateEnv(t)
+			srv := newFakeSageMaker(t, sequence(throttled))
+			c := newTestClient(t, context.Background(), srv, func(s *Settings) { s.Retry = tc.budget })
+			// Bounds the wait only: a wait not cut to the budget runs into it.
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
 
-	start := time.Now()
-	err := describeQuota(ctx, c)
-	took := time.Since(start)
-	var opErr *OperationError
-	if !errors.As(err, &opErr) {
-		t.Fatalf("err = %v", err)
-	}
-	// Waits are 5-10ms, so the budget allows at most 17 attempts.
-	if opErr.Attempts < 2 || opErr.Attempts > 17 || srv.count("DescribeComputeQuota") != opErr.Attempts {
-		t.Errorf("%d attempts (server saw %d), want 2 to 17 within an 80ms budget", opErr.Attempts, srv.count("DescribeComputeQuota"))
-	}
-	if took > budget.MaxElapsed+time.Second {
-		t.Errorf("took %s, budget %s", took, budget.MaxElapsed)
+			err := describeQuota(ctx, c)
+			var opErr *OperationError
+			if !errors.As(err, &opErr) {
+				t.Fatalf("err = %v", err)
+			}
+			if opErr.Interrupted != nil || opErr.Elapsed < tc.budget.MaxElapsed {
+				t.Errorf("stopped after %s (interrupted: %v), want by the budget of %s: %v", opErr.Elapsed, opErr.Interrupted, tc.budget.MaxElapsed, err)
+			}
+			if opErr.Attempts > tc.maxAttempts || srv.count("DescribeComputeQuota") != opErr.Attempts {
+				t.Errorf("%d attempts (server saw %d), want at most %d within a %s budget", opErr.Attempts, srv.count("DescribeComputeQuota"),
+					tc.maxAttempts, tc.budget.MaxElapsed)
+			}
+		})
 	}
 }
 
 func TestRetryStopsWhenTheContextEnds(t *testing.T) {
-	isolateEnv(t)
-	srv := newFakeSageMaker(t, sequence(throttled))
-	c := newTestClient(t, context.Background(), srv, func(s *Settings) {
-		s.Retry = retrypolicy.Settings{MaxAttempts: 10, MinBackoff: time.Minute, MaxBackoff: time.Minute}
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
+	// In a bubble the clock moves only while everything waits: the context ends during the
+	// minute's wait before the second attempt, whatever the machine's load.
+	synctest.Test(t, func(t *testing.T) {
+		f := &describeFake{err: &smithy.GenericAPIError{Code: "ThrottlingException", Message: "Rate exceeded"}}
+		api := WithRetries(f, retrypolicy.Settings{MaxAttempts: 10, MinBackoff: time.Minute, MaxBackoff: time.Minute})
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
 
-	start := time.Now()
-	err := describeQuota(ctx, c)
-	if time.Since(start) > 10*time.Second {
-		t.Errorf("waited %s after the context ended", time.Since(start))
-	}
-	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "(stopped: context deadline exceeded): ThrottlingException: Rate exceeded") {
-		t.Errorf("err = %v, want the throttling error, stopped by the deadline", err)
-	}
+		err := describeQuota(ctx, api)
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "(stopped: context deadline exceeded): ThrottlingException: Rate exceeded") {
+			t.Errorf("err = %v, want the throttling error, stopped by the deadline", err)
+		}
+		if f.calls != 1 {
+			t.Errorf("%d attempts, want 1: the deadline ends the wait before the second", f.calls)
+		}
+	})
 }
 
 func TestClassify(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -138,14 +139,18 @@ func TestWaitComputeQuota(t *testing.T) {
 		t.Errorf("describe failure: err = %v after %d calls", err, f.calls)
 	}
 
-	f = &describeFake{statuses: []types.SchedulerResourceStatus{c}}
-	tctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	defer cancel()
-	out, err = WaitComputeQuota(tctx, f, fastPoll, "q00000000001", Settled)
-	if !errors.Is(err, context.DeadlineExceeded) || !strings.HasPrefix(err.Error(), "compute quota q00000000001 is still Creating after ") ||
-		out == nil || f.calls < 2 {
-		t.Errorf("timeout: out = %+v, err = %v, calls = %d", out, err, f.calls)
-	}
+	// In a bubble the clock moves only while everything waits: the timeout comes after the polls
+	// it allows, whatever the machine's load.
+	synctest.Test(t, func(t *testing.T) {
+		f := &describeFake{statuses: []types.SchedulerResourceStatus{c}}
+		tctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		defer cancel()
+		out, err := WaitComputeQuota(tctx, f, fastPoll, "q00000000001", Settled)
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.HasPrefix(err.Error(), "compute quota q00000000001 is still Creating after ") ||
+			out == nil || f.calls < 2 {
+			t.Errorf("timeout: out = %+v, err = %v, calls = %d", out, err, f.calls)
+		}
+	})
 }
 
 func TestWaitClusterSchedulerConfig(t *testing.T) {

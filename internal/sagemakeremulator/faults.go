@@ -270,17 +270,12 @@ func all[T any, P object[T]](s *store[T, P]) []T {
 // edits a copy, of which Description, ActivationState, Target and Config are taken; they are
 // checked as the API checks them, the version goes up by one and the quota is Updating.
 func (e *Emulator) UpdateQuota(id string, change func(*ComputeQuota)) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	q, version, aerr := e.quotas.editedCopy(id, change)
-	if aerr != nil {
-		return aerr
-	}
-	in := updateComputeQuotaInput{
-		ComputeQuotaId: &id, TargetVersion: &version, ComputeQuotaConfig: &q.Config,
-		ComputeQuotaTarget: &q.Target, ActivationState: q.ActivationState, Description: &q.Description,
-	}
-	return updateFromOutside(in, in.check, e.applyQuotaUpdate)
+	return updateFromOutside(e, e.quotas, id, change, func(q ComputeQuota, version int32) updateComputeQuotaInput {
+		return updateComputeQuotaInput{
+			ComputeQuotaId: &id, TargetVersion: &version, ComputeQuotaConfig: &q.Config,
+			ComputeQuotaTarget: &q.Target, ActivationState: q.ActivationState, Description: &q.Description,
+		}
+	}, (*updateComputeQuotaInput).check, e.applyQuotaUpdate)
 }
 
 // UpdateSchedulerConfig changes a cluster scheduler config as someone else would through
@@ -288,22 +283,26 @@ func (e *Emulator) UpdateQuota(id string, change func(*ComputeQuota)) error {
 // Description and Config are taken; they are checked as the API checks them, the version goes
 // up by one and the config is Updating.
 func (e *Emulator) UpdateSchedulerConfig(id string, change func(*ClusterSchedulerConfig)) error {
+	return updateFromOutside(e, e.configs, id, change, func(c ClusterSchedulerConfig, version int32) updateSchedulerConfigInput {
+		return updateSchedulerConfigInput{
+			ClusterSchedulerConfigId: &id, TargetVersion: &version, SchedulerConfig: &c.Config, Description: &c.Description,
+		}
+	}, (*updateSchedulerConfigInput).check, e.applyConfigUpdate)
+}
+
+// updateFromOutside edits a copy of object id with change, makes of the copy the input of an
+// update over the object's current version, checks it as the API checks an update and applies it.
+func updateFromOutside[T any, P object[T], In any](e *Emulator, s *store[T, P], id string, change func(*T),
+	input func(edited T, version int32) In, check func(*In, *violations), apply func(In) (*T, *apiError)) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	c, version, aerr := e.configs.editedCopy(id, change)
+	edited, version, aerr := s.editedCopy(id, change)
 	if aerr != nil {
 		return aerr
 	}
-	in := updateSchedulerConfigInput{
-		ClusterSchedulerConfigId: &id, TargetVersion: &version, SchedulerConfig: &c.Config, Description: &c.Description,
-	}
-	return updateFromOutside(in, in.check, e.applyConfigUpdate)
-}
-
-// updateFromOutside checks in as the API checks an update and applies it. Callers hold mu.
-func updateFromOutside[In, T any](in In, check func(*violations), apply func(In) (T, *apiError)) error {
+	in := input(edited, version)
 	var v violations
-	check(&v)
+	check(&in, &v)
 	if aerr := v.err(); aerr != nil {
 		return aerr
 	}

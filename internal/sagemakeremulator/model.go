@@ -396,6 +396,13 @@ func (v *violations) checkID(id *string, path string) {
 	}
 }
 
+// checkUpdated checks what names the object an update changes: its id (checkID) and the version
+// it replaces, TargetVersion, required by UpdateComputeQuota and UpdateClusterSchedulerConfig.
+func (v *violations) checkUpdated(id *string, path string, targetVersion *int32) {
+	v.checkID(id, path)
+	v.required(targetVersion != nil, "targetVersion")
+}
+
 // epochSeconds is a timestamp as awsJson1_1 carries it: seconds since the epoch, a JSON number
 // with a fraction (the SDK reads it with smithytime.ParseEpochSeconds).
 type epochSeconds time.Time

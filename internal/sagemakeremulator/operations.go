@@ -153,8 +153,7 @@ type updateComputeQuotaInput struct {
 }
 
 func (in *updateComputeQuotaInput) check(v *violations) {
-	v.checkID(in.ComputeQuotaId, "computeQuotaId")
-	v.required(in.TargetVersion != nil, "targetVersion")
+	v.checkUpdated(in.ComputeQuotaId, "computeQuotaId", in.TargetVersion)
 	if in.ComputeQuotaConfig != nil {
 		v.checkQuotaConfig(in.ComputeQuotaConfig, "computeQuotaConfig")
 	}
@@ -298,8 +297,7 @@ type updateSchedulerConfigInput struct {
 }
 
 func (in *updateSchedulerConfigInput) check(v *violations) {
-	v.checkID(in.ClusterSchedulerConfigId, "clusterSchedulerConfigId")
-	v.required(in.TargetVersion != nil, "targetVersion")
+	v.checkUpdated(in.ClusterSchedulerConfigId, "clusterSchedulerConfigId", in.TargetVersion)
 	if in.SchedulerConfig != nil {
 		v.checkSchedulerConfig(in.SchedulerConfig, "schedulerConfig")
 	}

@@ -87,20 +87,30 @@ func setTags(r *Record, tags []Tag) *apiError {
 	return nil
 }
 
+// tagOperation decodes body into in and checks it as the API checks it (the ResourceArn, then the
+// rest with check), and runs do on the quota or scheduler config the ARN names, holding mu. arn
+// is the address of in's ResourceArn, the member every tag operation names its resource by.
+func tagOperation(e *Emulator, body []byte, in any, arn **string, check func(*violations),
+	do func(*Record) (any, *apiError)) (any, *apiError) {
+	if err := decodeChecked(body, in, func(v *violations) {
+		v.checkResourceARN(*arn)
+		check(v)
+	}); err != nil {
+		return nil, err
+	}
+	return onTagged(e, **arn, do)
+}
+
 func (e *Emulator) addTags(_ context.Context, body []byte) (any, *apiError) {
 	var in struct {
 		ResourceArn *string `json:"ResourceArn"`
 		Tags        []Tag   `json:"Tags"`
 	}
-	if err := decodeChecked(body, &in, func(v *violations) {
-		v.checkResourceARN(in.ResourceArn)
+	return tagOperation(e, body, &in, &in.ResourceArn, func(v *violations) {
 		if v.required(in.Tags != nil, "tags") {
 			v.checkTags(in.Tags)
 		}
-	}); err != nil {
-		return nil, err
-	}
-	return onTagged(e, *in.ResourceArn, func(r *Record) (any, *apiError) {
+	}, func(r *Record) (any, *apiError) {
 		if aerr := setTags(r, in.Tags); aerr != nil {
 			return nil, aerr
 		}
@@ -113,8 +123,7 @@ func (e *Emulator) deleteTags(_ context.Context, body []byte) (any, *apiError) {
 		ResourceArn *string  `json:"ResourceArn"`
 		TagKeys     []string `json:"TagKeys"`
 	}
-	if err := decodeChecked(body, &in, func(v *violations) {
-		v.checkResourceARN(in.ResourceArn)
+	return tagOperation(e, body, &in, &in.ResourceArn, func(v *violations) {
 		if v.required(in.TagKeys != nil, "tagKeys") {
 			if len(in.TagKeys) == 0 {
 				v.add("[0 items]", "tagKeys", "have length greater than or equal to 1")
@@ -124,10 +133,7 @@ func (e *Emulator) deleteTags(_ context.Context, body []byte) (any, *apiError) {
 				v.str(k, member("tagKeys", i), 1, maxTagKey, &tagPattern)
 			}
 		}
-	}); err != nil {
-		return nil, err
-	}
-	return onTagged(e, *in.ResourceArn, func(r *Record) (any, *apiError) {
+	}, func(r *Record) (any, *apiError) {
 		// A key the resource does not have is ignored (permissive: the page documents no error).
 		r.Tags = slices.DeleteFunc(slices.Clone(r.Tags), func(t Tag) bool { return slices.Contains(in.TagKeys, *t.Key) })
 		return struct{}{}, nil
@@ -140,14 +146,10 @@ func (e *Emulator) listTags(_ context.Context, body []byte) (any, *apiError) {
 		MaxResults  *int32  `json:"MaxResults"`
 		NextToken   *string `json:"NextToken"`
 	}
-	if err := decodeChecked(body, &in, func(v *violations) {
-		v.checkResourceARN(in.ResourceArn)
+	return tagOperation(e, body, &in, &in.ResourceArn, func(v *violations) {
 		inRange(v, in.MaxResults, "maxResults", minListTagsResults, maxListResults)
 		v.optionalStr(in.NextToken, "nextToken", 0, maxNextToken, nil)
-	}); err != nil {
-		return nil, err
-	}
-	return onTagged(e, *in.ResourceArn, func(r *Record) (any, *apiError) { return tagsPage(r.Tags, in.NextToken, in.MaxResults) })
+	}, func(r *Record) (any, *apiError) { return tagsPage(r.Tags, in.NextToken, in.MaxResults) })
 }
 
 // tagsPage is the ListTags answer of one page of tags.

@@ -3,8 +3,8 @@ data "hyperpod_instance_type_capacity" "p5" {
 }
 
 output "p5_free_gpus" {
-  description = "GPUs of ml.p5.48xlarge nodes that no team's nominal quota claims yet."
-  value       = data.hyperpod_instance_type_capacity.p5.unallocated_accelerators
+  description = "GPUs of healthy, schedulable ml.p5.48xlarge nodes that no team's nominal quota claims yet."
+  value       = data.hyperpod_instance_type_capacity.p5.unallocated_schedulable_accelerators
 }
 
 output "p5_nodes_out_of_service" {

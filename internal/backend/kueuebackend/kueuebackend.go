@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
@@ -45,6 +46,7 @@ func newBackend(client *kube.Client, cat *catalog.Catalog, guard addonGuard) bac
 		PriorityClasses: &priorityClasses{kube: client, guard: guard},
 		Capacity:        &clusterCapacity{kube: client},
 		Usage:           quotas,
+		Kueue:           kueueState{kube: client},
 		Traits: backend.Traits{StoreLimits: quota.StoreLimits{Unsupported: map[string]string{
 			"fair_share": "on a cluster that runs its own Kueue, fair sharing is Kueue's configuration " +
 				"(fairSharing in the Kueue manager's config), not an object this provider writes",
@@ -55,6 +57,14 @@ func newBackend(client *kube.Client, cat *catalog.Catalog, guard addonGuard) bac
 		Namespaces: &teamNamespaces{kube: client, guard: guard},
 		Words:      words{quotas: quotas},
 	}
+}
+
+// kueueState lists the cluster's Kueue objects and Workloads.
+type kueueState struct{ kube *kube.Client }
+
+func (k kueueState) Snapshot(ctx context.Context) (admission.Cluster, string, error) {
+	s, err := kube.ListKueue(ctx, k.kube)
+	return s.Cluster, s.VersionText(), err
 }
 
 // RecordOf is what the provider records on a Kubernetes object besides its content.

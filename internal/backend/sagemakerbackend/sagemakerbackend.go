@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend/kueuebackend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
@@ -32,6 +33,7 @@ func New(api sagemakerclient.API, clusterARN string, cat *catalog.Catalog, poll 
 		SchedulerConfig: &schedulerConfigs{api: api, cluster: clusterARN, poll: poll},
 		Capacity:        &clusterCapacity{api: api, cluster: clusterARN, catalog: cat, quotas: quotas},
 		Usage:           needsKubernetes{},
+		Kueue:           needsKubernetes{},
 		Namespaces:      needsKubernetes{},
 		Claims:          noClaims{},
 		Words:           words{},
@@ -46,6 +48,7 @@ func New(api sagemakerclient.API, clusterARN string, cat *catalog.Catalog, poll 
 		reads := kueuebackend.New(kubernetes, cat)
 		b.Capacity.(*clusterCapacity).nodes = reads.Capacity
 		b.Usage = reads.Usage
+		b.Kueue = reads.Kueue
 		b.Namespaces = kueuebackend.NamespacesBesideAddon(kubernetes)
 	}
 	return b
@@ -68,6 +71,10 @@ func errNeedsKubernetes(what string) error {
 
 func (needsKubernetes) Usage(context.Context, string) (*quota.Usage, error) {
 	return nil, errNeedsKubernetes("A team's usage is the status of its ClusterQueue")
+}
+
+func (needsKubernetes) Snapshot(context.Context) (admission.Cluster, string, error) {
+	return admission.Cluster{}, "", errNeedsKubernetes("Previewing what a change does to jobs reads the add-on's Kueue objects and Workloads")
 }
 
 var errNamespaces = errNeedsKubernetes("A team's namespace is a Kubernetes Namespace")

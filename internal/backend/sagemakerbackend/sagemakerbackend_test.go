@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
@@ -185,8 +186,9 @@ func TestDeleteNotDoneInTime(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = e.Close() })
 	b := newBackend(t, e)
-	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	defer cancel()
+	// The time runs out as the wait begins: when the emulator is about to answer its first
+	// DescribeComputeQuota, after the create or the delete was answered.
+	short := expireBeforeNext(e, "DescribeComputeQuota")
 	rec, _, _ := b.Quotas.Put(short, planned(t, "ml", 1), "", nil)
 	if rec.ID == "" {
 		t.Fatal("the create sent no quota")
@@ -194,10 +196,34 @@ func TestDeleteNotDoneInTime(t *testing.T) {
 	if err := e.Settle(ctx); err != nil {
 		t.Fatal(err)
 	}
-	short, cancel = context.WithTimeout(ctx, 50*time.Millisecond)
-	defer cancel()
+	short = expireBeforeNext(e, "DescribeComputeQuota")
 	if err := b.Quotas.Delete(short, &backend.Quota{Record: rec}); !errors.Is(err, backend.ErrStillExists) {
 		t.Fatalf("a delete not finished in time: %v, want ErrStillExists", err)
+	}
+}
+
+// expireBeforeNext returns a context whose time runs out (context.DeadlineExceeded), just before
+// the emulator serves the next request of operation op.
+func expireBeforeNext(e *sagemakeremulator.Emulator, op string) context.Context {
+	ctx := &expiringContext{Context: context.Background(), done: make(chan struct{})}
+	e.BeforeNext(op, func() { close(ctx.done) })
+	return ctx
+}
+
+// expiringContext is a context that ends as a deadline does, when done is closed.
+type expiringContext struct {
+	context.Context
+	done chan struct{}
+}
+
+func (c *expiringContext) Done() <-chan struct{} { return c.done }
+
+func (c *expiringContext) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
 	}
 }
 
@@ -285,33 +311,32 @@ func TestTwoCreatesOfOneTeam(t *testing.T) {
 func TestClaimReleasedWhenTheCreateEnds(t *testing.T) {
 	e := startEmulator(t)
 	b := newBackend(t, e)
-	first, endFirst := context.WithCancel(context.Background())
-	if _, err := b.Quotas.Claim(first, "ml", "first"); err != nil {
-		t.Fatal(err)
-	}
-	impatient, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	var problem backend.Problem
-	if _, err := b.Quotas.Claim(impatient, "ml", "impatient"); !errors.As(err, &problem) || !strings.Contains(problem.Detail, `team "ml"`) {
-		t.Fatalf("a claim while another create holds the team, ended by its own timeout: %v, want the problem naming the team", err)
-	}
-	claimed := make(chan error, 1)
-	go func() {
-		_, err := b.Quotas.Claim(context.Background(), "ml", "second")
-		claimed <- err
-	}()
-	select {
-	case err := <-claimed:
-		t.Fatalf("a second claim returned %v while the first create still held the team", err)
-	case <-time.After(100 * time.Millisecond):
-	}
-	endFirst()
-	select {
-	case err := <-claimed:
-		if err != nil {
+	// Claims wait on channels only: the bubble's clock and synctest.Wait tell when one waits.
+	synctest.Test(t, func(t *testing.T) {
+		first, endFirst := context.WithCancel(context.Background())
+		if _, err := b.Quotas.Claim(first, "ml", "first"); err != nil {
+			t.Fatal(err)
+		}
+		impatient, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		var problem backend.Problem
+		if _, err := b.Quotas.Claim(impatient, "ml", "impatient"); !errors.As(err, &problem) || !strings.Contains(problem.Detail, `team "ml"`) {
+			t.Fatalf("a claim while another create holds the team, ended by its own timeout: %v, want the problem naming the team", err)
+		}
+		claimed := make(chan error, 1)
+		go func() {
+			_, err := b.Quotas.Claim(context.Background(), "ml", "second")
+			claimed <- err
+		}()
+		synctest.Wait() // the second claim waits for the first
+		select {
+		case err := <-claimed:
+			t.Fatalf("a second claim returned %v while the first create still held the team", err)
+		default:
+		}
+		endFirst()
+		if err := <-claimed; err != nil {
 			t.Fatalf("the claim after the first create ended without writing: %v, want it to succeed", err)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the claim still waits after the first create ended")
-	}
+	})
 }

@@ -13,7 +13,6 @@ import (
 	"log"
 	"sync"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -86,7 +85,7 @@ func (noop) ReadResource(_ context.Context, req *tfprotov6.ReadResourceRequest) 
 }
 
 func main() {
-	s, err := providerserver.NewProtocol6WithError(provider.New("noop")())()
+	s, err := provider.NewServer("noop")()
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,0 +1,79 @@
+// Command hyperpod-plan-review reports what a saved Terraform plan's compute quota changes do
+// together, on the live cluster: which pending jobs start, which running ones are preempted (by
+// whom, under which rule) or left over their team's nominal quota, and, per instance type,
+// whether the planned quotas claim more than the healthy, schedulable nodes have. It prints
+// Markdown for a pull request comment.
+//
+//	terraform plan -out=tfplan
+//	terraform show -json tfplan > plan.json
+//	hyperpod-plan-review -plan plan.json -kubeconfig ~/.kube/config > review.md
+//
+// It reads the cluster (the Kueue objects and Workloads, and the Nodes) and writes nothing.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/provider"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/review"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "hyperpod-plan-review:", err)
+		os.Exit(1)
+	}
+}
+
+// readTimeout bounds the reads of the cluster.
+const readTimeout = 30 * time.Second
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
+	fs := flag.NewFlagSet("hyperpod-plan-review", flag.ContinueOnError)
+	planPath := fs.String("plan", "-", "`file` of `terraform show -json <saved plan>` (- reads standard input)")
+	kubeconfig := fs.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig `file` of the cluster (default $KUBECONFIG, then ~/.kube/config)")
+	kubeContext := fs.String("context", "", "kubeconfig `context` (default: the current one)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	changes, err := readPlan(ctx, *planPath, stdin)
+	if err != nil {
+		return err
+	}
+	settings := kube.Settings{ConfigPath: *kubeconfig, ConfigContext: *kubeContext}
+	if settings.ConfigPath == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			settings.ConfigPath = home + "/.kube/config"
+		}
+	}
+	readCtx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
+	in, err := kube.ReviewInput(readCtx, kube.NewClient(settings))
+	if err != nil {
+		return fmt.Errorf("reading the cluster: %w", err)
+	}
+	in.Changes, in.Catalog = changes, catalog.Builtin()
+	_, err = io.WriteString(stdout, review.Build(in).Markdown())
+	return err
+}
+
+// readPlan reads the compute quota changes of a plan in `terraform show -json` form.
+func readPlan(ctx context.Context, path string, stdin io.Reader) ([]review.Change, error) {
+	r := stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	return provider.QuotaChangesOfPlan(ctx, r, catalog.Builtin())
+}

@@ -1,0 +1,94 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+)
+
+// KueueSnapshot is what Kueue admits against, as listed from the cluster for the admission
+// preview, and how the manager's version was found.
+type KueueSnapshot struct {
+	admission.Cluster
+	// VersionFound is false when the manager's Deployment could not be read: Cluster.Version is
+	// then the newest the preview models.
+	VersionFound bool
+}
+
+// managerDeployment is where Kueue's installation (its manifests, its Helm chart, HyperPod's
+// task-governance add-on) runs the manager.
+var managerDeployment = struct{ namespace, name string }{"kueue-system", "kueue-controller-manager"}
+
+var deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+
+// ListKueue lists, once each and each request sent once, the ClusterQueues, LocalQueues,
+// ResourceFlavors, WorkloadPriorityClasses and Workloads of the whole cluster, and reads the
+// manager's version from its image. Fair sharing counts as enabled when a ClusterQueue reports
+// a fair-sharing status, which the manager writes only then.
+func ListKueue(ctx context.Context, c *Client) (KueueSnapshot, error) {
+	ctx = WithoutRetries(ctx)
+	var s KueueSnapshot
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return List(gctx, c, kueue.ClusterQueues, &s.ClusterQueues) })
+	g.Go(func() error { return List(gctx, c, kueue.LocalQueues, &s.LocalQueues) })
+	g.Go(func() error { return List(gctx, c, kueue.ResourceFlavors, &s.ResourceFlavors) })
+	g.Go(func() error { return List(gctx, c, kueue.WorkloadPriorityClasses, &s.WorkloadPriorityClasses) })
+	g.Go(func() error { return List(gctx, c, kueue.Workloads, &s.Workloads) })
+	var manager appsv1.Deployment
+	found := false
+	g.Go(func() error {
+		var err error
+		// Reading the Deployment may be forbidden; the preview then models the newest version.
+		found, err = c.Get(gctx, deployments, managerDeployment.namespace, managerDeployment.name, &manager)
+		if err != nil {
+			found = false
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return KueueSnapshot{}, err
+	}
+	for _, cq := range s.ClusterQueues {
+		if cq.Status != nil && cq.Status.FairSharing != nil {
+			s.FairSharing = true
+		}
+	}
+	s.Version = admission.Latest
+	if found {
+		if v, ok := managerVersion(manager); ok {
+			s.Version, s.VersionFound = v, true
+		}
+	}
+	return s, nil
+}
+
+// managerVersion is the modelled version of the manager container's image tag.
+func managerVersion(d appsv1.Deployment) (admission.Version, bool) {
+	for _, c := range d.Spec.Template.Spec.Containers {
+		i := strings.LastIndex(c.Image, ":")
+		if i < 0 || strings.Contains(c.Image[i:], "/") {
+			continue
+		}
+		tag := strings.SplitN(c.Image[i+1:], "@", 2)[0]
+		if v, err := admission.ParseVersion(tag); err == nil {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// VersionText names the modelled version and where it came from.
+func (s KueueSnapshot) VersionText() string {
+	if s.VersionFound {
+		return fmt.Sprintf("Kueue %s, the manager's version", s.Version)
+	}
+	return fmt.Sprintf("Kueue %s (the manager's version could not be read from %s/%s)", s.Version,
+		managerDeployment.namespace, managerDeployment.name)
+}

@@ -1,0 +1,248 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/review"
+)
+
+// planJSON runs plan -json -detailed-exitcode and returns its diagnostics.
+func (c *tfCLI) planJSON(timeout time.Duration, extra ...string) (tfResult, []tfDiagnostic) {
+	c.t.Helper()
+	r := c.run(timeout, append([]string{"plan", "-detailed-exitcode", "-input=false", "-no-color", "-json"}, extra...)...)
+	diags, _ := parseTFJSONLines(r.stdout)
+	return r, diags
+}
+
+// previewsIn are the admission previews among diags, by summary.
+func previewsIn(diags []tfDiagnostic) map[string]tfDiagnostic {
+	out := map[string]tfDiagnostic{}
+	for _, d := range diags {
+		if d.Severity == "warning" && (strings.HasPrefix(d.Summary, "Admission preview") || d.Summary == "No admission preview") {
+			out[d.Summary] = d
+		}
+	}
+	return out
+}
+
+// previewPath is one kind of cluster the preview story runs on.
+type previewPath struct {
+	// provider is the provider block; cohort the quotas' cohort attribute ("" sets none).
+	provider, cohort string
+	jobs             jobCluster
+	kube             *kube.Client
+	// settled returns once the quotas' Kueue objects exist.
+	settled func() error
+}
+
+// A plan that changes a quota warns with what the change does to the jobs of its cohort, and
+// the prediction comes true when the change is applied: more quota lent by one team admits
+// another team's pending job by borrowing. A plan that changes nothing warns of nothing, and
+// admission_preview = false turns the previews off. The review of a saved plan with that change
+// and a new team predicts the same, and names the instance type the quotas over-commit.
+func TestAccAdmissionPreview_plan(t *testing.T) {
+	acctest.RequireKueue(t)
+	const lender, borrower, extra = "e2e-preview-lender", "e2e-preview-borrower", "e2e-preview-extra"
+	e2eCleanup(t, lender, borrower, extra)
+	previewStory(t, previewPath{
+		provider: "provider \"hyperpod\" {\n}\n", cohort: "e2e-preview", jobs: suiteJobs(),
+		kube: kube.NewClientFromConfig(acc.config, kube.RetrySettings{}), settled: func() error { return nil },
+	}, lender, borrower, extra)
+}
+
+// The same through the SageMaker API: the add-on's stand-in writes the Kueue objects, every team
+// is in its one cohort, and the preview and the review read them through Kubernetes.
+func TestAccTaskGovernance_admissionPreview(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	const lender, borrower, extra = "tg-preview-lender", "tg-preview-borrower", "tg-preview-extra"
+	tgCleanup(t, tg, lender, borrower, extra)
+	previewStory(t, previewPath{
+		provider: tg.ProviderHCL(), jobs: tgJobs(tg), kube: kube.NewClient(kube.Settings{ConfigPath: tg.Kubeconfig}),
+		settled: func() error { return tg.Emulator.Settle(context.Background()) },
+	}, lender, borrower, extra)
+}
+
+func previewStory(t *testing.T, p previewPath, lender, borrower, extra string) {
+	cohort := ""
+	if p.cohort != "" {
+		cohort = "\n  cohort = \"" + p.cohort + "\""
+	}
+	config := func(lenderCount int, previews bool) string {
+		provider := p.provider
+		if !previews {
+			provider = strings.Replace(provider, "provider \"hyperpod\" {", "provider \"hyperpod\" {\n  admission_preview = false", 1)
+		}
+		return provider + e2eTeam(lender, `  resources = [{ instance_type = "ml.g5.12xlarge", count = `+strconv.Itoa(lenderCount)+` }]`+cohort+`
+  resource_sharing = { strategy = "Lend" }`) +
+			e2eTeam(borrower, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`+cohort+`
+  resource_sharing = { strategy = "LendAndBorrow", borrow_limit = 100 }`)
+	}
+	cli := newTFCLI(t)
+	cli.writeConfig(config(1, true))
+	cli.init()
+	if r := cli.apply(3 * time.Minute); r.exitCode != 0 {
+		t.Fatalf("apply: %s", r)
+	}
+	if err := p.settled(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The cohort has 8 GPUs: the borrower runs 6 (2 borrowed), the lender 2, and the borrower's
+	// next 2-GPU job waits for room.
+	p.jobs.submit(t, borrower, "big", "ml.g5.12xlarge", "", gpus("6"))
+	if _, err := p.jobs.workloadOf(borrower, "big", admitted, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	p.jobs.submit(t, lender, "own", "ml.g5.12xlarge", "", gpus("2"))
+	if _, err := p.jobs.workloadOf(lender, "own", admitted, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	p.jobs.submit(t, borrower, "next", "ml.g5.12xlarge", "", gpus("2"))
+	next, err := p.jobs.workloadOf(borrower, "next", pendingForQuota, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nextRef := admission.WorkloadRef{Namespace: next.GetNamespace(), Name: next.GetName()}
+
+	if r, diags := cli.planJSON(2 * time.Minute); r.exitCode != 0 || len(previewsIn(diags)) != 0 {
+		t.Fatalf("a plan without changes: want exit 0 and no preview, got %d and %v\n%s", r.exitCode, previewsIn(diags), r)
+	}
+
+	// The lender's second instance: 4 more GPUs to lend, and the waiting job fits.
+	cli.writeConfig(config(2, true))
+	r, diags := cli.planJSON(2 * time.Minute)
+	if r.exitCode != 2 {
+		t.Fatalf("plan of the change: want exit 2, got %s", r)
+	}
+	got, ok := previewsIn(diags)["Admission preview: team "+lender]
+	if !ok {
+		t.Fatalf("no admission preview for %s among %+v", lender, diags)
+	}
+	want := "ClusterQueue " + quota.ClusterQueueName(borrower) + ":\n  admitted " + nextRef.String() + " on ml.g5.12xlarge, borrowing"
+	for _, part := range []string{want, "considers this change alone", "Kueue v0."} {
+		if !strings.Contains(got.Detail, part) {
+			t.Errorf("preview lacks %q:\n%s", part, got.Detail)
+		}
+	}
+
+	// Off, the same plan warns of nothing.
+	cli.writeConfig(config(2, false))
+	if r, diags := cli.planJSON(2 * time.Minute); r.exitCode != 2 || len(previewsIn(diags)) != 0 {
+		t.Errorf("admission_preview = false: want exit 2 and no preview, got %d and %v", r.exitCode, previewsIn(diags))
+	}
+
+	// The review of a saved plan predicts the changes together, and compares the quotas with the
+	// fleet's four schedulable ml.g5.12xlarge nodes: a third team's two instances claim 20 GPUs of 16.
+	cli.writeConfig(config(2, true) + e2eTeam(extra, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 2 }]`))
+	cli.mustRun(2*time.Minute, "plan", "-out=tfplan", "-input=false", "-no-color")
+	shown := cli.mustRun(time.Minute, "show", "-json", "tfplan")
+	changes, err := QuotaChangesOfPlan(context.Background(), strings.NewReader(shown.stdout), catalog.Builtin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := kube.ReviewInput(context.Background(), p.kube)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Changes, in.Catalog = changes, catalog.Builtin()
+	report := review.Build(in).Markdown()
+	for _, part := range []string{
+		"| `hyperpod_compute_quota." + strings.ReplaceAll(lender, "-", "_") + "` | " + lender + " | update |",
+		"| `hyperpod_compute_quota." + strings.ReplaceAll(extra, "-", "_") + "` | " + extra + " | create |",
+		"| " + quota.ClusterQueueName(borrower) + " | " + nextRef.String() + " | starts, borrowing from the cohort on ml.g5.12xlarge |",
+		"| ml.g5.12xlarge | 4 of 4 | 20 accelerators, 240 vCPU, 960 GiB | 16 accelerators, 192 vCPU, 768 GiB | **over-committed**",
+	} {
+		if !strings.Contains(report, part) {
+			t.Errorf("the review lacks %q:\n%s", part, report)
+		}
+	}
+
+	// What the preview said is what Kueue does.
+	cli.writeConfig(config(2, true))
+	if r := cli.apply(3 * time.Minute); r.exitCode != 0 {
+		t.Fatalf("apply of the change: %s", r)
+	}
+	if err := p.settled(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.jobs.workloadOf(borrower, "next", admitted, time.Minute); err != nil {
+		t.Errorf("the preview said %s is admitted: %v", nextRef, err)
+	}
+	// The review rendered the lender's quota as the apply wrote it.
+	for _, c := range changes {
+		if c.Team != lender {
+			continue
+		}
+		var live kueue.ClusterQueue
+		if _, err := p.kube.Get(context.Background(), kueue.ClusterQueues, "", c.ClusterQueue, &live); err != nil {
+			t.Fatal(err)
+		}
+		if !equality.Semantic.DeepEqual(live.Spec.ResourceGroups, c.After.Spec.ResourceGroups) || live.Spec.CohortName != c.After.Spec.CohortName {
+			t.Errorf("the review's ClusterQueue of %s differs from the applied one:\n review %+v\n live   %+v", lender, c.After.Spec, live.Spec)
+		}
+	}
+	// Destroying a queue waits while Kueue holds admitted workloads: end them first.
+	p.jobs.deleteAllWork(t, []string{lender, borrower})
+	if r := cli.destroy(3 * time.Minute); r.exitCode != 0 {
+		t.Errorf("destroy: %s", r)
+	}
+}
+
+// failingState is a cluster that cannot be reached, counting the reads sent to it.
+type failingState struct{ reads *int }
+
+func (f failingState) Snapshot(context.Context) (admission.Cluster, string, error) {
+	*f.reads++
+	return admission.Cluster{}, "", errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
+}
+
+// A preview that cannot read the cluster says so and the plan goes on, with one read per run
+// whatever the number of changes; previews turned off read nothing and say nothing.
+func TestAdmissionPreviewWithoutCluster(t *testing.T) {
+	prior := &kueue.ClusterQueue{}
+	prior.Name = quota.ClusterQueueName("t")
+	next := *prior
+	next.Spec.CohortName = "c"
+	reads := 0
+	p := &admissionPreview{state: failingState{&reads}}
+	for range 2 {
+		var diags diag.Diagnostics
+		if p.warnQuotaChange(context.Background(), path.Root("resources"), "t", prior.Name, &next, &diags) {
+			t.Error("warnQuotaChange reported a preview it could not make")
+		}
+		if len(diags) != 1 || diags[0].Summary() != "No admission preview" || !strings.Contains(diags[0].Detail(), "connection refused") {
+			t.Errorf("diagnostics = %v, want one warning that names the failure", diags)
+		}
+	}
+	if reads != 1 {
+		t.Errorf("%d reads of the cluster, want 1 per run", reads)
+	}
+	reads = 0
+	var diags diag.Diagnostics
+	off := &admissionPreview{off: "admission_preview = false", state: failingState{&reads}}
+	if off.warnQuotaChange(context.Background(), path.Root("resources"), "t", prior.Name, &next, &diags) || len(diags) != 0 || reads != 0 {
+		t.Errorf("previews off: %d reads, %v", reads, diags)
+	}
+	// A cluster that does not exist yet (the provider's configuration waits for it): no read,
+	// and a warning that says why.
+	notYet := &admissionPreview{unavailable: "the provider's host are not known until apply", state: failingState{&reads}}
+	if notYet.warnQuotaChange(context.Background(), path.Root("resources"), "t", prior.Name, &next, &diags) || reads != 0 ||
+		len(diags) != 1 || !strings.Contains(diags[0].Detail(), "host are not known until apply") {
+		t.Errorf("provider configuration not known: %d reads, %v", reads, diags)
+	}
+}

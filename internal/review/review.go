@@ -1,0 +1,206 @@
+// Package review reports what a whole saved plan's compute quota changes do: to the jobs of the
+// cluster, as the admission simulator predicts them together, and to capacity, as the planned
+// nominal quotas compare with the healthy, schedulable nodes of each instance type. Kueue does
+// not know node capacity, so a quota that no node can serve admits jobs whose pods then never
+// schedule; the report names those. It prints Markdown a CI job can post on a pull request.
+// Pure: the caller lists the cluster.
+package review
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+)
+
+// Change is one compute quota change of a plan, as the ClusterQueue it leaves.
+type Change struct {
+	// Address is the resource instance's address in the plan.
+	Address string
+	Team    string
+	// ClusterQueue is the team's ClusterQueue name.
+	ClusterQueue string
+	// After is the ClusterQueue the change leaves; nil when it deletes the quota.
+	After *kueue.ClusterQueue
+	// Actions are Terraform's ("create", "update", "delete", ...).
+	Actions []string
+}
+
+// Input is what a report is made of.
+type Input struct {
+	Changes []Change
+	// Now is the cluster's Kueue state; Version says which Kueue the prediction models and how
+	// that was found.
+	Now     admission.Cluster
+	Version string
+	// Nodes are the cluster's Nodes by instance type.
+	Nodes   map[string][]capacity.Node
+	Catalog *catalog.Catalog
+}
+
+// Report is the combined effect of a plan's quota changes.
+type Report struct {
+	Changes  []Change
+	Version  string
+	Effect   admission.Outcome
+	Capacity []InstanceTypeCapacity
+}
+
+// InstanceTypeCapacity compares, for one instance type, what the quotas claim after the plan
+// with what its healthy, schedulable nodes have.
+type InstanceTypeCapacity struct {
+	InstanceType string
+	Summary      capacity.Summary
+	// Known is false for a type the catalog does not know: its figures cannot be summed.
+	Known bool
+}
+
+// Overcommitted reports whether the quotas claim more accelerators, vCPU or memory than the
+// schedulable nodes have.
+func (c InstanceTypeCapacity) Overcommitted() bool {
+	u := c.Summary.UnallocatedSchedulable
+	return c.Known && (u.Accelerators < 0 || u.VCPU < 0 || u.MemoryGiB < 0)
+}
+
+// Build predicts the plan's combined effect and compares its quotas with capacity.
+func Build(in Input) Report {
+	after := in.Now
+	for _, c := range in.Changes {
+		after = after.WithQueue(c.ClusterQueue, c.After)
+	}
+	r := Report{Changes: in.Changes, Version: in.Version, Effect: admission.Effect(in.Now, after)}
+	for _, t := range instanceTypes(in.Changes) {
+		it, ok := in.Catalog.Lookup(t)
+		row := InstanceTypeCapacity{InstanceType: t, Known: ok}
+		if ok {
+			row.Summary = capacity.Summarize(it, in.Nodes[t], capacity.AllocationsOf(live(after.ClusterQueues), t))
+		}
+		r.Capacity = append(r.Capacity, row)
+	}
+	return r
+}
+
+// live leaves out ClusterQueues being deleted: their quota is no longer claimed.
+func live(queues []kueue.ClusterQueue) []kueue.ClusterQueue {
+	var out []kueue.ClusterQueue
+	for _, q := range queues {
+		if q.DeletionTimestamp == nil {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// instanceTypes are the flavors the changed ClusterQueues name, sorted.
+func instanceTypes(changes []Change) []string {
+	seen := map[string]bool{}
+	for _, c := range changes {
+		if c.After == nil {
+			continue
+		}
+		for _, rg := range c.After.Spec.ResourceGroups {
+			for _, f := range rg.Flavors {
+				seen[f.Name] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for t := range seen {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Markdown is the report for a pull request.
+func (r Report) Markdown() string {
+	var b strings.Builder
+	b.WriteString("## HyperPod quota review\n\n")
+	if len(r.Changes) == 0 {
+		b.WriteString("This plan changes no compute quota.\n")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%d compute quota change(s), predicted together, as %s schedules them.\n\n", len(r.Changes), r.Version)
+	b.WriteString("| Quota | Team | Change |\n|---|---|---|\n")
+	for _, c := range r.Changes {
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", c.Address, c.Team, strings.Join(c.Actions, ", "))
+	}
+	b.WriteString("\n### Jobs\n\n")
+	if r.Effect.Empty() {
+		b.WriteString("No pending job starts, and no running job is preempted or left over its team's nominal quota.\n")
+	} else {
+		r.writeJobs(&b)
+	}
+	b.WriteString("\n### Capacity of healthy, schedulable nodes\n\n")
+	r.writeCapacity(&b)
+	return b.String()
+}
+
+func (r Report) writeJobs(b *strings.Builder) {
+	b.WriteString("| ClusterQueue | Workload | Effect |\n|---|---|---|\n")
+	for _, t := range r.Effect.Teams {
+		for _, a := range t.Admitted {
+			how := "starts"
+			if a.Borrowing {
+				how += ", borrowing from the cohort"
+			}
+			fmt.Fprintf(b, "| %s | %s | %s on %s |\n", t.ClusterQueue, a.Workload, how, flavorsOf(a.PodSets))
+		}
+		for _, p := range t.Preempted {
+			what := "evicted: " + p.Reason
+			if p.ByClusterQueue != "" {
+				what = fmt.Sprintf("**preempted** by %s (%s): %s", p.By, p.ByClusterQueue, p.Reason)
+			}
+			fmt.Fprintf(b, "| %s | %s | %s |\n", t.ClusterQueue, p.Workload, what)
+		}
+		for _, n := range t.OverNominal {
+			for _, w := range n.Workloads {
+				fmt.Fprintf(b, "| %s | %s | keeps running, now preemptible: the team uses %d of its nominal %d of %s on %s |\n",
+					t.ClusterQueue, w, n.Used, n.Nominal, n.Resource, n.Flavor)
+			}
+		}
+		for _, u := range t.Undetermined {
+			fmt.Fprintf(b, "| %s | %s | cannot be predicted: %s %s |\n", t.ClusterQueue, u.Workload, u.Reason, u.Detail)
+		}
+	}
+	b.WriteString("\nPreemptible jobs keep running: Kueue reclaims them only when another team of the cohort, or a " +
+		"higher priority in the team, needs the quota.\n")
+}
+
+func flavorsOf(ps []admission.PodSetFlavors) string {
+	var names []string
+	for _, p := range ps {
+		for _, f := range p.Flavors {
+			if !slices.Contains(names, f.Flavor) {
+				names = append(names, f.Flavor)
+			}
+		}
+	}
+	return cmp.Or(strings.Join(names, ", "), "no flavor")
+}
+
+func (r Report) writeCapacity(b *strings.Builder) {
+	b.WriteString("| Instance type | Schedulable nodes | Quotas claim | Schedulable nodes have | |\n|---|---:|---|---|---|\n")
+	for _, c := range r.Capacity {
+		if !c.Known {
+			fmt.Fprintf(b, "| %s | | | | not in the built-in catalog: not compared |\n", c.InstanceType)
+			continue
+		}
+		s := c.Summary
+		verdict := "fits"
+		if c.Overcommitted() {
+			verdict = "**over-committed**: jobs Kueue admits beyond the nodes stay pending in the scheduler"
+		}
+		fmt.Fprintf(b, "| %s | %d of %d | %s | %s | %s |\n", c.InstanceType, s.SchedulableNodeCount, s.NodeCount,
+			amounts(s.Allocated), amounts(s.Schedulable), verdict)
+	}
+}
+
+func amounts(a capacity.Amounts) string {
+	return fmt.Sprintf("%d accelerators, %g vCPU, %g GiB", a.Accelerators, a.VCPU, a.MemoryGiB)
+}
