@@ -867,9 +867,7 @@ func undeterminedWrongly(reason admission.UndeterminedReason, o observedWorkload
 	for _, ps := range w.Spec.PodSets {
 		switch reason {
 		case admission.TopologyAwareScheduling:
-			if tr := ps.TopologyRequest; tr != nil && (tr.Required != nil || tr.Preferred != nil || (tr.Unconstrained != nil && *tr.Unconstrained)) {
-				holds = true
-			}
+			holds = holds || ps.TopologyRequest.Requested()
 		case admission.PartialAdmission:
 			holds = holds || (ps.MinCount != nil && *ps.MinCount < ps.Count)
 		case admission.NodeAffinity:
