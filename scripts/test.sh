@@ -24,7 +24,9 @@
 #
 # Environment: TERRAFORM (terraform binary, default: the one on PATH), TOFU (an OpenTofu binary
 # instead of building one), KUBE_CONFIG_PATH (an existing, disposable cluster instead of the local
-# control plane), TEST_TIMEOUT (go test -timeout of an acceptance phase, default 60m).
+# control plane), TEST_TIMEOUT (go test -timeout of an acceptance phase, default 60m),
+# HYPERPOD_DIFFERENTIAL_SEEDS (the admission preview's differential seeds: N for 1 to N, or A-B;
+# default: a sample per Kueue release, 40 with --all).
 set -euo pipefail
 
 script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
@@ -73,12 +75,19 @@ opentofu_tests=(
 # and version detection.
 oldest_kueue_tests=(
 	'TestAccAdmission_.*'
+	'TestAccAdmissionPreview_differential'
 	'TestAccComputeQuota_(drift|driftOutsideAttributes|noDrift|import|importTakesOver)'
 	'TestAccTeamNamespace_drift'
 	'TestAccClusterSchedulerConfig_labelDrift'
 	'TestAccTeamUsage_borrowing'
 	'TestAccKueueVersions_v1beta1Only'
 )
+
+# The admission preview's differential test runs a sample of seeds in `make test` (sized by the
+# test for each Kueue release); `make test-all` runs many more and prints the tally.
+if ${all}; then
+	export HYPERPOD_DIFFERENTIAL_SEEDS=${HYPERPOD_DIFFERENTIAL_SEEDS:-40}
+fi
 
 terraform=${TERRAFORM:-$(command -v terraform || true)}
 if [[ -z "${terraform}" ]]; then
