@@ -40,8 +40,8 @@
 // Approximations: an eviction takes effect in the cycle that decides it (Kueue waits for the
 // pods to stop, while the preemptor keeps its place at the head); each attempt scans flavors
 // from the first (Kueue v0.19 may resume a scan where the previous attempt stopped);
-// Workloads with equal priority and creation time are ordered by namespace and name, where
-// Kueue's order is arbitrary or by UID.
+// Workloads with equal priority and creation time are ordered by UID, as Kueue v0.19 orders
+// them (v0.15's order of such ties is arbitrary), then by namespace and name.
 //
 // What it cannot predict it reports as Undetermined with one of UndeterminedReasons instead of
 // guessing. A Workload reported Undetermined is taken to stay as it is (pending, or holding

@@ -56,9 +56,10 @@ func (s *state) run() {
 }
 
 // queueLess is the order of a ClusterQueue's queue under BestEffortFIFO: higher priority
-// first, then older (Kueue orders by creation time, also after an eviction).
+// first, then older (Kueue orders by creation time, also after an eviction), then by UID, as
+// Kueue v0.19's queue breaks ties of equal priority created in the same second.
 func queueLess(a, b *workload) int {
-	return cmp.Or(cmp.Compare(b.priority, a.priority), a.created.Compare(b.created), cmp.Compare(a.key, b.key))
+	return cmp.Or(cmp.Compare(b.priority, a.priority), a.created.Compare(b.created), cmp.Compare(a.uid, b.uid), cmp.Compare(a.key, b.key))
 }
 
 // heads pops the head of every active ClusterQueue: the Workload that issued preemptions if it
