@@ -289,7 +289,13 @@ for other in "${other_kueue[@]}"; do
 		log="${logs}/acc-terraform-k8s-${other_k8s}-kueue-${version}.log"
 	fi
 	begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p') (${label}), Kubernetes ${other_k8s}, Kueue ${version}"
-	run "${log}" go test -count=1 -timeout "${timeout}" ./internal/... -run "${selection}" -v
+	skip=()
+	if [[ "${version}" == v0.17.* ]]; then
+		# The admission model covers Kueue v0.15 and v0.19 (internal/admission): there is no
+		# model of v0.17 to compare with its manager.
+		skip=(-skip '^TestAccAdmissionPreview_differential$')
+	fi
+	run "${log}" go test -count=1 -timeout "${timeout}" ./internal/... -run "${selection}" ${skip[@]+"${skip[@]}"} -v
 	if [[ "${selection}" != '^TestAcc' ]]; then
 		check_selection "${log}" "${oldest_kueue_tests[@]}"
 	fi

@@ -20,6 +20,8 @@ type KueueSnapshot struct {
 	// VersionFound is false when the manager's Deployment could not be read: Cluster.Version is
 	// then the newest the preview models.
 	VersionFound bool
+	// ManagerTag is the manager image's tag when it names a version the preview does not model.
+	ManagerTag string
 }
 
 // managerDeployment is where Kueue's installation (its manifests, its Helm chart, HyperPod's
@@ -62,32 +64,41 @@ func ListKueue(ctx context.Context, c *Client) (KueueSnapshot, error) {
 	}
 	s.Version = admission.Latest
 	if found {
-		if v, ok := managerVersion(manager); ok {
+		v, tag := managerVersion(manager)
+		if v != 0 {
 			s.Version, s.VersionFound = v, true
+		} else {
+			s.ManagerTag = tag
 		}
 	}
 	return s, nil
 }
 
-// managerVersion is the modelled version of the manager container's image tag.
-func managerVersion(d appsv1.Deployment) (admission.Version, bool) {
+// managerVersion is the modelled version of the manager container's image tag (0 when none is
+// modelled), and the tag.
+func managerVersion(d appsv1.Deployment) (admission.Version, string) {
+	tag := ""
 	for _, c := range d.Spec.Template.Spec.Containers {
-		i := strings.LastIndex(c.Image, ":")
-		if i < 0 || strings.Contains(c.Image[i:], "/") {
+		image, _, _ := strings.Cut(c.Image, "@") // the digest, if any, follows the tag
+		i := strings.LastIndex(image, ":")
+		if i < 0 || strings.Contains(image[i:], "/") {
 			continue
 		}
-		tag := strings.SplitN(c.Image[i+1:], "@", 2)[0]
+		tag = image[i+1:]
 		if v, err := admission.ParseVersion(tag); err == nil {
-			return v, true
+			return v, tag
 		}
 	}
-	return 0, false
+	return 0, tag
 }
 
 // VersionText names the modelled version and where it came from.
 func (s KueueSnapshot) VersionText() string {
 	if s.VersionFound {
 		return fmt.Sprintf("Kueue %s, the manager's version", s.Version)
+	}
+	if s.ManagerTag != "" {
+		return fmt.Sprintf("Kueue %s (the manager runs %s, which the preview does not model)", s.Version, s.ManagerTag)
 	}
 	return fmt.Sprintf("Kueue %s (the manager's version could not be read from %s/%s)", s.Version,
 		managerDeployment.namespace, managerDeployment.name)
