@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
@@ -92,7 +91,11 @@ func main() {
 		opts = append(opts, tf6server.WithManagedDebug())
 	}
 	err := tf6server.Serve("registry.terraform.io/quotaworks/hyperpod", func() tfprotov6.ProviderServer {
-		return rpcctx.Wrap(providerserver.NewProtocol6(provider.New(version)())())
+		s, err := provider.NewServer(version)()
+		if err != nil {
+			log.Fatal(err.Error())
+		}
+		return rpcctx.Wrap(s)
 	}, opts...)
 	if err != nil {
 		log.Print(err.Error())

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -25,7 +24,7 @@ type planCostServer struct {
 func newPlanCostServer(tb testing.TB, providerAttrs func(tftypes.Object) map[string]tftypes.Value) *planCostServer {
 	tb.Helper()
 	ctx := context.Background()
-	s, err := providerserver.NewProtocol6WithError(New("bench")())()
+	s, err := NewServer("bench")()
 	if err != nil {
 		tb.Fatal(err)
 	}

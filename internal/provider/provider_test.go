@@ -4,7 +4,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -19,7 +18,7 @@ import (
 // as main.go serves it.
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
 	"hyperpod": func() (tfprotov6.ProviderServer, error) {
-		s, err := providerserver.NewProtocol6WithError(New("test")())()
+		s, err := NewServer("test")()
 		if err != nil {
 			return nil, err
 		}
