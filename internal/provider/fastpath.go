@@ -38,17 +38,19 @@ func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 // per team. fastpath_test.go proves each answer the framework's.
 var fastTypes = map[string]bool{"hyperpod_compute_quota": true, "hyperpod_team_namespace": true}
 
-// fastServer answers ValidateResourceConfig and PlanResourceChange of fastTypes the way the
-// framework does, without its per-path schema walks (a copy of the schema's attribute map per
-// step, several walks per request: most of the provider's CPU in a large plan). It hands the
-// framework every request it does not answer exactly:
+// fastServer answers ValidateResourceConfig, PlanResourceChange and ReadResource of fastTypes
+// the way the framework does, without its per-path schema walks (a copy of the schema's
+// attribute map per step, several walks per request: most of the provider's CPU in a large
+// plan). It hands the framework every request it does not answer exactly:
 //   - a resource type it does not serve, or whose schema uses what compileSchema refuses;
-//   - any diagnostic, of the schema checks, validators, plan modifiers or the resource's own
-//     ValidateConfig and ModifyPlan (the framework then words the answer);
+//   - a validation or plan with any diagnostic, of the schema checks, validators, plan modifiers
+//     or the resource's own ValidateConfig and ModifyPlan (the framework then words the answer);
 //   - a destroy, provider_meta, a provider configuration that deferred its resources, a plan the
 //     resource deferred, a changed identity, or a private state the plan changed or that is not
 //     a JSON object of JSON values (the framework reads those its own way);
-//   - every other RPC (Read, UpgradeResourceState, apply, import, data sources...).
+//   - a read whose Read deferred or left an identity the framework refuses (it reads again and
+//     words the error); a read's own diagnostics are answered here, as Read already ran;
+//   - every other RPC (UpgradeResourceState, apply, import, data sources...).
 type fastServer struct {
 	tfprotov6.ProviderServer
 	provider  *hyperpodProvider
