@@ -45,7 +45,7 @@ var fastTypes = map[string]bool{"hyperpod_compute_quota": true, "hyperpod_team_n
 //   - a resource type it does not serve, or whose schema uses what compileSchema refuses;
 //   - a validation or plan with any diagnostic, of the schema checks, validators, plan modifiers
 //     or the resource's own ValidateConfig and ModifyPlan (the framework then words the answer);
-//   - a destroy, provider_meta, a provider configuration that deferred its resources, a plan the
+//   - a destroy, a provider configuration that deferred its resources, a plan the
 //     resource deferred, a changed identity, or a private state the plan changed or that is not
 //     a JSON object of JSON values (the framework reads those its own way);
 //   - a read whose Read deferred or left an identity the framework refuses (it reads again and
@@ -73,8 +73,10 @@ type fastResource struct {
 
 func newFastServer(ctx context.Context, p *hyperpodProvider, fw tfprotov6.ProviderServer) *fastServer {
 	s := &fastServer{ProviderServer: fw, provider: p, resources: map[string]*fastResource{}}
-	// The framework refuses every request while a schema is invalid; so does the fast path.
-	if schemas, err := fw.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil || len(schemas.Diagnostics) > 0 {
+	// The framework refuses every request while a schema is invalid; so does the fast path. It
+	// ignores provider_meta without a schema for it; the fast path serves no provider with one.
+	schemas, err := fw.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if _, meta := any(p).(fwprovider.ProviderWithMetaSchema); meta || err != nil || len(schemas.Diagnostics) > 0 {
 		return s
 	}
 	var pm fwprovider.MetadataResponse

@@ -39,7 +39,7 @@ type readRequest struct {
 }
 
 func decodeRead(fr *fastResource, req *tfprotov6.ReadResourceRequest) (d readRequest, ok bool) {
-	if req.CurrentState == nil || req.ProviderMeta != nil {
+	if req.CurrentState == nil {
 		return d, false
 	}
 	state, err := req.CurrentState.Unmarshal(fr.tfType)

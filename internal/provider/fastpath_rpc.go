@@ -89,7 +89,7 @@ func decodePlan(fr *fastResource, req *tfprotov6.PlanResourceChangeRequest) (d p
 		values[i] = v
 	}
 	d.config, d.proposed, d.prior = values[0], values[1], values[2]
-	if d.proposed.IsNull() || req.ProviderMeta != nil {
+	if d.proposed.IsNull() {
 		return d, false
 	}
 	if fr.identityType != nil {

@@ -401,6 +401,10 @@ func (d *differential) request(t *testing.T, g *valueGen, typeName string) (stri
 	if g.pick(2) == 0 {
 		req.ClientCapabilities = &tfprotov6.PlanResourceChangeClientCapabilities{DeferralAllowed: true}
 	}
+	if g.pick(4) == 0 { // the provider declares no provider_meta: both ignore it
+		meta := dynamicValue(t, tftypes.Object{}, tftypes.NewValue(tftypes.Object{}, nil))
+		req.ProviderMeta = &meta
+	}
 	return kind, req
 }
 
