@@ -38,8 +38,8 @@ func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 // per team. fastpath_test.go proves each answer the framework's.
 var fastTypes = map[string]bool{"hyperpod_compute_quota": true, "hyperpod_team_namespace": true}
 
-// fastServer answers ValidateResourceConfig, PlanResourceChange and ReadResource of fastTypes
-// the way the framework does, without its per-path schema walks (a copy of the schema's
+// fastServer answers ValidateResourceConfig, PlanResourceChange, ReadResource and (for a state of
+// the schema's version) UpgradeResourceState of fastTypes the way the framework does, without its per-path schema walks (a copy of the schema's
 // attribute map per step, several walks per request: most of the provider's CPU in a large
 // plan). It hands the framework every request it does not answer exactly:
 //   - a resource type it does not serve, or whose schema uses what compileSchema refuses;
@@ -50,7 +50,8 @@ var fastTypes = map[string]bool{"hyperpod_compute_quota": true, "hyperpod_team_n
 //     a JSON object of JSON values (the framework reads those its own way);
 //   - a read whose Read deferred or left an identity the framework refuses (it reads again and
 //     words the error); a read's own diagnostics are answered here, as Read already ran;
-//   - every other RPC (UpgradeResourceState, apply, import, data sources...).
+//   - an upgrade from another schema version, or of a state that does not decode;
+//   - every other RPC (apply, import, data sources...).
 type fastServer struct {
 	tfprotov6.ProviderServer
 	provider  *hyperpodProvider

@@ -183,3 +183,21 @@ var privateKeysReadable = func() bool {
 	keys, ok := providerKeys(holder.Private)
 	return ok && len(keys) == 1 && string(keys["k"]) == "1"
 }()
+
+// UpgradeResourceState answers as the framework's UpgradeResourceState for fastTypes when the
+// stored state has the schema's version: the state decoded from its JSON (attributes the schema
+// no longer has are skipped) and encoded again, without the framework's walk over it on the way
+// out. Another version, or a state that does not decode, goes to the framework.
+func (s *fastServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+	if fr := s.resources[req.TypeName]; fr != nil && req.RawState != nil && req.Version == fr.schema.Version {
+		v, err := req.RawState.UnmarshalWithOpts(fr.tfType, tfprotov6.UnmarshalOpts{
+			ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true},
+		})
+		if err == nil {
+			if state, err := tfprotov6.NewDynamicValue(fr.tfType, v); err == nil {
+				return &tfprotov6.UpgradeResourceStateResponse{UpgradedState: &state}, nil
+			}
+		}
+	}
+	return s.ProviderServer.UpgradeResourceState(ctx, req)
+}

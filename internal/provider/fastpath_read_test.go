@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"testing"
 	"time"
 
@@ -168,4 +169,55 @@ func (d *differential) read(t *testing.T, label string, req *tfprotov6.ReadResou
 		}
 	}
 	return true
+}
+
+// TestFastPathUpgradesAsTheFramework upgrades seeded random states of both types as Terraform
+// stores them (JSON), with an attribute the schema no longer has, unreadable, and of another
+// schema version, through the framework and the fast path.
+func TestFastPathUpgradesAsTheFramework(t *testing.T) {
+	d := newDifferential(t, nil)
+	g := &valueGen{rnd: rand.New(rand.NewSource(7))}
+	ctx := context.Background()
+	var answered int
+	for i := range 300 {
+		for typeName := range fastTypes {
+			state := g.block(d.schemas[typeName].Block, false)
+			m, _ := jsonOf(state).(map[string]any)
+			if i%5 == 0 {
+				m["removed_attribute"] = "x"
+			}
+			raw, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var version int64
+			switch i % 7 {
+			case 0:
+				raw = []byte(`{"team": 1`)
+			case 1:
+				version = 1
+			}
+			req := &tfprotov6.UpgradeResourceStateRequest{TypeName: typeName, Version: version, RawState: &tfprotov6.RawState{JSON: raw}}
+			want, err1 := d.framework.UpgradeResourceState(ctx, req)
+			before := d.delegatedUpgrades.Load()
+			got, err2 := d.fast.UpgradeResourceState(ctx, req)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("upgrade %d: errors %v %v", i, err1, err2)
+			}
+			if w, g := diagTexts(want.Diagnostics), diagTexts(got.Diagnostics); !sameStrings(w, g) {
+				t.Errorf("upgrade %d %s: diagnostics differ\nframework: %q\nfast path: %q", i, raw, w, g)
+			}
+			if !sameDynamic(d.schemas[typeName].ValueType(), want.UpgradedState, got.UpgradedState) {
+				t.Errorf("upgrade %d %s: states differ", i, raw)
+			}
+			if d.delegatedUpgrades.Load() == before {
+				answered++
+			} else if len(want.Diagnostics) == 0 && version == 0 {
+				t.Errorf("upgrade %d %s: the framework found nothing, yet the fast path handed it on", i, raw)
+			}
+		}
+	}
+	if answered < 300 {
+		t.Errorf("the fast path answered only %d upgrades", answered)
+	}
 }

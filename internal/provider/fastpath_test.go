@@ -25,7 +25,12 @@ import (
 // delegationCounter counts the requests the fast path hands to the framework.
 type delegationCounter struct {
 	tfprotov6.ProviderServer
-	validates, plans, reads *atomic.Int64
+	validates, plans, reads, upgrades *atomic.Int64
+}
+
+func (c delegationCounter) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+	c.upgrades.Add(1)
+	return c.ProviderServer.UpgradeResourceState(ctx, req)
 }
 
 func (c delegationCounter) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
@@ -47,9 +52,9 @@ func (c delegationCounter) PlanResourceChange(ctx context.Context, req *tfprotov
 type differential struct {
 	framework tfprotov6.ProviderServer
 	fast      *fastServer
-	// delegatedValidates, delegatedPlans and delegatedReads count what the fast path handed on.
-	delegatedValidates, delegatedPlans, delegatedReads atomic.Int64
-	schemas                                            map[string]*tfprotov6.Schema
+	// The delegated counters count what the fast path handed on.
+	delegatedValidates, delegatedPlans, delegatedReads, delegatedUpgrades atomic.Int64
+	schemas                                                               map[string]*tfprotov6.Schema
 }
 
 func newDifferential(t *testing.T, providerAttrs func(tftypes.Object) map[string]tftypes.Value) *differential {
@@ -66,7 +71,7 @@ func newDifferential(t *testing.T, providerAttrs func(tftypes.Object) map[string
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.fast = newFastServer(ctx, p, delegationCounter{inner, &d.delegatedValidates, &d.delegatedPlans, &d.delegatedReads})
+	d.fast = newFastServer(ctx, p, delegationCounter{inner, &d.delegatedValidates, &d.delegatedPlans, &d.delegatedReads, &d.delegatedUpgrades})
 	for typeName := range fastTypes {
 		if d.fast.resources[typeName] == nil {
 			t.Fatalf("the fast path does not serve %s", typeName)
