@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
-	"golang.org/x/sync/errgroup"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -37,25 +37,33 @@ var deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Reso
 func ListKueue(ctx context.Context, c *Client) (KueueSnapshot, error) {
 	ctx = WithoutRetries(ctx)
 	var s KueueSnapshot
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return List(gctx, c, kueue.ClusterQueues, &s.ClusterQueues) })
-	g.Go(func() error { return List(gctx, c, kueue.LocalQueues, &s.LocalQueues) })
-	g.Go(func() error { return List(gctx, c, kueue.ResourceFlavors, &s.ResourceFlavors) })
-	g.Go(func() error { return List(gctx, c, kueue.WorkloadPriorityClasses, &s.WorkloadPriorityClasses) })
-	g.Go(func() error { return List(gctx, c, kueue.Workloads, &s.Workloads) })
+	// Each list runs at once; the error reported is the first in this order, whichever failed first.
+	lists := []func() error{
+		func() error { return List(ctx, c, kueue.ClusterQueues, &s.ClusterQueues) },
+		func() error { return List(ctx, c, kueue.LocalQueues, &s.LocalQueues) },
+		func() error { return List(ctx, c, kueue.ResourceFlavors, &s.ResourceFlavors) },
+		func() error { return List(ctx, c, kueue.WorkloadPriorityClasses, &s.WorkloadPriorityClasses) },
+		func() error { return List(ctx, c, kueue.Workloads, &s.Workloads) },
+	}
+	errs := make([]error, len(lists))
 	var manager appsv1.Deployment
 	found := false
-	g.Go(func() error {
+	var wg sync.WaitGroup
+	for i, list := range lists {
+		wg.Go(func() { errs[i] = list() })
+	}
+	wg.Go(func() {
 		var err error
 		// Reading the Deployment may be forbidden; the preview then models the newest version.
-		found, err = c.Get(gctx, deployments, managerDeployment.namespace, managerDeployment.name, &manager)
-		if err != nil {
+		if found, err = c.Get(ctx, deployments, managerDeployment.namespace, managerDeployment.name, &manager); err != nil {
 			found = false
 		}
-		return nil
 	})
-	if err := g.Wait(); err != nil {
-		return KueueSnapshot{}, err
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return KueueSnapshot{}, err
+		}
 	}
 	for _, cq := range s.ClusterQueues {
 		if cq.Status != nil && cq.Status.FairSharing != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
@@ -154,9 +155,11 @@ func convertValue(ctx context.Context, v attr.Value, t attr.Type) (attr.Value, e
 func getModel[T any](ctx context.Context, data interface {
 	Get(context.Context, any) diag.Diagnostics
 }, m *T) diag.Diagnostics {
-	var obj types.Object
-	if diags := data.Get(ctx, &obj); diags.HasError() {
-		return diags
+	obj, ok := rawObject(ctx, data)
+	if !ok {
+		if diags := data.Get(ctx, &obj); diags.HasError() {
+			return diags
+		}
 	}
 	if obj.IsNull() || obj.IsUnknown() {
 		return data.Get(ctx, m) // the framework's own error
@@ -178,7 +181,36 @@ func setModel[T any, D *tfsdk.Plan | *tfsdk.State](ctx context.Context, data D, 
 	if diags.HasError() {
 		return diags
 	}
-	return set(ctx, obj)
+	// Set takes the Terraform value as it is; given the object, it would convert it again.
+	tv, err := obj.ToTerraformValue(ctx)
+	if err != nil {
+		return set(ctx, obj) // the framework's own error
+	}
+	return set(ctx, tv)
+}
+
+// rawObject is the value of a configuration, plan or state as an object, read as their Get
+// reads it into one, without its reflection; ok is false for anything else or on an error
+// (which the caller leaves to Get).
+func rawObject(ctx context.Context, data any) (obj types.Object, ok bool) {
+	var raw tftypes.Value
+	var t attr.Type
+	switch d := data.(type) {
+	case tfsdk.Config:
+		raw, t = d.Raw, d.Schema.Type()
+	case tfsdk.Plan:
+		raw, t = d.Raw, d.Schema.Type()
+	case tfsdk.State:
+		raw, t = d.Raw, d.Schema.Type()
+	default:
+		return obj, false
+	}
+	v, err := t.ValueFromTerraform(ctx, raw)
+	if err != nil {
+		return obj, false
+	}
+	obj, ok = v.(types.Object)
+	return obj, ok
 }
 
 // tagsOf are the attribute names of model T, in field order.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -39,6 +40,20 @@ type hyperpodProvider struct {
 	version string
 	// lookupEnv is injectable so tests can prove the KUBE_* fallbacks without touching the process environment.
 	lookupEnv func(string) (string, bool)
+
+	// resourceData is what the last Configure gave resources, and deferred whether it deferred
+	// them, for fastServer.
+	mu           sync.Mutex
+	resourceData any
+	deferred     bool
+}
+
+// lastConfigure is the ResourceData of the last Configure, as the framework hands it to
+// resources, and whether that Configure deferred them.
+func (p *hyperpodProvider) lastConfigure() (data any, deferred bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.resourceData, p.deferred
 }
 
 // providerData is what resources and data sources receive from Configure.
@@ -286,6 +301,11 @@ func withDescriptionSuffix(a schema.Attribute, suffix string) (_ schema.Attribut
 }
 
 func (p *hyperpodProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	defer func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.resourceData, p.deferred = resp.ResourceData, resp.Deferred != nil
+	}()
 	var cfg providerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {

@@ -10,14 +10,18 @@ import (
 )
 
 // NewServer returns the constructor of the provider's protocol server, as main.go serves it and
-// the acceptance tests run it.
+// the acceptance tests run it: the framework's server, with the validation, plan, read and
+// upgrade of the resources Terraform asks about once per instance answered in one pass over
+// their schema (fastServer), the schema served with its required-in-block attributes, and
+// request contexts released (rpcctx).
 func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
-		s, err := providerserver.NewProtocol6WithError(New(version)())()
+		p := New(version)().(*hyperpodProvider)
+		fw, err := providerserver.NewProtocol6WithError(p)()
 		if err != nil {
 			return nil, err
 		}
-		return rpcctx.Wrap(schemaServer{s}), nil
+		return rpcctx.Wrap(schemaServer{newFastServer(context.Background(), p, fw)}), nil
 	}
 }
 

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -11,7 +10,8 @@ import (
 )
 
 // ModifyPlan derives id, namespace, local_queue_name and cluster_queue_name from team, so they
-// are known at plan time (no API call) and differ from state when Read saw drift.
+// are known at plan time (no API call) and differ from state when Read saw drift. The plan is
+// written back once: each SetAttribute would rebuild the whole value.
 func (r *teamNamespaceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return // destroy
@@ -22,30 +22,24 @@ func (r *teamNamespaceResource) ModifyPlan(ctx context.Context, req resource.Mod
 			return
 		}
 	}
-	// After apply the objects match the configuration: the drift of the last refresh is repaired.
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("drift"), noDrift())...)
-	if !req.State.Raw.IsNull() {
-		var owner types.String
-		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("owner_id"), &owner)...)
-		if owner.IsNull() || isTakeover(ctx, req.Private, &resp.Diagnostics) {
-			// Imported, or written before owner identities: this apply records a new one.
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("owner_id"), types.StringUnknown())...)
-		}
-	}
-	var team types.String
-	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("team"), &team)...)
-	if resp.Diagnostics.HasError() || team.IsUnknown() || team.IsNull() {
+	var plan teamNamespaceModel
+	resp.Diagnostics.Append(getModel(ctx, req.Plan, &plan)...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	t := team.ValueString()
-	for attr, v := range map[string]string{
-		"id":                 t,
-		"namespace":          quota.NamespaceName(t),
-		"local_queue_name":   quota.LocalQueueName(t),
-		"cluster_queue_name": quota.ClusterQueueName(t),
-	} {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attr), types.StringValue(v))...)
+	// After apply the objects match the configuration: the drift of the last refresh is repaired.
+	plan.Drift = noDrift()
+	if !req.State.Raw.IsNull() && (plan.OwnerID.IsNull() || isTakeover(ctx, req.Private, &resp.Diagnostics)) {
+		// Imported, or written before owner identities: this apply records a new one.
+		plan.OwnerID = types.StringUnknown()
 	}
+	if t := plan.Team; !t.IsUnknown() && !t.IsNull() {
+		plan.ID = t
+		plan.Namespace = types.StringValue(quota.NamespaceName(t.ValueString()))
+		plan.LocalQueueName = types.StringValue(quota.LocalQueueName(t.ValueString()))
+		plan.ClusterQueueName = types.StringValue(quota.ClusterQueueName(t.ValueString()))
+	}
+	resp.Diagnostics.Append(setModel(ctx, &resp.Plan, &plan)...)
 }
 
 const teamNamespaceResourceKind = "hyperpod_team_namespace"
