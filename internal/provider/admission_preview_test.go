@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	at "github.com/quotaworks/terraform-provider-hyperpod/internal/admission/admissiontest"
+
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -254,21 +256,70 @@ func (emptyState) Snapshot(context.Context) (admission.Cluster, string, error) {
 	return admission.Cluster{}, "Kueue v0.19", nil
 }
 
-// A plan previews at most maxPreviews changes, and says of the others that they were not.
+// A plan previews at most maxPreviews changes, and says of the others that they were not; the
+// same change planned again (the framework after the fast path) is the same preview, counted once.
 func TestAdmissionPreviewBound(t *testing.T) {
 	p := &admissionPreview{state: emptyState{}}
-	next := kueue.ClusterQueue{}
-	next.Name = quota.ClusterQueueName("t")
 	previews, skipped := 0, 0
-	for range maxPreviews + 3 {
-		var diags diag.Diagnostics
-		if p.warnQuotaChange(context.Background(), path.Root("resources"), "t", next.Name, &next, &diags) {
-			previews++
-		} else if len(diags) == 1 && strings.Contains(diags[0].Detail(), "changes more than") {
-			skipped++
+	for i := range maxPreviews + 3 {
+		next := kueue.ClusterQueue{}
+		next.Name = quota.ClusterQueueName("t" + strconv.Itoa(i))
+		for range 2 {
+			var diags diag.Diagnostics
+			if p.warnQuotaChange(context.Background(), path.Root("resources"), "t", next.Name, &next, &diags) {
+				previews++
+			} else if len(diags) == 1 && strings.Contains(diags[0].Detail(), "changes more than") {
+				skipped++
+			}
 		}
 	}
-	if previews != maxPreviews || skipped != 3 {
-		t.Errorf("%d previews and %d skipped, want %d and 3", previews, skipped, maxPreviews)
+	if previews != 2*maxPreviews || skipped != 2*3 {
+		t.Errorf("%d previews and %d skipped, want %d and 6 (each change planned twice)", previews, skipped, 2*maxPreviews)
+	}
+}
+
+// clusterState is a reachable cluster holding c.
+type clusterState struct{ c admission.Cluster }
+
+func (s clusterState) Snapshot(context.Context) (admission.Cluster, string, error) {
+	return s.c, "Kueue v0.19", nil
+}
+
+// Raising a priority class's value raises, on Kueue v0.19, the Workloads of that class: a
+// pending one then preempts a lower one of its team. The same classes preview nothing.
+func TestAdmissionPreviewPriorityClasses(t *testing.T) {
+	const gpu = "nvidia.com/gpu"
+	class := func(name string, value int64) quota.PriorityClass {
+		return quota.PriorityClass{Name: name, Weight: value}
+	}
+	cq := at.MakeClusterQueue("a").ResourceGroup(at.MakeFlavorQuotas("p4").Resource(gpu, "4").Obj()).
+		Preemption(kueue.PreemptionLowerPriority, kueue.PreemptionAny, kueue.PreemptionNever).Obj()
+	running := at.MakeWorkload("r", "ns-a").Queue("lq").PriorityClass(quota.PriorityClassObjectName("train"), 10).
+		Request(gpu, "4").Created(-time.Hour).AdmitOn("a", "p4").Obj()
+	pending := at.MakeWorkload("p", "ns-a").Queue("lq").PriorityClass(quota.PriorityClassObjectName("urgent"), 5).
+		Request(gpu, "4").Obj()
+	prior := []quota.PriorityClass{class("train", 10), class("urgent", 5)}
+	c := admission.Cluster{
+		Version: admission.V0_19, ClusterQueues: []kueue.ClusterQueue{cq},
+		LocalQueues:     []kueue.LocalQueue{at.MakeLocalQueue("lq", "ns-a", "a")},
+		ResourceFlavors: []kueue.ResourceFlavor{at.MakeResourceFlavor("p4")},
+		Workloads:       []kueue.Workload{running, pending},
+		WorkloadPriorityClasses: []kueue.WorkloadPriorityClass{
+			quota.RenderPriorityClass(prior[0], ""), quota.RenderPriorityClass(prior[1], "")},
+	}
+	p := &admissionPreview{state: clusterState{c}}
+	var diags diag.Diagnostics
+	p.warnPriorityChange(context.Background(), path.Root("priority_classes"), prior, prior, &diags)
+	if len(diags) != 0 {
+		t.Fatalf("unchanged classes: %v", diags)
+	}
+	p.warnPriorityChange(context.Background(), path.Root("priority_classes"), prior, []quota.PriorityClass{class("train", 10), class("urgent", 100)}, &diags)
+	if len(diags) != 1 || diags[0].Summary() != "Admission preview: priority classes" {
+		t.Fatalf("diagnostics = %v, want one preview", diags)
+	}
+	for _, want := range []string{"admitted ns-a/p on p4", "preempted ns-a/r by ns-a/p (ClusterQueue a): InClusterQueue"} {
+		if !strings.Contains(diags[0].Detail(), want) {
+			t.Errorf("the preview lacks %q:\n%s", want, diags[0].Detail())
+		}
 	}
 }

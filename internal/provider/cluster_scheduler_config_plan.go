@@ -88,6 +88,10 @@ func (r *clusterSchedulerConfigResource) ModifyPlan(ctx context.Context, req res
 	id := types.StringUnknown()
 	if allKnown {
 		id = types.StringValue(schedulerConfigID(classes))
+		var priorList types.List
+		if r.data != nil && !req.State.Raw.IsNull() && !req.State.GetAttribute(ctx, path.Root("priority_classes"), &priorList).HasError() {
+			r.data.preview.warnPriorityChange(ctx, path.Root("priority_classes"), priorityClassesOf(priorList), classes, &resp.Diagnostics)
+		}
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), id)...)
 }
