@@ -323,3 +323,34 @@ func TestAdmissionPreviewPriorityClasses(t *testing.T) {
 		}
 	}
 }
+
+// A plan whose cluster cannot be reached still plans the change, with a warning that no
+// preview was made and why (the read is sent once, without retries).
+func TestAccAdmissionPreview_unreachable(t *testing.T) {
+	acctest.RequireKueue(t)
+	const team = "e2e-preview-unreachable"
+	e2eCleanup(t, team)
+	quotaOf := func(count string) string {
+		return e2eTeam(team, `  resources = [{ instance_type = "ml.g5.12xlarge", count = `+count+` }]`)
+	}
+	cli := newTFCLI(t)
+	cli.writeConfig("provider \"hyperpod\" {\n}\n" + quotaOf("1"))
+	cli.init()
+	if r := cli.apply(3 * time.Minute); r.exitCode != 0 {
+		t.Fatalf("apply: %s", r)
+	}
+	// Nothing listens on port 1: every request is refused.
+	cli.writeConfig("provider \"hyperpod\" {\n  host = \"https://127.0.0.1:1\"\n}\n" + quotaOf("2"))
+	r, diags := cli.planJSON(2*time.Minute, "-refresh=false")
+	if r.exitCode != 2 {
+		t.Fatalf("plan against an unreachable cluster: want exit 2 (changes), got %s", r)
+	}
+	got, ok := previewsIn(diags)["No admission preview"]
+	if !ok || !strings.Contains(got.Detail, "connection refused") || !strings.Contains(got.Detail, "The plan itself is not affected") {
+		t.Errorf("want a warning that no preview was made because the cluster refused the connection, got %+v", diags)
+	}
+	cli.writeConfig("provider \"hyperpod\" {\n}\n" + quotaOf("1"))
+	if r := cli.destroy(3 * time.Minute); r.exitCode != 0 {
+		t.Errorf("destroy: %s", r)
+	}
+}
