@@ -19,7 +19,9 @@
 # other is the oldest minor that both SageMaker HyperPod and EKS support), each built from
 # its own module under tools/ with the etcd release it ships with. Directories of different
 # Kueue versions share one kube-apiserver and etcd build, linked from a directory named after
-# the Kubernetes and etcd versions alone.
+# the Kubernetes and etcd versions alone; directories of different Kubernetes versions share one
+# Kueue manager build, linked from a directory named after the Kueue version alone (the manager
+# is a client of the API server: its build does not depend on the server's version).
 # Idempotent: only what is missing is built or copied. Builds write to a temporary name and
 # are renamed into place, so an interrupted build never leaves a half-written binary.
 # Only the directory goes to stdout; everything else goes to stderr.
@@ -91,11 +93,14 @@ if [[ -x "${dir}/kube-apiserver" ]]; then
 	[[ "${built_for}" == "${K8S_VERSION}" ]] ||
 		die "${dir} holds kube-apiserver ${built_for:-of an unknown version}: set HYPERPOD_K8S_VERSION=${built_for:-...}, or HYPERPOD_CONTROLPLANE_DIR to another directory"
 fi
-# kube-apiserver and etcd do not depend on the Kueue version: built once per cache.
+# kube-apiserver and etcd do not depend on the Kueue version, nor the Kueue manager on the
+# Kubernetes version: each is built once per cache.
 bin_dir=${dir}
+kueue_bin_dir=${dir}
 if [[ -z "${HYPERPOD_CONTROLPLANE_DIR:-}" ]]; then
 	bin_dir=${cache_root}/k8s-${K8S_VERSION}_etcd-${ETCD_VERSION}
-	mkdir -p -- "${bin_dir}"
+	kueue_bin_dir=${cache_root}/kueue-${KUEUE_VERSION}
+	mkdir -p -- "${bin_dir}" "${kueue_bin_dir}"
 fi
 
 # Serialise concurrent runs (make -j, two terminals) when flock is available.
@@ -139,12 +144,14 @@ build() {
 	link_into_dir "${name}"
 }
 
-# link_into_dir NAME: make bin_dir/NAME appear in dir (a hard link, or a copy across devices).
+# link_into_dir NAME [FROM]: make FROM/NAME (default bin_dir) appear in dir (a hard link, or a
+# copy across devices).
 link_into_dir() {
-	[[ "${bin_dir}" == "${dir}" ]] && return
+	local from=${2:-${bin_dir}}
+	[[ "${from}" == "${dir}" ]] && return
 	local tmp="${dir}/.$1.link.$$"
 	tmp_files+=("${tmp}")
-	ln -f -- "${bin_dir}/$1" "${tmp}" 2>/dev/null || cp -- "${bin_dir}/$1" "${tmp}"
+	ln -f -- "${from}/$1" "${tmp}" 2>/dev/null || cp -- "${from}/$1" "${tmp}"
 	mv -f -- "${tmp}" "${dir}/$1"
 }
 
@@ -216,24 +223,35 @@ kueue_module_dir() {
 if [[ -x "${dir}/kueue-manager" ]]; then
 	log "kueue-manager: present"
 else
-	log "kueue-manager: building sigs.k8s.io/kueue@${KUEUE_VERSION}/cmd/kueue (a cold build takes a few minutes)"
-	start=${SECONDS}
-	src=$(kueue_module_dir)
-	[[ -f "${src}/cmd/kueue/main.go" ]] || die "no cmd/kueue in ${src}"
-	work="${dir}/.kueue-src.tmp.$$"
-	tmp_files+=("${work}")
-	cp -R -- "${src}" "${work}"
-	chmod -R u+w -- "${work}"
-	main="${work}/cmd/kueue/main.go"
-	grep -q 'metricsCertPath := "/etc/kueue/metrics/certs"' "${main}" ||
-		die "cmd/kueue/main.go of Kueue ${KUEUE_VERSION} no longer hard-codes the metrics certificate path; update this script"
-	sed -i.orig 's|metricsCertPath := "/etc/kueue/metrics/certs"|metricsCertPath := os.Getenv("KUEUE_METRICS_CERT_DIR")|' "${main}"
-	tmp="${dir}/.kueue-manager.tmp.$$"
-	tmp_files+=("${tmp}")
-	(cd -- "${work}" && GOFLAGS=-mod=readonly go build \
-		-ldflags "-X sigs.k8s.io/kueue/pkg/version.GitVersion=${KUEUE_VERSION}" -o "${tmp}" ./cmd/kueue) >&2
-	mv -f -- "${tmp}" "${dir}/kueue-manager"
-	log "kueue-manager: built in $((SECONDS - start)) s"
+	# Directories of two Kubernetes versions prepared at once must not both build it.
+	if [[ "${kueue_bin_dir}" != "${dir}" ]] && command -v flock >/dev/null 2>&1; then
+		exec 8>"${kueue_bin_dir}/.lock"
+		flock 8
+	fi
+	if [[ -x "${kueue_bin_dir}/kueue-manager" ]]; then
+		log "kueue-manager: present in ${kueue_bin_dir}"
+	else
+		log "kueue-manager: building sigs.k8s.io/kueue@${KUEUE_VERSION}/cmd/kueue (a cold build takes a few minutes)"
+		start=${SECONDS}
+		src=$(kueue_module_dir)
+		[[ -f "${src}/cmd/kueue/main.go" ]] || die "no cmd/kueue in ${src}"
+		work="${dir}/.kueue-src.tmp.$$"
+		tmp_files+=("${work}")
+		cp -R -- "${src}" "${work}"
+		chmod -R u+w -- "${work}"
+		main="${work}/cmd/kueue/main.go"
+		grep -q 'metricsCertPath := "/etc/kueue/metrics/certs"' "${main}" ||
+			die "cmd/kueue/main.go of Kueue ${KUEUE_VERSION} no longer hard-codes the metrics certificate path; update this script"
+		sed -i.orig 's|metricsCertPath := "/etc/kueue/metrics/certs"|metricsCertPath := os.Getenv("KUEUE_METRICS_CERT_DIR")|' "${main}"
+		tmp="${kueue_bin_dir}/.kueue-manager.tmp.$$"
+		tmp_files+=("${tmp}")
+		(cd -- "${work}" && GOFLAGS=-mod=readonly go build \
+			-ldflags "-X sigs.k8s.io/kueue/pkg/version.GitVersion=${KUEUE_VERSION}" -o "${tmp}" ./cmd/kueue) >&2
+		mv -f -- "${tmp}" "${kueue_bin_dir}/kueue-manager"
+		log "kueue-manager: built in $((SECONDS - start)) s"
+	fi
+	link_into_dir kueue-manager "${kueue_bin_dir}"
+	exec 8>&-
 fi
 
 kueue_cfg="${dir}/kueue"

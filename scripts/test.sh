@@ -140,6 +140,7 @@ summary() {
 	if [[ -n "${current}" ]]; then
 		finish "FAILED"
 	fi
+	stop_builder
 	stop_cluster
 	printf '\n==> Time per phase\n'
 	local total=0 line name secs result width=52
@@ -184,14 +185,73 @@ run() {
 	fi
 }
 
-begin "builds (control plane, Kubernetes and Kueue releases, OpenTofu, test binaries)"
-assets=$(scripts/controlplane-assets.sh)
+# The control planes and OpenTofu build in one background job, in the order the phases need them,
+# while the provider, its test binaries and the unit tests build and run in the foreground. The
+# builds needed after the first acceptance phase run at a lower priority: they take the CPU the
+# tests leave idle rather than slowing the tests. A phase whose build is not done yet waits for
+# it, and the wait shows in the time table. With warm caches every build is a no-op.
+assets_log=${logs}/assets.log
+# emit <name> <command...>: run a build command and pass on the path it prints as "<name> <path>".
+emit() {
+	local name=$1 out
+	shift
+	out=$("$@") || exit 1
+	printf '%s %s\n' "${name}" "${out}"
+}
 # The oldest supported Kueue and Kubernetes always come from the cache, whatever
 # HYPERPOD_CONTROLPLANE_DIR names.
-oldest_assets=$(env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.15.0 scripts/controlplane-assets.sh)
-oldest_k8s_assets=$(env -u HYPERPOD_CONTROLPLANE_DIR HYPERPOD_K8S_VERSION=v1.32.13 HYPERPOD_KUEUE_VERSION=v0.19.2 scripts/controlplane-assets.sh)
-tofu=${TOFU:-$(scripts/tofu-assets.sh)}
-kueue_version=$(cat "${assets}/kueue-version")
+build_in_background() {
+	emit assets scripts/controlplane-assets.sh
+	if [[ -n "${TOFU:-}" ]]; then
+		printf 'tofu %s\n' "${TOFU}"
+	else
+		emit tofu nice -n 10 scripts/tofu-assets.sh
+	fi
+	emit kueue-v0.15.0 nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.15.0 scripts/controlplane-assets.sh
+	if ${all}; then
+		emit kueue-v0.17.0 nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.17.0 scripts/controlplane-assets.sh
+	fi
+	emit k8s-v1.32.13 nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR HYPERPOD_K8S_VERSION=v1.32.13 HYPERPOD_KUEUE_VERSION=v0.19.2 scripts/controlplane-assets.sh
+}
+# next_build <name>: wait for the background job's next build, which must be <name>, and set
+# built to its path. The wait is a phase of its own when it takes a second or more.
+next_build() {
+	local name path waited
+	waited=$(date +%s)
+	if ! read -r -u 7 name path; then
+		echo "a background build failed; the end of ${assets_log}:" >&2
+		tail -n 40 -- "${assets_log}" >&2
+		exit 1
+	fi
+	if [[ "${name}" != "$1" ]]; then
+		echo "scripts/test.sh: expected the $1 build, the background job gave ${name}" >&2
+		exit 1
+	fi
+	built=${path}
+	waited=$(($(date +%s) - waited))
+	if ((waited > 0)); then
+		printf '\n==> waited %ds for the %s build\n' "${waited}" "$1"
+		phases+=("waiting for the $1 build (background)"$'\t'"${waited}"$'\t'"ok")
+	fi
+}
+builder=""
+stop_builder() {
+	if [[ -n "${builder}" ]]; then
+		# The job leads a process group of its own: its builds stop with it.
+		kill -TERM -- "-${builder}" 2>/dev/null || true
+		builder=""
+	fi
+}
+
+begin "builds (provider, test binaries; control planes and OpenTofu in the background, ${assets_log})"
+rm -f -- "${logs}/.builds"
+mkfifo -- "${logs}/.builds"
+set -m # gives the background job a process group of its own
+build_in_background </dev/null >"${logs}/.builds" 2>"${assets_log}" &
+builder=$!
+set +m
+exec 7<"${logs}/.builds"
+rm -f -- "${logs}/.builds"
 go build ./...
 go build -o "${localcluster}" ./internal/cmd/localcluster
 go test -count=1 -run '^$' ./... >"${logs}/build.log"
@@ -200,6 +260,10 @@ finish ok
 begin "unit tests"
 QUIET_FILTER='^(ok|FAIL|--- FAIL|panic)' run "${logs}/unit.log" go test -count=1 -v ./...
 finish ok
+
+next_build assets
+assets=${built}
+kueue_version=$(cat "${assets}/kueue-version")
 
 export HYPERPOD_CONTROLPLANE_DIR="${assets}" TF_ACC=1
 
@@ -256,6 +320,8 @@ if ${all}; then
 	selection='^(TestAcc|TestFunction_)'
 	label="all tests"
 fi
+next_build tofu
+tofu=${built}
 begin "acceptance, OpenTofu $(TF_CLI_CONFIG_FILE=/dev/null "${tofu}" version | sed -nE '1s/^OpenTofu v//p') (${label}), Kubernetes ${k8s}, Kueue ${kueue_version}"
 TF_ACC_TERRAFORM_PATH="${tofu}" TF_ACC_PROVIDER_HOST=registry.opentofu.org TF_CLI_CONFIG_FILE=/dev/null \
 	run "${logs}/acc-opentofu.log" go test -count=1 -timeout "${timeout}" ./internal/provider -run "${selection}" -v
@@ -267,20 +333,22 @@ stop_cluster
 
 # The other Kueue releases and the oldest Kubernetes minor, each on a control plane of its own:
 # they run the version-dependent selection; --all runs everything on every Kueue release.
-other_kueue=("${oldest_assets}")
+others=(kueue-v0.15.0)
 if ${all}; then
-	other_kueue+=("$(env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.17.0 scripts/controlplane-assets.sh)")
+	others+=(kueue-v0.17.0)
 fi
-other_kueue+=("${oldest_k8s_assets}")
+others+=(k8s-v1.32.13)
 unset HYPERPOD_LOCALCLUSTER_DIR
-for other in "${other_kueue[@]}"; do
+for build in "${others[@]}"; do
+	next_build "${build}"
+	other=${built}
 	version=$(cat "${other}/kueue-version")
 	other_k8s=$(k8s_version "${other}")
 	export HYPERPOD_CONTROLPLANE_DIR="${other}"
 	start_cluster "${other}" "${version}"
 	selection="^($(IFS='|'; printf '%s' "${oldest_kueue_tests[*]}"))\$"
 	label="Kueue-dependent tests"
-	if ${all} && [[ "${other}" != "${oldest_k8s_assets}" ]]; then
+	if ${all} && [[ "${build}" != k8s-* ]]; then
 		selection='^TestAcc'
 		label="all tests"
 	fi
@@ -291,7 +359,7 @@ for other in "${other_kueue[@]}"; do
 	begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p') (${label}), Kubernetes ${other_k8s}, Kueue ${version}"
 	skip=()
 	seeds=${HYPERPOD_DIFFERENTIAL_SEEDS:-}
-	if [[ "${other}" == "${oldest_k8s_assets}" && -z "${seeds}" ]]; then
+	if [[ "${build}" == k8s-* && -z "${seeds}" ]]; then
 		# The same Kueue release as the first phase, on the oldest Kubernetes: a smaller sample
 		# checks the model against that API server.
 		seeds=3
