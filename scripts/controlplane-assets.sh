@@ -49,25 +49,10 @@ esac
 SUPPORTED_KUEUE_VERSIONS="v0.15.0 v0.17.0 v0.19.2"
 KUEUE_VERSION=${HYPERPOD_KUEUE_VERSION:-v0.19.2}
 
-log() { printf 'controlplane-assets: %s\n' "$*" >&2; }
-die() {
-	log "error: $*"
-	exit 1
-}
+log_name=controlplane-assets
+# shellcheck source=scripts/assets-common.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/assets-common.sh"
 
-script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
-repo_root=$(cd -- "${script_dir}/.." && pwd -P)
-tools_dir="${repo_root}/tools/${tools_module}"
-[[ -f "${tools_dir}/go.mod" ]] || die "cannot find ${tools_dir}/go.mod (is the script inside the repository?)"
-command -v go >/dev/null 2>&1 || die "go is not on PATH"
-
-# Never let a go.work elsewhere change what gets built.
-export GOWORK=off
-
-# The version variables name the cache directory; refuse to file a build under a wrong name.
-pinned() { # module -> version required by the tools module's go.mod
-	awk -v m="$1" '$1 == m && $2 ~ /^v[0-9]/ { print $2; exit }' "${tools_dir}/go.mod"
-}
 [[ "$(pinned k8s.io/kubernetes)" == "${K8S_VERSION}" ]] ||
 	die "tools/${tools_module}/go.mod pins k8s.io/kubernetes $(pinned k8s.io/kubernetes), this script says ${K8S_VERSION}: update the versions above"
 [[ "$(pinned go.etcd.io/etcd/server/v3)" == "${ETCD_VERSION}" ]] ||

@@ -15,21 +15,14 @@ set -euo pipefail
 # The version pinned by tools/opentofu/go.mod.
 TOFU_VERSION=v1.12.6
 
-log() { printf 'tofu-assets: %s\n' "$*" >&2; }
-die() {
-	log "error: $*"
-	exit 1
-}
+log_name=tofu-assets
+tools_module=opentofu
+# shellcheck source=scripts/assets-common.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/assets-common.sh"
 
-script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
-repo_root=$(cd -- "${script_dir}/.." && pwd -P)
-tools_dir="${repo_root}/tools/opentofu"
-[[ -f "${tools_dir}/go.mod" ]] || die "cannot find ${tools_dir}/go.mod (is the script inside the repository?)"
-
-# The version names the cache directory; refuse to file a build under a wrong name.
-pinned=$(awk '$1 == "github.com/opentofu/opentofu" && $2 ~ /^v[0-9]/ { print $2; exit }' "${tools_dir}/go.mod")
-[[ "${pinned}" == "${TOFU_VERSION}" ]] ||
-	die "tools/opentofu/go.mod pins github.com/opentofu/opentofu ${pinned:-nothing}, this script says ${TOFU_VERSION}: update TOFU_VERSION"
+pinned_tofu=$(pinned github.com/opentofu/opentofu)
+[[ "${pinned_tofu}" == "${TOFU_VERSION}" ]] ||
+	die "tools/opentofu/go.mod pins github.com/opentofu/opentofu ${pinned_tofu:-nothing}, this script says ${TOFU_VERSION}: update TOFU_VERSION"
 
 dir=${HYPERPOD_TOFU_DIR:-${XDG_CACHE_HOME:-${HOME}/.cache}/terraform-provider-hyperpod/opentofu-${TOFU_VERSION}}
 mkdir -p -- "${dir}"
@@ -41,10 +34,6 @@ if [[ -x "${out}" ]]; then
 	printf '%s\n' "${out}"
 	exit 0
 fi
-
-command -v go >/dev/null 2>&1 || die "go is not on PATH"
-# Never let a go.work elsewhere change what gets built.
-export GOWORK=off
 
 # Serialise concurrent runs (make -j, two terminals) when flock is available.
 if command -v flock >/dev/null 2>&1; then

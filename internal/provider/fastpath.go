@@ -128,6 +128,20 @@ func (s *fastServer) resource(ctx context.Context, fr *fastResource) (resource.R
 	return r, !deferred
 }
 
+// prepare is what the fast path needs to answer one request for typeName: the compiled
+// resource, the request decoded by decode, and a configured resource; ok is false where the
+// framework must answer.
+func prepare[D any](ctx context.Context, s *fastServer, typeName string, decode func(*fastResource) (D, bool)) (fr *fastResource, d D, r resource.Resource, ok bool) {
+	if fr = s.resources[typeName]; fr == nil {
+		return nil, d, nil, false
+	}
+	if d, ok = decode(fr); !ok {
+		return nil, d, nil, false
+	}
+	r, ok = s.resource(ctx, fr)
+	return fr, d, r, ok
+}
+
 // toProtoPath is a framework path as the protocol writes it.
 func toProtoPath(p path.Path) *tftypes.AttributePath {
 	out := tftypes.NewAttributePath()

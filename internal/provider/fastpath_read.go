@@ -67,15 +67,10 @@ func decodeRead(fr *fastResource, req *tfprotov6.ReadResourceRequest) (d readReq
 
 // read is the framework's answer to req, or nil where the framework must answer.
 func (s *fastServer) read(ctx context.Context, req *tfprotov6.ReadResourceRequest) *tfprotov6.ReadResourceResponse {
-	fr := s.resources[req.TypeName]
-	if fr == nil || !privateKeysReadable {
+	if !privateKeysReadable {
 		return nil
 	}
-	d, ok := decodeRead(fr, req)
-	if !ok {
-		return nil
-	}
-	r, ok := s.resource(ctx, fr)
+	fr, d, r, ok := prepare(ctx, s, req.TypeName, func(fr *fastResource) (readRequest, bool) { return decodeRead(fr, req) })
 	if !ok {
 		return nil
 	}

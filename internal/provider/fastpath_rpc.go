@@ -109,15 +109,7 @@ func decodePlan(fr *fastResource, req *tfprotov6.PlanResourceChangeRequest) (d p
 
 // plan is the framework's answer to req, or nil where the framework must answer.
 func (s *fastServer) plan(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) *tfprotov6.PlanResourceChangeResponse {
-	fr := s.resources[req.TypeName]
-	if fr == nil {
-		return nil
-	}
-	d, ok := decodePlan(fr, req)
-	if !ok {
-		return nil
-	}
-	r, ok := s.resource(ctx, fr)
+	fr, d, r, ok := prepare(ctx, s, req.TypeName, func(fr *fastResource) (planRequest, bool) { return decodePlan(fr, req) })
 	if !ok {
 		return nil
 	}
