@@ -110,41 +110,7 @@ type candidate struct {
 func (s *state) classicalTargets(l *ledger, w *workload, need map[flavorResource]bool, usage quantities) []target {
 	cq := w.cq
 	bwcForbidden := cq.borrowWithinCohort == kueue.PreemptionNever
-	var same, hierarchy, priority []candidate
-	if cq.withinClusterQueue != kueue.PreemptionNever {
-		for _, c := range cq.admitted {
-			if !l.removed[c] && c.usesAny(need) && satisfiesPolicy(w, c, cq.withinClusterQueue) {
-				same = append(same, candidate{c, variantWithinCQ})
-			}
-		}
-	}
-	if cq.cohort != nil && cq.reclaimWithinCohort != kueue.PreemptionNever {
-		// hasAdvantage: the request fits in the queue's own nominal quota.
-		advantage := true
-		for fr, v := range usage {
-			if cq.quotas[fr].nominal < l.usage(cq, fr)+v {
-				advantage = false
-			}
-		}
-		for _, other := range cq.cohort.cqs {
-			if other == cq || !other.active || l.withinNominal(other, need) {
-				continue
-			}
-			for _, c := range other.admitted {
-				if l.removed[c] || !c.usesAny(need) || !satisfiesPolicy(w, c, cq.reclaimWithinCohort) {
-					continue
-				}
-				switch {
-				case advantage:
-					hierarchy = append(hierarchy, candidate{c, variantReclaim})
-				case bwcForbidden || c.priority >= w.priority:
-					priority = append(priority, candidate{c, variantReclaimWithoutBorrowing})
-				default:
-					priority = append(priority, candidate{c, variantReclaimWhileBorrowing})
-				}
-			}
-		}
-	}
+	same, hierarchy, priority := classicalCandidates(l, w, need, usage)
 	order := candidateOrder(cq)
 	byOrder := func(a, b candidate) int { return order(a.w, b.w) }
 	lists := [][]candidate{hierarchy, priority, same}
@@ -188,6 +154,49 @@ func (s *state) classicalTargets(l *ledger, w *workload, need map[flavorResource
 		restore(l, targets)
 	}
 	return nil
+}
+
+// classicalCandidates are the workloads classical preemption may take for w, by kind: in w's
+// own queue, reclaimed from a cohort queue over its nominal quota while w's request fits in its
+// own nominal quota (hierarchy), and the other reclaims, which priority decides.
+func classicalCandidates(l *ledger, w *workload, need map[flavorResource]bool, usage quantities) (same, hierarchy, priority []candidate) {
+	cq := w.cq
+	bwcForbidden := cq.borrowWithinCohort == kueue.PreemptionNever
+	if cq.withinClusterQueue != kueue.PreemptionNever {
+		for _, c := range cq.admitted {
+			if !l.removed[c] && c.usesAny(need) && satisfiesPolicy(w, c, cq.withinClusterQueue) {
+				same = append(same, candidate{c, variantWithinCQ})
+			}
+		}
+	}
+	if cq.cohort != nil && cq.reclaimWithinCohort != kueue.PreemptionNever {
+		// hasAdvantage: the request fits in the queue's own nominal quota.
+		advantage := true
+		for fr, v := range usage {
+			if cq.quotas[fr].nominal < l.usage(cq, fr)+v {
+				advantage = false
+			}
+		}
+		for _, other := range cq.cohort.cqs {
+			if other == cq || !other.active || l.withinNominal(other, need) {
+				continue
+			}
+			for _, c := range other.admitted {
+				if l.removed[c] || !c.usesAny(need) || !satisfiesPolicy(w, c, cq.reclaimWithinCohort) {
+					continue
+				}
+				switch {
+				case advantage:
+					hierarchy = append(hierarchy, candidate{c, variantReclaim})
+				case bwcForbidden || c.priority >= w.priority:
+					priority = append(priority, candidate{c, variantReclaimWithoutBorrowing})
+				default:
+					priority = append(priority, candidate{c, variantReclaimWhileBorrowing})
+				}
+			}
+		}
+	}
+	return same, hierarchy, priority
 }
 
 // sameQueueCanUnborrow reports whether preempting every same-queue candidate would let usage

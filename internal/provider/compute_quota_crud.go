@@ -271,14 +271,7 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 	if !ok {
 		return
 	}
-	state.ID, state.Team = prior.ID, prior.Team
-	if state.ID.IsNull() {
-		state.ID = types.StringValue(team)
-	}
-	if state.Team.IsNull() {
-		state.Team = types.StringValue(team)
-	}
-	state.OwnerID = prior.OwnerID
+	state.keepTerraformsOwn(prior, team)
 	if q.Owner.Intrinsic {
 		// The store records no owner: a quota's identity is its id, which import and create
 		// both take, so an imported quota plans empty.
@@ -289,11 +282,23 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 	state.tagsModel = r.data.refreshed(prior.tagsModel, stored)
 	state.withoutUnsupported(r.data.backend.Traits, &resp.Diagnostics)
 	state.Drift = driftList(drift)
-	state.Timeouts = prior.Timeouts
-	if state.Timeouts.IsNull() {
-		state.Timeouts = timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)}
-	}
 	resp.Diagnostics.Append(setModel(ctx, &resp.State, &state)...)
+}
+
+// keepTerraformsOwn carries over from prior what only Terraform holds, which a read of the
+// store cannot return: the id and team (state written before they existed takes the team's
+// name), the owner and the timeouts.
+func (m *computeQuotaModel) keepTerraformsOwn(prior computeQuotaModel, team string) {
+	m.ID, m.Team, m.OwnerID, m.Timeouts = prior.ID, prior.Team, prior.OwnerID, prior.Timeouts
+	if m.ID.IsNull() {
+		m.ID = types.StringValue(team)
+	}
+	if m.Team.IsNull() {
+		m.Team = types.StringValue(team)
+	}
+	if m.Timeouts.IsNull() {
+		m.Timeouts = timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)}
+	}
 }
 
 // readStored reads the team's quota for a refresh. It returns nil, having removed the resource

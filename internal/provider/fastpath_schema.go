@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/defaults"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -53,7 +54,7 @@ type fastNode struct {
 	optional bool
 	computed bool
 	// defaultValue is the schema default of a top-level attribute; nil without one.
-	defaultValue func(ctx context.Context, at path.Path) (attr.Value, diag.Diagnostics)
+	defaultValue defaultFunc
 	validate     validateFunc // nil without validators
 	modify       modifyFunc   // nil without plan modifiers
 	nesting      nesting
@@ -61,6 +62,9 @@ type fastNode struct {
 	// objectType is the framework type of the nested object (of each element of a list).
 	objectType types.ObjectType
 }
+
+// defaultFunc is an attribute's schema default at the attribute's path.
+type defaultFunc func(ctx context.Context, at path.Path) (attr.Value, diag.Diagnostics)
 
 // validateFunc runs an attribute's validators on its configuration value.
 type validateFunc func(ctx context.Context, r *fastValidation, value attr.Value, at path.Path)
@@ -140,34 +144,30 @@ func compileAttribute(ctx context.Context, name string, a schema.Attribute, root
 	var err error
 	switch a := a.(type) {
 	case schema.StringAttribute:
-		err = n.compileLeaf(a.CustomType == nil, a.Default != nil, root, stringValidators(a.Validators), stringModifiers(a.PlanModifiers))
-		n.defaultValue = stringDefault(a.Default)
+		err = n.compileLeaf(a.CustomType == nil, root, defaultOf(a.Default, defaults.String.DefaultString), validatorsOf(a.Validators, validator.String.ValidateString), modifiersOf(a.PlanModifiers, planmodifier.String.PlanModifyString))
 	case schema.Int64Attribute:
-		err = n.compileLeaf(a.CustomType == nil, a.Default != nil, root, int64Validators(a.Validators), int64Modifiers(a.PlanModifiers))
-		n.defaultValue = int64Default(a.Default)
+		err = n.compileLeaf(a.CustomType == nil, root, defaultOf(a.Default, defaults.Int64.DefaultInt64), validatorsOf(a.Validators, validator.Int64.ValidateInt64), modifiersOf(a.PlanModifiers, planmodifier.Int64.PlanModifyInt64))
 	case schema.Float64Attribute:
-		err = n.compileLeaf(a.CustomType == nil, a.Default != nil, root, float64Validators(a.Validators), float64Modifiers(a.PlanModifiers))
-		n.defaultValue = float64Default(a.Default)
+		err = n.compileLeaf(a.CustomType == nil, root, defaultOf(a.Default, defaults.Float64.DefaultFloat64), validatorsOf(a.Validators, validator.Float64.ValidateFloat64), modifiersOf(a.PlanModifiers, planmodifier.Float64.PlanModifyFloat64))
 	case schema.BoolAttribute:
-		err = n.compileLeaf(a.CustomType == nil, a.Default != nil, root, boolValidators(a.Validators), boolModifiers(a.PlanModifiers))
-		n.defaultValue = boolDefault(a.Default)
+		err = n.compileLeaf(a.CustomType == nil, root, defaultOf(a.Default, defaults.Bool.DefaultBool), validatorsOf(a.Validators, validator.Bool.ValidateBool), modifiersOf(a.PlanModifiers, planmodifier.Bool.PlanModifyBool))
 	case schema.MapAttribute:
-		err = n.compileLeaf(a.CustomType == nil, a.Default != nil, false, mapValidators(a.Validators), nil)
+		err = n.compileLeaf(a.CustomType == nil, false, defaultOf(a.Default, defaults.Map.DefaultMap), validatorsOf(a.Validators, validator.Map.ValidateMap), nil)
 		if len(a.PlanModifiers) > 0 {
 			err = fmt.Errorf("map plan modifiers")
 		}
 	case schema.ListAttribute:
-		err = n.compileLeaf(a.CustomType == nil, a.Default != nil, false, listValidators(a.Validators), nil)
+		err = n.compileLeaf(a.CustomType == nil, false, defaultOf(a.Default, defaults.List.DefaultList), validatorsOf(a.Validators, validator.List.ValidateList), nil)
 		if len(a.PlanModifiers) > 0 {
 			err = fmt.Errorf("list plan modifiers")
 		}
 	case schema.SingleNestedAttribute:
 		err = n.compileNested(ctx, nestingSingle, a.CustomType == nil && a.Default == nil && len(a.PlanModifiers) == 0,
-			objectValidators(a.Validators), a.Attributes)
+			validatorsOf(a.Validators, validator.Object.ValidateObject), a.Attributes)
 	case schema.ListNestedAttribute:
 		o := a.NestedObject
 		err = n.compileNested(ctx, nestingList, a.CustomType == nil && a.Default == nil && len(a.PlanModifiers) == 0 &&
-			o.CustomType == nil && len(o.Validators) == 0 && len(o.PlanModifiers) == 0, listValidators(a.Validators), o.Attributes)
+			o.CustomType == nil && len(o.Validators) == 0 && len(o.PlanModifiers) == 0, validatorsOf(a.Validators, validator.List.ValidateList), o.Attributes)
 	default:
 		err = fmt.Errorf("attribute kind %T", a)
 	}
@@ -177,13 +177,13 @@ func compileAttribute(ctx context.Context, name string, a schema.Attribute, root
 	return n, n.finish(ctx)
 }
 
-// compileLeaf sets an attribute's validators and plan modifiers; plain says it has the
+// compileLeaf sets an attribute's default, validators and plan modifiers; plain says it has the
 // framework's own type, and a default is taken only where root allows it.
-func (n *fastNode) compileLeaf(plain, hasDefault, root bool, v validateFunc, m modifyFunc) error {
-	if !plain || hasDefault && !root {
+func (n *fastNode) compileLeaf(plain, root bool, d defaultFunc, v validateFunc, m modifyFunc) error {
+	if !plain || d != nil && !root {
 		return fmt.Errorf("custom type or nested default")
 	}
-	n.validate, n.modify = v, m
+	n.defaultValue, n.validate, n.modify = d, v, m
 	return nil
 }
 
@@ -243,57 +243,46 @@ func checkPlainType(ctx context.Context, t attr.Type) error {
 	return nil
 }
 
+// The framework's defaults, validators and plan modifiers have one request and response type
+// per kind of value, alike but for the value's type. Each generic caller below serves every kind:
+// it builds the request as the struct all kinds' requests convert to, and takes the kind's
+// method (such as validator.String.ValidateString) to call.
+
 // Defaults, as the framework calls them: with the attribute's path.
 
-func stringDefault(d defaults.String) func(context.Context, path.Path) (attr.Value, diag.Diagnostics) {
-	if d == nil {
+// defaultResponseOf is a default's response for values of type V.
+type defaultResponseOf[V any] = struct {
+	Diagnostics diag.Diagnostics
+	PlanValue   V
+}
+
+// defaultOf calls d, a default of any kind, or is nil when there is none.
+func defaultOf[V attr.Value, D any, Req ~struct{ Path path.Path }, Resp ~defaultResponseOf[V]](d D, call func(D, context.Context, Req, *Resp)) defaultFunc {
+	if any(d) == nil {
 		return nil
 	}
 	return func(ctx context.Context, at path.Path) (attr.Value, diag.Diagnostics) {
-		resp := defaults.StringResponse{}
-		d.DefaultString(ctx, defaults.StringRequest{Path: at}, &resp)
-		return resp.PlanValue, resp.Diagnostics
+		var resp Resp
+		call(d, ctx, Req{Path: at}, &resp)
+		out := defaultResponseOf[V](resp)
+		return out.PlanValue, out.Diagnostics
 	}
 }
 
-func int64Default(d defaults.Int64) func(context.Context, path.Path) (attr.Value, diag.Diagnostics) {
-	if d == nil {
-		return nil
-	}
-	return func(ctx context.Context, at path.Path) (attr.Value, diag.Diagnostics) {
-		resp := defaults.Int64Response{}
-		d.DefaultInt64(ctx, defaults.Int64Request{Path: at}, &resp)
-		return resp.PlanValue, resp.Diagnostics
-	}
+// Validators, as the framework calls them: one response each, with the attribute's path and the
+// whole configuration.
+
+// validatorRequestOf is a validator's request for values of type V.
+type validatorRequestOf[V any] = struct {
+	Path               path.Path
+	PathExpression     path.Expression
+	Config             tfsdk.Config
+	ConfigValue        V
+	ClientCapabilities validator.ValidateSchemaClientCapabilities
 }
 
-func float64Default(d defaults.Float64) func(context.Context, path.Path) (attr.Value, diag.Diagnostics) {
-	if d == nil {
-		return nil
-	}
-	return func(ctx context.Context, at path.Path) (attr.Value, diag.Diagnostics) {
-		resp := defaults.Float64Response{}
-		d.DefaultFloat64(ctx, defaults.Float64Request{Path: at}, &resp)
-		return resp.PlanValue, resp.Diagnostics
-	}
-}
-
-func boolDefault(d defaults.Bool) func(context.Context, path.Path) (attr.Value, diag.Diagnostics) {
-	if d == nil {
-		return nil
-	}
-	return func(ctx context.Context, at path.Path) (attr.Value, diag.Diagnostics) {
-		resp := defaults.BoolResponse{}
-		d.DefaultBool(ctx, defaults.BoolRequest{Path: at}, &resp)
-		return resp.PlanValue, resp.Diagnostics
-	}
-}
-
-// Validators of each kind, called as the framework calls them: one response each, with the
-// attribute's path and the whole configuration.
-
-// validatorsOf runs vs on a configuration value of framework type V.
-func validatorsOf[V attr.Value, X any](vs []X, run func(context.Context, X, V, validatorRequest) diag.Diagnostics) validateFunc {
+// validatorsOf runs vs, validators of any kind, on a configuration value of framework type V.
+func validatorsOf[V attr.Value, X any, Req ~validatorRequestOf[V], Resp ~struct{ Diagnostics diag.Diagnostics }](vs []X, call func(X, context.Context, Req, *Resp)) validateFunc {
 	if len(vs) == 0 {
 		return nil
 	}
@@ -303,82 +292,42 @@ func validatorsOf[V attr.Value, X any](vs []X, run func(context.Context, X, V, v
 			r.diags.AddAttributeError(at, "Unexpected value type", fmt.Sprintf("%T", value)) // the framework answers
 			return
 		}
-		req := validatorRequest{r: r, path: at, expr: at.Expression()}
+		req := Req(validatorRequestOf[V]{Path: at, PathExpression: at.Expression(), Config: r.config, ConfigValue: v, ClientCapabilities: r.caps})
 		for _, x := range vs {
-			r.diags.Append(run(ctx, x, v, req)...)
+			var resp Resp
+			call(x, ctx, req, &resp)
+			r.diags.Append(struct{ Diagnostics diag.Diagnostics }(resp).Diagnostics...)
 		}
 	}
 }
 
-// validatorRequest is what every kind's validator request holds besides the value.
-type validatorRequest struct {
-	r    *fastValidation
-	path path.Path
-	expr path.Expression
+// Plan modifiers, called in order as the framework calls them: each sees the plan value the one
+// before it left.
+
+// modifierRequestOf is a plan modifier's request for values of type V; P is the framework's
+// private state type, which it does not export.
+type modifierRequestOf[V, P any] = struct {
+	Path           path.Path
+	PathExpression path.Expression
+	Config         tfsdk.Config
+	ConfigValue    V
+	Plan           tfsdk.Plan
+	PlanValue      V
+	State          tfsdk.State
+	StateValue     V
+	Private        P
 }
 
-func stringValidators(vs []validator.String) validateFunc {
-	return validatorsOf(vs, func(ctx context.Context, x validator.String, v types.String, q validatorRequest) diag.Diagnostics {
-		resp := &validator.StringResponse{}
-		x.ValidateString(ctx, validator.StringRequest{ClientCapabilities: q.r.caps, Config: q.r.config, ConfigValue: v, Path: q.path, PathExpression: q.expr}, resp)
-		return resp.Diagnostics
-	})
+// modifierResponseOf is a plan modifier's response for values of type V.
+type modifierResponseOf[V, P any] = struct {
+	PlanValue       V
+	RequiresReplace bool
+	Private         P
+	Diagnostics     diag.Diagnostics
 }
 
-func int64Validators(vs []validator.Int64) validateFunc {
-	return validatorsOf(vs, func(ctx context.Context, x validator.Int64, v types.Int64, q validatorRequest) diag.Diagnostics {
-		resp := &validator.Int64Response{}
-		x.ValidateInt64(ctx, validator.Int64Request{ClientCapabilities: q.r.caps, Config: q.r.config, ConfigValue: v, Path: q.path, PathExpression: q.expr}, resp)
-		return resp.Diagnostics
-	})
-}
-
-func float64Validators(vs []validator.Float64) validateFunc {
-	return validatorsOf(vs, func(ctx context.Context, x validator.Float64, v types.Float64, q validatorRequest) diag.Diagnostics {
-		resp := &validator.Float64Response{}
-		x.ValidateFloat64(ctx, validator.Float64Request{ClientCapabilities: q.r.caps, Config: q.r.config, ConfigValue: v, Path: q.path, PathExpression: q.expr}, resp)
-		return resp.Diagnostics
-	})
-}
-
-func boolValidators(vs []validator.Bool) validateFunc {
-	return validatorsOf(vs, func(ctx context.Context, x validator.Bool, v types.Bool, q validatorRequest) diag.Diagnostics {
-		resp := &validator.BoolResponse{}
-		x.ValidateBool(ctx, validator.BoolRequest{ClientCapabilities: q.r.caps, Config: q.r.config, ConfigValue: v, Path: q.path, PathExpression: q.expr}, resp)
-		return resp.Diagnostics
-	})
-}
-
-func mapValidators(vs []validator.Map) validateFunc {
-	return validatorsOf(vs, func(ctx context.Context, x validator.Map, v types.Map, q validatorRequest) diag.Diagnostics {
-		resp := &validator.MapResponse{}
-		x.ValidateMap(ctx, validator.MapRequest{ClientCapabilities: q.r.caps, Config: q.r.config, ConfigValue: v, Path: q.path, PathExpression: q.expr}, resp)
-		return resp.Diagnostics
-	})
-}
-
-func listValidators(vs []validator.List) validateFunc {
-	return validatorsOf(vs, func(ctx context.Context, x validator.List, v types.List, q validatorRequest) diag.Diagnostics {
-		resp := &validator.ListResponse{}
-		x.ValidateList(ctx, validator.ListRequest{ClientCapabilities: q.r.caps, Config: q.r.config, ConfigValue: v, Path: q.path, PathExpression: q.expr}, resp)
-		return resp.Diagnostics
-	})
-}
-
-func objectValidators(vs []validator.Object) validateFunc {
-	return validatorsOf(vs, func(ctx context.Context, x validator.Object, v types.Object, q validatorRequest) diag.Diagnostics {
-		resp := &validator.ObjectResponse{}
-		x.ValidateObject(ctx, validator.ObjectRequest{ClientCapabilities: q.r.caps, Config: q.r.config, ConfigValue: v, Path: q.path, PathExpression: q.expr}, resp)
-		return resp.Diagnostics
-	})
-}
-
-// Plan modifiers of each kind, called in order as the framework calls them: each sees the plan
-// value the one before it left.
-
-// modifiersOf runs ms on values of framework type V; run returns the new plan value and whether
-// the change requires replacement.
-func modifiersOf[V attr.Value, X any](ms []X, run func(context.Context, X, *fastModify, V, V, V) (V, bool, diag.Diagnostics)) modifyFunc {
+// modifiersOf runs ms, plan modifiers of any kind, on values of framework type V.
+func modifiersOf[V attr.Value, P any, X any, Req ~modifierRequestOf[V, P], Resp ~modifierResponseOf[V, P]](ms []X, call func(X, context.Context, Req, *Resp)) modifyFunc {
 	if len(ms) == 0 {
 		return nil
 	}
@@ -391,56 +340,30 @@ func modifiersOf[V attr.Value, X any](ms []X, run func(context.Context, X, *fast
 			return
 		}
 		for _, x := range ms {
-			next, replace, diags := run(ctx, x, m, config, plan, state)
-			m.diags.Append(diags...)
-			if replace {
+			var reqPrivate, private P
+			assignAs(&reqPrivate, m.req.Private)
+			assignAs(&private, m.private.Private)
+			req := modifierRequestOf[V, P]{Config: m.req.Config, ConfigValue: config, Path: m.path, PathExpression: m.path.Expression(),
+				Plan: m.req.Plan, PlanValue: plan, Private: reqPrivate, State: m.req.State, StateValue: state}
+			resp := Resp(modifierResponseOf[V, P]{PlanValue: plan, Private: private})
+			call(x, ctx, Req(req), &resp)
+			out := modifierResponseOf[V, P](resp)
+			assignAs(&m.private.Private, out.Private)
+			m.diags.Append(out.Diagnostics...)
+			if out.RequiresReplace {
 				m.replace = append(m.replace, m.path)
 			}
-			if diags.HasError() {
+			if out.Diagnostics.HasError() {
 				return
 			}
-			plan = next
-			m.plan = next
+			plan = out.PlanValue
+			m.plan = plan
 		}
 	}
 }
 
-func stringModifiers(ms []planmodifier.String) modifyFunc {
-	return modifiersOf(ms, func(ctx context.Context, x planmodifier.String, m *fastModify, config, plan, state types.String) (types.String, bool, diag.Diagnostics) {
-		resp := &planmodifier.StringResponse{PlanValue: plan, Private: m.private.Private}
-		x.PlanModifyString(ctx, planmodifier.StringRequest{Config: m.req.Config, ConfigValue: config, Path: m.path,
-			PathExpression: m.path.Expression(), Plan: m.req.Plan, PlanValue: plan, Private: m.req.Private, State: m.req.State, StateValue: state}, resp)
-		m.private.Private = resp.Private
-		return resp.PlanValue, resp.RequiresReplace, resp.Diagnostics
-	})
-}
-
-func int64Modifiers(ms []planmodifier.Int64) modifyFunc {
-	return modifiersOf(ms, func(ctx context.Context, x planmodifier.Int64, m *fastModify, config, plan, state types.Int64) (types.Int64, bool, diag.Diagnostics) {
-		resp := &planmodifier.Int64Response{PlanValue: plan, Private: m.private.Private}
-		x.PlanModifyInt64(ctx, planmodifier.Int64Request{Config: m.req.Config, ConfigValue: config, Path: m.path,
-			PathExpression: m.path.Expression(), Plan: m.req.Plan, PlanValue: plan, Private: m.req.Private, State: m.req.State, StateValue: state}, resp)
-		m.private.Private = resp.Private
-		return resp.PlanValue, resp.RequiresReplace, resp.Diagnostics
-	})
-}
-
-func float64Modifiers(ms []planmodifier.Float64) modifyFunc {
-	return modifiersOf(ms, func(ctx context.Context, x planmodifier.Float64, m *fastModify, config, plan, state types.Float64) (types.Float64, bool, diag.Diagnostics) {
-		resp := &planmodifier.Float64Response{PlanValue: plan, Private: m.private.Private}
-		x.PlanModifyFloat64(ctx, planmodifier.Float64Request{Config: m.req.Config, ConfigValue: config, Path: m.path,
-			PathExpression: m.path.Expression(), Plan: m.req.Plan, PlanValue: plan, Private: m.req.Private, State: m.req.State, StateValue: state}, resp)
-		m.private.Private = resp.Private
-		return resp.PlanValue, resp.RequiresReplace, resp.Diagnostics
-	})
-}
-
-func boolModifiers(ms []planmodifier.Bool) modifyFunc {
-	return modifiersOf(ms, func(ctx context.Context, x planmodifier.Bool, m *fastModify, config, plan, state types.Bool) (types.Bool, bool, diag.Diagnostics) {
-		resp := &planmodifier.BoolResponse{PlanValue: plan, Private: m.private.Private}
-		x.PlanModifyBool(ctx, planmodifier.BoolRequest{Config: m.req.Config, ConfigValue: config, Path: m.path,
-			PathExpression: m.path.Expression(), Plan: m.req.Plan, PlanValue: plan, Private: m.req.Private, State: m.req.State, StateValue: state}, resp)
-		m.private.Private = resp.Private
-		return resp.PlanValue, resp.RequiresReplace, resp.Diagnostics
-	})
+// assignAs sets *dst to v, which holds a T: it passes the framework's private state between
+// its own type, which it does not export, and a type parameter.
+func assignAs[T any](dst *T, v any) {
+	*dst, _ = v.(T)
 }
