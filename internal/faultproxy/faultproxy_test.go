@@ -988,6 +988,9 @@ func TestDownUpWhileRequestsFlow(t *testing.T) {
 	up := newUpstream(t)
 	p := startProxy(t, up, faultproxy.Config{Seed: 3, Idempotent: faultproxy.Uniform(0.2), Match: faultproxy.PathPrefix("/api")})
 	stop := make(chan struct{})
+	// finished receives a signal each time a client's request ends, however it ended: the
+	// proxy has counted it by then.
+	finished := make(chan struct{}, 1)
 	var refused atomic.Int64
 	var wg sync.WaitGroup
 	for range 4 {
@@ -1006,22 +1009,28 @@ func TestDownUpWhileRequestsFlow(t *testing.T) {
 					if strings.Contains(err.Error(), "connection refused") {
 						refused.Add(1)
 					}
-					continue
+				} else {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
 				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
+				select {
+				case finished <- struct{}{}:
+				default:
+				}
 			}
 		}()
 	}
 	metOutage := func() int64 { return refused.Load() + int64(p.Stats().Injected[faultproxy.FaultDown]) }
-	// waitUntil polls cond; the minute bounds a hang only.
+	// waitUntil checks cond again each time a request ends; the minute bounds a hang only.
 	waitUntil := func(what string, cond func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(time.Minute); !cond(); {
-			if time.Now().After(deadline) {
+		hang := time.After(time.Minute)
+		for !cond() {
+			select {
+			case <-finished:
+			case <-hang:
 				t.Fatalf("no request %s within a minute:\n%s", what, p.Stats())
 			}
-			time.Sleep(time.Millisecond)
 		}
 	}
 	for range 10 {
