@@ -145,9 +145,9 @@ if [[ "${bin_dir}" != "${dir}" ]] && command -v flock >/dev/null 2>&1; then
 	exec 8>"${bin_dir}/.lock"
 	flock 8
 fi
-build etcd go.etcd.io/etcd/server/v3
+build etcd go.etcd.io/etcd/server/v3 -ldflags "-s -w"
 build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver \
-	-ldflags "-X k8s.io/component-base/version.gitVersion=${K8S_VERSION} -X k8s.io/component-base/version.gitMajor=${k8s_major} -X k8s.io/component-base/version.gitMinor=${k8s_minor} -X k8s.io/component-base/version.gitTreeState=clean"
+	-ldflags "-s -w -X k8s.io/component-base/version.gitVersion=${K8S_VERSION} -X k8s.io/component-base/version.gitMajor=${k8s_major} -X k8s.io/component-base/version.gitMinor=${k8s_minor} -X k8s.io/component-base/version.gitTreeState=clean"
 exec 8>&-
 
 crds="${dir}/crds"
@@ -231,7 +231,7 @@ else
 		tmp="${kueue_bin_dir}/.kueue-manager.tmp.$$"
 		tmp_files+=("${tmp}")
 		(cd -- "${work}" && GOFLAGS=-mod=readonly go build \
-			-ldflags "-X sigs.k8s.io/kueue/pkg/version.GitVersion=${KUEUE_VERSION}" -o "${tmp}" ./cmd/kueue) >&2
+			-ldflags "-s -w -X sigs.k8s.io/kueue/pkg/version.GitVersion=${KUEUE_VERSION}" -o "${tmp}" ./cmd/kueue) >&2
 		mv -f -- "${tmp}" "${kueue_bin_dir}/kueue-manager"
 		log "kueue-manager: built in $((SECONDS - start)) s"
 	fi
