@@ -243,7 +243,7 @@ stop_builder() {
 	fi
 }
 
-begin "builds (provider, test binaries; control planes and OpenTofu in the background, ${assets_log})"
+begin "builds (go vet, the harness; control planes and OpenTofu in the background, ${assets_log})"
 rm -f -- "${logs}/.builds"
 mkfifo -- "${logs}/.builds"
 set -m # gives the background job a process group of its own
@@ -252,9 +252,9 @@ builder=$!
 set +m
 exec 7<"${logs}/.builds"
 rm -f -- "${logs}/.builds"
-go build ./...
+# vet type-checks every package and test without linking one: the unit phase links and runs them.
+go vet ./...
 go build -o "${localcluster}" ./internal/cmd/localcluster
-go test -count=1 -run '^$' ./... >"${logs}/build.log"
 finish ok
 
 begin "unit tests"
@@ -266,6 +266,9 @@ assets=${built}
 kueue_version=$(cat "${assets}/kueue-version")
 
 export HYPERPOD_CONTROLPLANE_DIR="${assets}" TF_ACC=1
+
+# The packages that hold acceptance tests: each acceptance phase links and runs only these.
+mapfile -t acc_packages < <(grep -rl --include='*_test.go' '^func TestAcc' internal | xargs -n1 dirname | sort -u | sed 's|^|./|')
 
 # k8s_version <assets>: the Kubernetes release of an assets directory's API server.
 k8s_version() {
@@ -307,7 +310,7 @@ check_selection() {
 start_cluster "${assets}" "${kueue_version}"
 
 begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p'), Kubernetes ${k8s}, Kueue ${kueue_version}"
-run "${logs}/acc-terraform.log" go test -count=1 -timeout "${timeout}" ./internal/... -run '^TestAcc' -v
+run "${logs}/acc-terraform.log" go test -count=1 -timeout "${timeout}" "${acc_packages[@]}" -run '^TestAcc' -v
 finish ok
 
 # plugin-testing serves the provider in-process and registers it as
@@ -369,7 +372,7 @@ for build in "${others[@]}"; do
 		# model of v0.17 to compare with its manager.
 		skip=(-skip '^TestAccAdmissionPreview_differential$')
 	fi
-	HYPERPOD_DIFFERENTIAL_SEEDS=${seeds} run "${log}" go test -count=1 -timeout "${timeout}" ./internal/... -run "${selection}" ${skip[@]+"${skip[@]}"} -v
+	HYPERPOD_DIFFERENTIAL_SEEDS=${seeds} run "${log}" go test -count=1 -timeout "${timeout}" "${acc_packages[@]}" -run "${selection}" ${skip[@]+"${skip[@]}"} -v
 	if [[ "${selection}" != '^TestAcc' ]]; then
 		check_selection "${log}" "${oldest_kueue_tests[@]}"
 	fi
