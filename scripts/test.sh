@@ -140,7 +140,7 @@ summary() {
 	if [[ -n "${current}" ]]; then
 		finish "FAILED"
 	fi
-	stop_builder
+	stop_builders
 	stop_cluster
 	printf '\n==> Time per phase\n'
 	local total=0 line name secs result width=52
@@ -185,23 +185,30 @@ run() {
 	fi
 }
 
-# The control planes and OpenTofu build in one background job, in the order the phases need them,
-# while the provider, its test binaries and the unit tests build and run in the foreground. The
-# builds needed after the first acceptance phase run at a lower priority: they take the CPU the
-# tests leave idle rather than slowing the tests. A phase whose build is not done yet waits for
-# it, and the wait shows in the time table. With warm caches every build is a no-op.
+# The control planes and OpenTofu build in two background jobs while the foreground vets and
+# runs the unit tests: the first builds what the first acceptance phase needs; the second, at a
+# lower priority, what the later phases need, in their order, so it takes the CPU the rest leave
+# idle (while modules download, while a build links, while tests wait on the cluster) rather than
+# slowing them. A phase whose build is not done yet waits for it, and the wait shows in the time
+# table. With warm caches every build is a no-op.
 assets_log=${logs}/assets.log
-# emit <name> <command...>: run a build command and pass on the path it prints as "<name> <path>".
+# emit <name> <command...>: run a build command and pass on the path it prints as "<name> <path>",
+# or "failed <name>".
 emit() {
 	local name=$1 out
 	shift
-	out=$("$@") || exit 1
+	if ! out=$("$@"); then
+		printf 'failed %s\n' "${name}"
+		exit 1
+	fi
 	printf '%s %s\n' "${name}" "${out}"
+}
+build_first() {
+	emit assets scripts/controlplane-assets.sh
 }
 # The oldest supported Kueue and Kubernetes always come from the cache, whatever
 # HYPERPOD_CONTROLPLANE_DIR names.
-build_in_background() {
-	emit assets scripts/controlplane-assets.sh
+build_later() {
 	if [[ -n "${TOFU:-}" ]]; then
 		printf 'tofu %s\n' "${TOFU}"
 	else
@@ -213,42 +220,45 @@ build_in_background() {
 	fi
 	emit k8s-v1.32.13 nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR HYPERPOD_K8S_VERSION=v1.32.13 HYPERPOD_KUEUE_VERSION=v0.19.2 scripts/controlplane-assets.sh
 }
-# next_build <name>: wait for the background job's next build, which must be <name>, and set
-# built to its path. The wait is a phase of its own when it takes a second or more.
+declare -A built_paths=()
+# next_build <name>: wait for the background build <name> and set built to its path. The wait is
+# a phase of its own when it takes a second or more.
 next_build() {
 	local name path waited
 	waited=$(date +%s)
-	if ! read -r -u 7 name path; then
-		echo "a background build failed; the end of ${assets_log}:" >&2
-		tail -n 40 -- "${assets_log}" >&2
-		exit 1
-	fi
-	if [[ "${name}" != "$1" ]]; then
-		echo "scripts/test.sh: expected the $1 build, the background job gave ${name}" >&2
-		exit 1
-	fi
-	built=${path}
+	while [[ -z "${built_paths[$1]:-}" ]]; do
+		if ! read -r -u 7 name path || [[ "${name}" == failed ]]; then
+			echo "the ${path:-$1} build failed; the end of ${assets_log}:" >&2
+			tail -n 40 -- "${assets_log}" >&2
+			exit 1
+		fi
+		built_paths[${name}]=${path}
+	done
+	built=${built_paths[$1]}
 	waited=$(($(date +%s) - waited))
 	if ((waited > 0)); then
 		printf '\n==> waited %ds for the %s build\n' "${waited}" "$1"
 		phases+=("waiting for the $1 build (background)"$'\t'"${waited}"$'\t'"ok")
 	fi
 }
-builder=""
-stop_builder() {
-	if [[ -n "${builder}" ]]; then
-		# The job leads a process group of its own: its builds stop with it.
-		kill -TERM -- "-${builder}" 2>/dev/null || true
-		builder=""
-	fi
+builders=()
+stop_builders() {
+	local pid
+	for pid in ${builders[@]+"${builders[@]}"}; do
+		# Each job leads a process group of its own: its builds stop with it.
+		kill -TERM -- "-${pid}" 2>/dev/null || true
+	done
+	builders=()
 }
 
 begin "builds (go vet, the harness; control planes and OpenTofu in the background, ${assets_log})"
 rm -f -- "${logs}/.builds"
 mkfifo -- "${logs}/.builds"
-set -m # gives the background job a process group of its own
-build_in_background </dev/null >"${logs}/.builds" 2>"${assets_log}" &
-builder=$!
+set -m # gives each background job a process group of its own
+build_first </dev/null >"${logs}/.builds" 2>>"${assets_log}" &
+builders+=($!)
+build_later </dev/null >"${logs}/.builds" 2>>"${assets_log}" &
+builders+=($!)
 set +m
 exec 7<"${logs}/.builds"
 rm -f -- "${logs}/.builds"
