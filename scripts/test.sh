@@ -160,7 +160,7 @@ summary() {
 		[[ -f "$f" ]] || continue
 		sed -nE 's/^--- (PASS|FAIL|SKIP): ([^ ]+) \(([0-9.]+)s\)$/\3\t\2\t\1/p' "$f" |
 			awk -v phase="$(basename "$f" .log)" -F'\t' '{ printf "%s\t%s\t%s\t%s\n", $1, $2, $3, phase }'
-	done | sort -t$'\t' -k1,1 -rn | head -10)
+	done | sort -t$'\t' -k1,1 -rn | awk 'NR <= 10')
 	if [[ -n "${slow}" ]]; then
 		printf '\n==> Ten slowest acceptance tests\n'
 		printf '%s\n' "${slow}" | awk -F'\t' '{ printf "  %7.1fs  %-58s %-4s  %s\n", $1, $2, $3, $4 }'
@@ -186,8 +186,8 @@ run() {
 }
 
 # The control planes and OpenTofu build in two background jobs while the foreground vets and
-# runs the unit tests: the first builds what the first acceptance phase needs; the second, at a
-# lower priority, what the later phases need, in their order, so it takes the CPU the rest leave
+# runs the unit tests: the first builds the first acceptance phase's control plane; the second, at
+# a lower priority, what the other phases need, in their order, so it takes the CPU the rest leave
 # idle (while modules download, while a build links, while tests wait on the cluster) rather than
 # slowing them. A phase whose build is not done yet waits for it, and the wait shows in the time
 # table. With warm caches every build is a no-op.
@@ -209,12 +209,12 @@ build_first() {
 # The oldest supported Kueue and Kubernetes always come from the cache, whatever
 # HYPERPOD_CONTROLPLANE_DIR names.
 build_later() {
+	emit kueue-v0.15.0 nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.15.0 scripts/controlplane-assets.sh
 	if [[ -n "${TOFU:-}" ]]; then
 		printf 'tofu %s\n' "${TOFU}"
 	else
 		emit tofu nice -n 10 scripts/tofu-assets.sh
 	fi
-	emit kueue-v0.15.0 nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.15.0 scripts/controlplane-assets.sh
 	if ${all}; then
 		emit kueue-v0.17.0 nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.17.0 scripts/controlplane-assets.sh
 	fi
@@ -273,6 +273,8 @@ finish ok
 
 next_build assets
 assets=${built}
+# The first phase's Kueue upgrade test starts a control plane on the oldest supported Kueue.
+next_build kueue-v0.15.0
 kueue_version=$(cat "${assets}/kueue-version")
 
 export HYPERPOD_CONTROLPLANE_DIR="${assets}" TF_ACC=1
