@@ -83,6 +83,10 @@ oldest_kueue_tests=(
 	'TestAccKueueVersions_v1beta1Only'
 )
 
+# The Kueue upgrade test starts its own control plane on the oldest supported Kueue and upgrades it
+# to the default one: it runs in the oldest Kueue's phase, whose build it needs, not in the first.
+upgrade_test='TestAccKueueVersions_upgradedFromV1beta1Storage'
+
 # The admission preview's differential test runs a sample of seeds in `make test` (sized by the
 # test for each Kueue release); `make test-all` runs many more and prints the tally.
 if ${all}; then
@@ -209,12 +213,12 @@ build_first() {
 # The oldest supported Kueue and Kubernetes always come from the cache, whatever
 # HYPERPOD_CONTROLPLANE_DIR names.
 build_later() {
-	emit kueue-v0.15.0 nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.15.0 scripts/controlplane-assets.sh
 	if [[ -n "${TOFU:-}" ]]; then
 		printf 'tofu %s\n' "${TOFU}"
 	else
 		emit tofu nice -n 10 scripts/tofu-assets.sh
 	fi
+	emit kueue-v0.15.0 nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.15.0 scripts/controlplane-assets.sh
 	if ${all}; then
 		emit kueue-v0.17.0 nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.17.0 scripts/controlplane-assets.sh
 	fi
@@ -273,8 +277,6 @@ finish ok
 
 next_build assets
 assets=${built}
-# The first phase's Kueue upgrade test starts a control plane on the oldest supported Kueue.
-next_build kueue-v0.15.0
 kueue_version=$(cat "${assets}/kueue-version")
 
 export HYPERPOD_CONTROLPLANE_DIR="${assets}" TF_ACC=1
@@ -322,7 +324,7 @@ check_selection() {
 start_cluster "${assets}" "${kueue_version}"
 
 begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p'), Kubernetes ${k8s}, Kueue ${kueue_version}"
-run "${logs}/acc-terraform.log" go test -count=1 -timeout "${timeout}" "${acc_packages[@]}" -run '^TestAcc' -v
+run "${logs}/acc-terraform.log" go test -count=1 -timeout "${timeout}" "${acc_packages[@]}" -run '^TestAcc' -skip "^${upgrade_test}\$" -v
 finish ok
 
 # plugin-testing serves the provider in-process and registers it as
@@ -361,7 +363,11 @@ for build in "${others[@]}"; do
 	other_k8s=$(k8s_version "${other}")
 	export HYPERPOD_CONTROLPLANE_DIR="${other}"
 	start_cluster "${other}" "${version}"
-	selection="^($(IFS='|'; printf '%s' "${oldest_kueue_tests[*]}"))\$"
+	tests=("${oldest_kueue_tests[@]}")
+	if [[ "${build}" == kueue-v0.15.0 ]]; then
+		tests+=("${upgrade_test}")
+	fi
+	selection="^($(IFS='|'; printf '%s' "${tests[*]}"))\$"
 	label="Kueue-dependent tests"
 	if ${all} && [[ "${build}" != k8s-* ]]; then
 		selection='^TestAcc'
@@ -386,7 +392,7 @@ for build in "${others[@]}"; do
 	fi
 	HYPERPOD_DIFFERENTIAL_SEEDS=${seeds} run "${log}" go test -count=1 -timeout "${timeout}" "${acc_packages[@]}" -run "${selection}" ${skip[@]+"${skip[@]}"} -v
 	if [[ "${selection}" != '^TestAcc' ]]; then
-		check_selection "${log}" "${oldest_kueue_tests[@]}"
+		check_selection "${log}" "${tests[@]}"
 	fi
 	finish ok
 	stop_cluster
