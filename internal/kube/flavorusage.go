@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,9 +16,9 @@ import (
 // flavorUsage knows which ResourceFlavors the cluster's ClusterQueues use, for the cleanup of
 // flavors after a quota is updated or deleted. It reads every ClusterQueue once per provider
 // process (one paginated LIST, on first use) and then follows this process's own writes and
-// deletes, so destroying N quotas costs one LIST, plus one per flavor that is found unused,
-// rather than N LISTs of up to N queues. Kueue itself also keeps a flavor that a queue still
-// references (its resource-in-use finalizer) on clusters that run it.
+// deletes, so destroying N quotas costs one LIST, plus one GET per check, rather than N LISTs of
+// up to N queues. Kueue itself also keeps a flavor that a queue still references (its
+// resource-in-use finalizer) on clusters that run it.
 type flavorUsage struct {
 	mu      sync.Mutex
 	primed  bool
@@ -55,9 +56,12 @@ func (q *clusterQueueFlavors) flavors() []string {
 // listPageSize bounds each page of the ClusterQueue LIST.
 const listPageSize = 500
 
-// FlavorInUse reports whether any ClusterQueue that is not being deleted lists the flavor. A
-// "yes" comes from the index; a "no", which leads to deleting the flavor, is confirmed by a
-// fresh LIST, so a queue that another Terraform run created meanwhile still keeps it.
+// FlavorInUse reports whether any ClusterQueue that is not being deleted lists the flavor, as
+// the cluster is now. The index may be stale about queues other Terraform runs wrote or deleted,
+// so an answer never rests on it alone: a "yes" is one queue the index names, read again (GET);
+// a "no", which leads to deleting the flavor, is a fresh LIST. Two runs that each delete one of
+// the last two queues of a flavor therefore cannot both keep it: each checks after its own queue
+// is gone, and the later check finds the other gone too.
 func (c *Client) FlavorInUse(ctx context.Context, flavor string) (_ bool, err error) {
 	if err := c.init(ctx); err != nil {
 		return false, err
@@ -67,22 +71,49 @@ func (c *Client) FlavorInUse(ctx context.Context, flavor string) (_ bool, err er
 	u := &c.flavors
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	fresh := false
 	if !u.primed {
 		if err := c.relistFlavors(ctx); err != nil {
 			return false, err
 		}
-		fresh = true
+		return u.uses(flavor), nil
 	}
-	if u.uses(flavor) {
-		return true, nil
-	}
-	if !fresh {
-		if err := c.relistFlavors(ctx); err != nil {
+	for _, name := range u.queuesUsing(flavor, maxFlavorConfirmations) {
+		raw, found, err := c.fetch(ctx, kueue.ClusterQueues, "", name)
+		if err != nil {
 			return false, err
 		}
+		if !found {
+			delete(u.byQueue, name)
+			continue
+		}
+		var q clusterQueueFlavors
+		if err := json.Unmarshal(raw, &q); err != nil {
+			return false, fmt.Errorf("decoding ClusterQueue %q: %w", name, err)
+		}
+		if u.byQueue[name] = q.flavors(); slices.Contains(u.byQueue[name], flavor) {
+			return true, nil
+		}
+	}
+	if err := c.relistFlavors(ctx); err != nil {
+		return false, err
 	}
 	return u.uses(flavor), nil
+}
+
+// maxFlavorConfirmations bounds the GETs FlavorInUse spends on queues the index names before it
+// lists them all instead: past a few stale entries, one LIST is cheaper.
+const maxFlavorConfirmations = 3
+
+// queuesUsing returns up to n queues that the index says use the flavor, in name order.
+func (u *flavorUsage) queuesUsing(flavor string, n int) []string {
+	var names []string
+	for name, fs := range u.byQueue {
+		if slices.Contains(fs, flavor) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names[:min(n, len(names))]
 }
 
 // relistFlavors replaces the index with a LIST; the caller holds u.mu.
@@ -97,10 +128,8 @@ func (c *Client) relistFlavors(ctx context.Context) error {
 
 func (u *flavorUsage) uses(flavor string) bool {
 	for _, fs := range u.byQueue {
-		for _, f := range fs {
-			if f == flavor {
-				return true
-			}
+		if slices.Contains(fs, flavor) {
+			return true
 		}
 	}
 	return false

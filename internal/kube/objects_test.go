@@ -433,8 +433,9 @@ func clusterQueueJSON(name string, flavors ...string) map[string]any {
 }
 
 // Flavor usage is one paginated LIST per process, then follows the process's own writes and
-// deletes: a destroy of N quotas is not N LISTs. Only an "unused" answer lists again.
-func TestFlavorInUseListsOnceAndFollowsWrites(t *testing.T) {
+// deletes: a destroy of N quotas is not N LISTs. A "used" answer is confirmed by one GET of a
+// queue that uses the flavor; only an "unused" answer lists again.
+func TestFlavorInUseListsOnceAndConfirmsWithOneGet(t *testing.T) {
 	api := newMemoryAPI(t)
 	const cqs = "/apis/kueue.x-k8s.io/v1beta2/clusterqueues"
 	api.put(cqs+"/a", clusterQueueJSON("a", "ml.g5.12xlarge"))
@@ -442,32 +443,21 @@ func TestFlavorInUseListsOnceAndFollowsWrites(t *testing.T) {
 	deleting := clusterQueueJSON("c", "ml.trn1.32xlarge")
 	deleting["metadata"].(map[string]any)["deletionTimestamp"] = "2026-12-02T00:00:00Z"
 	api.put(cqs+"/c", deleting)
-	c, ctx := api.client(), context.Background()
+	c := api.client()
+	inUse := flavorInUseOf(t, c)
+	lists := func() int { return api.countRequests(http.MethodGet, cqs) / 2 } // three queues, two per page
+	gets := func(q string) int { return api.countRequests(http.MethodGet, cqs+"/"+q) }
 
-	inUse := func(f string) bool {
-		t.Helper()
-		used, err := c.FlavorInUse(ctx, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return used
+	if !inUse("ml.p5.48xlarge") || lists() != 1 || gets("b") != 0 {
+		t.Fatalf("wrong usage, or %d LISTs and %d GETs of b after the first LIST", lists(), gets("b"))
 	}
-	lists := func() int {
-		n := 0
-		for _, r := range api.seen() {
-			if r.Method == http.MethodGet && r.Path == cqs {
-				n++
-			}
-		}
-		return n / 2 // three queues, two per page
-	}
-	if !inUse("ml.p5.48xlarge") || !inUse("ml.g5.12xlarge") || lists() != 1 {
-		t.Fatalf("wrong usage or %d LISTs after the first LIST", lists())
+	if !inUse("ml.g5.12xlarge") || lists() != 1 || gets("a") != 1 {
+		t.Fatalf("a used flavor was listed again (%d LISTs) or not confirmed by one GET (%d)", lists(), gets("a"))
 	}
 	if inUse("ml.trn1.32xlarge") || lists() != 2 {
 		t.Fatalf("a queue being deleted counts, or unused was not confirmed (%d LISTs)", lists())
 	}
-	if err := c.DeleteAndWait(ctx, kueue.ClusterQueues, "", "b", time.Second); err != nil {
+	if err := c.DeleteAndWait(context.Background(), kueue.ClusterQueues, "", "b", time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if !inUse("ml.g5.12xlarge") || lists() != 2 {
@@ -481,14 +471,53 @@ func TestFlavorInUseListsOnceAndFollowsWrites(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "d"},
 		Spec:       kueue.ClusterQueueSpec{ResourceGroups: []kueue.ResourceGroup{{Flavors: []kueue.FlavorQuotas{{Name: "ml.c5.4xlarge"}}}}},
 	}
-	if err := c.Apply(ctx, kueue.ClusterQueues, "test", &cq, nil); err != nil {
+	if err := c.Apply(context.Background(), kueue.ClusterQueues, "test", &cq, nil); err != nil {
 		t.Fatal(err)
 	}
-	api.mu.Lock()
-	delete(api.objects, cqs+"/d") // only the write tells the index about d
-	api.mu.Unlock()
-	before := lists()
-	if !inUse("ml.c5.4xlarge") || lists() != before {
+	if !inUse("ml.c5.4xlarge") {
 		t.Error("the applied queue d does not count")
+	}
+	api.mu.Lock()
+	delete(api.objects, cqs+"/d") // deleted by someone else: only the cluster knows
+	api.mu.Unlock()
+	if inUse("ml.c5.4xlarge") {
+		t.Error("queue d, which the process wrote and another deleted, still counts")
+	}
+}
+
+// Two Terraform runs each delete one of the last two queues of a flavor, each after reading
+// every queue: whichever checks last must find the flavor unused, or both keep it and nothing
+// ever deletes it.
+func TestFlavorInUseSeesAnotherRunsDelete(t *testing.T) {
+	api := newMemoryAPI(t)
+	const cqs = "/apis/kueue.x-k8s.io/v1beta2/clusterqueues"
+	api.put(cqs+"/a", clusterQueueJSON("a", "ml.g5.12xlarge"))
+	api.put(cqs+"/b", clusterQueueJSON("b", "ml.g5.12xlarge"))
+	first, second := api.client(), api.client()
+	for _, c := range []*Client{first, second} {
+		if !flavorInUseOf(t, c)("ml.g5.12xlarge") {
+			t.Fatal("the flavor of two queues is not in use")
+		}
+	}
+	for c, q := range map[*Client]string{first: "a", second: "b"} {
+		if err := c.DeleteAndWait(context.Background(), kueue.ClusterQueues, "", q, time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, c := range []*Client{first, second} {
+		if flavorInUseOf(t, c)("ml.g5.12xlarge") {
+			t.Errorf("run %d keeps the flavor for a queue the other run deleted", i+1)
+		}
+	}
+}
+
+func flavorInUseOf(t *testing.T, c *Client) func(flavor string) bool {
+	return func(flavor string) bool {
+		t.Helper()
+		used, err := c.FlavorInUse(context.Background(), flavor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return used
 	}
 }

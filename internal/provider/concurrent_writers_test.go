@@ -618,6 +618,13 @@ func TestAccConcurrentWriters_finalizerHoldsDestroy(t *testing.T) {
 		if _, err := acc.dynamic.Resource(kueue.LocalQueues).Namespace(workNS).Create(ctx, lq, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("creating LocalQueue %s/%s: %w", workNS, lqName, err)
 		}
+		// A job submitted before Kueue has taken in the new queue is first left pending, "ClusterQueue
+		// doesn't exist", until Kueue catches up: submit once it reports the LocalQueue Active.
+		if err := waitActive(func() (*unstructured.Unstructured, error) {
+			return acc.dynamic.Resource(kueue.LocalQueues).Namespace(workNS).Get(ctx, lqName, metav1.GetOptions{})
+		}, "LocalQueue "+workNS+"/"+lqName); err != nil {
+			return err
+		}
 		job := &batchv1.Job{
 			ObjectMeta: metav1.ObjectMeta{Name: jobName, Namespace: workNS, Labels: map[string]string{localcluster.LabelQueueName: lqName}},
 			Spec: batchv1.JobSpec{
