@@ -616,7 +616,12 @@ func TestAccTeamUsage_borrowing(t *testing.T) {
 							deleteAllWork(t, teams)
 						}
 					}()
-					return admitBorrowing(t, "e2e-usage-b", "six", "6", "2")
+					if err := admitBorrowing(t, "e2e-usage-b", "six", "6", "2"); err != nil {
+						return err
+					}
+					// Kueue counts admitted and pending workloads in the queue's status apart from its
+					// usage, and may update them later: the next step reads them.
+					return waitQueueCounts("e2e-usage-b", 1, 0)
 				},
 			},
 			{
