@@ -31,7 +31,7 @@ func (r *clusterSchedulerConfigResource) Schema(ctx context.Context, _ resource.
 		m     clusterSchedulerConfigModel
 		class priorityClassModel
 	)
-	attributes, blocks := attributesAndBlocksOf(&m, []fieldSchema[schema.Attribute]{
+	attributes, blocks := attributesAndBlocksOf(&m, append([]fieldSchema[schema.Attribute]{
 		{&m.ID, schema.StringAttribute{
 			Computed: true,
 			Description: "The class names joined by commas, in configuration order (e.g. `inference,training`); " +
@@ -84,11 +84,6 @@ func (r *clusterSchedulerConfigResource) Schema(ctx context.Context, _ resource.
 			PlanModifiers: keptWhileUnknown,
 		}},
 		{&m.ConfigID, storeIDAttribute("cluster scheduler config", "")},
-		{&m.Tags, tagsAttribute("cluster scheduler config (on a cluster that runs its own Kueue: of each WorkloadPriorityClass it writes)")},
-		{&m.TagsAll, tagsAllAttribute("cluster scheduler config")},
-		{&m.ARN, storeARNAttribute("cluster scheduler config")},
-		{&m.Version, storeVersionAttribute("cluster scheduler config")},
-		{&m.Status, storeStatusAttribute("cluster scheduler config")},
 		{&m.OwnerID, schema.StringAttribute{
 			Computed: true,
 			Description: "Identity of this resource, recorded on each WorkloadPriorityClass as the annotation `" +
@@ -105,7 +100,7 @@ func (r *clusterSchedulerConfigResource) Schema(ctx context.Context, _ resource.
 				"the cluster matches. A changed value shows as a `weight` change and a deleted class as a missing " +
 				"element.",
 		}},
-	}, []fieldSchema[schema.Block]{
+	}, taggedStoreAttributes(&m.tagsModel, &m.storeRecordModel, "cluster scheduler config", " (on a cluster that runs its own Kueue: of each WorkloadPriorityClass it writes)")...), []fieldSchema[schema.Block]{
 		{&m.Timeouts, waitingTimeoutsBlock(ctx, defaultSchedulerConfigTimeout,
 			"creating the WorkloadPriorityClasses or, with `task_governance`, creating the cluster scheduler config and "+
 				"waiting until SageMaker has applied it.",

@@ -36,7 +36,7 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 		// limitPartition is a second value: a schema lists each field address once.
 		limitPartition partitionModel
 	)
-	attributes, blocks := attributesAndBlocksOf(&m, []fieldSchema[schema.Attribute]{
+	attributes, blocks := attributesAndBlocksOf(&m, append([]fieldSchema[schema.Attribute]{
 		{&m.ID, schema.StringAttribute{
 			Computed: true, Description: "The team, which identifies the quota (one ClusterQueue per team).",
 			PlanModifiers: keptWhileUnknown,
@@ -92,11 +92,6 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			Computed: true, Description: "Name of the ClusterQueue, `hyperpod-ns-<team>-clusterqueue`.",
 		}},
 		{&m.QuotaID, storeIDAttribute("compute quota", " (12 lowercase letters and digits)")},
-		{&m.Tags, tagsAttribute("compute quota")},
-		{&m.TagsAll, tagsAllAttribute("compute quota")},
-		{&m.ARN, storeARNAttribute("compute quota")},
-		{&m.Version, storeVersionAttribute("compute quota")},
-		{&m.Status, storeStatusAttribute("compute quota")},
 		{&m.OwnerID, ownerIDAttribute("ClusterQueue", apiHoldsNoOwner("compute quota"))},
 		{&m.Drift, driftAttribute("for the ClusterQueue a field outside the attributes (an extra resource group, the " +
 			"namespace selector, preemption), an edited label or annotation this provider owns, a deleted " +
@@ -168,7 +163,7 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				}},
 			})},
 		}},
-	}, []fieldSchema[schema.Block]{
+	}, taggedStoreAttributes(&m.tagsModel, &m.storeRecordModel, "compute quota", "")...), []fieldSchema[schema.Block]{
 		{&m.Timeouts, waitingTimeoutsBlock(ctx, defaultQuotaTimeout,
 			"claiming and writing the ClusterQueue and any missing ResourceFlavor or, with `task_governance`, creating "+
 				"the compute quota and waiting until SageMaker has applied it.",

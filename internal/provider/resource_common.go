@@ -357,30 +357,29 @@ func driftList(reasons []string) types.List {
 	return types.ListValueMust(types.StringType, elems)
 }
 
-// The attributes of storeRecordModel, for a SageMaker object of the given kind.
+// taggedStoreAttributes are the attributes of tagsModel and storeRecordModel, for a SageMaker
+// object of the given kind; tagsDetail ends the description of tags (where they go on a cluster
+// that runs its own Kueue, when it is not obvious).
+func taggedStoreAttributes(tags *tagsModel, rec *storeRecordModel, kind, tagsDetail string) []fieldSchema[schema.Attribute] {
+	return []fieldSchema[schema.Attribute]{
+		{&tags.Tags, tagsAttribute(kind + tagsDetail)},
+		{&tags.TagsAll, tagsAllAttribute(kind)},
+		{&rec.ARN, schema.StringAttribute{Computed: true, Description: "ARN of the SageMaker " + kind + " on a cluster " +
+			"managed through `task_governance`; null otherwise."}},
+		{&rec.Version, schema.Int64Attribute{Computed: true, Description: "Version of the SageMaker " + kind + " as last " +
+			"read or written; an update sends it as `TargetVersion`, so a change made outside Terraform since the last " +
+			"refresh is refused instead of overwritten. Null on a cluster that runs its own Kueue."}},
+		{&rec.Status, schema.StringAttribute{Computed: true, Description: "Status of the SageMaker " + kind + "'s last " +
+			"change (`Created`, `Updated`, or a failed status such as `CreateFailed`, whose reason `drift` shows). Null on " +
+			"a cluster that runs its own Kueue."}},
+	}
+}
 
 // storeIDAttribute is the id a store that assigns ids gives the object; form, when not empty, says
 // what the id looks like.
 func storeIDAttribute(kind, form string) schema.StringAttribute {
 	return schema.StringAttribute{Computed: true, Description: "The SageMaker " + kind + "'s id" + form + " on a cluster " +
 		"managed through `task_governance`; null on a cluster that runs its own Kueue."}
-}
-
-func storeARNAttribute(kind string) schema.StringAttribute {
-	return schema.StringAttribute{Computed: true, Description: "ARN of the SageMaker " + kind + " on a cluster managed " +
-		"through `task_governance`; null otherwise."}
-}
-
-func storeVersionAttribute(kind string) schema.Int64Attribute {
-	return schema.Int64Attribute{Computed: true, Description: "Version of the SageMaker " + kind + " as last read or " +
-		"written; an update sends it as `TargetVersion`, so a change made outside Terraform since the last refresh is " +
-		"refused instead of overwritten. Null on a cluster that runs its own Kueue."}
-}
-
-func storeStatusAttribute(kind string) schema.StringAttribute {
-	return schema.StringAttribute{Computed: true, Description: "Status of the SageMaker " + kind + "'s last change " +
-		"(`Created`, `Updated`, or a failed status such as `CreateFailed`, whose reason `drift` shows). Null on a cluster " +
-		"that runs its own Kueue."}
 }
 
 // storePathChanged refuses a refresh of a resource whose state records a store id (quota_id,

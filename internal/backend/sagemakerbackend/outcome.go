@@ -32,21 +32,22 @@ type lookup struct {
 	refused error
 }
 
-// createOnce sends a create that carries no client token so that the object exists once, whatever
-// the answers. When the outcome is unknown (the client does not retry a create then), find looks
-// the object up: one as sent is adopted, none means the create did not land and it is sent again.
-// A conflict answered after an unknown outcome is our earlier attempt holding the name, resolved
-// the same way. A 4xx of a first attempt, which proves the API did not act, fails as it is. wrap
-// makes the caller's error.
-func createOnce(ctx context.Context, kind string, send func(context.Context) (created, error), find func(context.Context) (lookup, error),
-	wrap func(error) error,
+// createOnce sends a create (send with in; ids finds the new object's id and ARN in the answer)
+// that carries no client token so that the object exists once, whatever the answers. When the
+// outcome is unknown (the client does not retry a create then), find looks the object up: one as
+// sent is adopted, none means the create did not land and it is sent again. A conflict answered
+// after an unknown outcome is our earlier attempt holding the name, resolved the same way. A 4xx
+// of a first attempt, which proves the API did not act, fails as it is. wrap makes the caller's
+// error.
+func createOnce[In, Out, Option any](ctx context.Context, kind string, send func(context.Context, In, ...Option) (Out, error),
+	in In, ids func(Out) created, find func(context.Context) (lookup, error), wrap func(error) error,
 ) (created, error) {
 	unknown := false
 	for round := 1; ; round++ {
-		c, err := send(ctx)
+		out, err := send(ctx, in)
 		switch {
 		case err == nil:
-			return c, nil
+			return ids(out), nil
 		case sagemakerclient.IsOutcomeUnknown(err), unknown && sagemakerclient.IsConflict(err):
 		default:
 			return created{}, wrap(err)

@@ -371,13 +371,8 @@ func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner str
 			ActivationState: types.ActivationState(doc.ActivationState), ComputeQuotaTarget: sdkTarget(doc), ComputeQuotaConfig: sdkConfig(doc),
 			Tags: sdkTags(rc.Config.Tags),
 		}
-		c, err := createOnce(ctx, KindComputeQuota, func(ctx context.Context) (created, error) {
-			out, err := s.api.CreateComputeQuota(ctx, in)
-			if err != nil {
-				return created{}, err
-			}
-			return created{aws.ToString(out.ComputeQuotaId), aws.ToString(out.ComputeQuotaArn)}, nil
-		}, func(ctx context.Context) (lookup, error) { return s.findCreated(ctx, doc) },
+		c, err := createOnce(ctx, KindComputeQuota, s.api.CreateComputeQuota, in, createdQuota,
+			func(ctx context.Context) (lookup, error) { return s.findCreated(ctx, doc) },
 			func(err error) error { return requestError(backend.OpCreate, doc.Name, err) })
 		if err != nil {
 			s.releaseOwner(doc.Team, owner)
@@ -547,4 +542,9 @@ func requestError(op backend.Op, name string, err error) error {
 		e.Outcome = backend.ErrStillExists
 	}
 	return e
+}
+
+// createdQuota is the new quota CreateComputeQuota answered with.
+func createdQuota(out *sagemaker.CreateComputeQuotaOutput) created {
+	return created{aws.ToString(out.ComputeQuotaId), aws.ToString(out.ComputeQuotaArn)}
 }

@@ -147,13 +147,8 @@ func (s *schedulerConfigs) Put(ctx context.Context, p quota.SchedulerPolicy, ove
 			ClusterArn: aws.String(s.cluster), Name: aws.String(quota.SchedulerConfigName), SchedulerConfig: sdkPolicy(p),
 			Tags: sdkTags(p.Tags),
 		}
-		c, err := createOnce(ctx, KindSchedulerConfig, func(ctx context.Context) (created, error) {
-			out, err := s.api.CreateClusterSchedulerConfig(ctx, in)
-			if err != nil {
-				return created{}, err
-			}
-			return created{aws.ToString(out.ClusterSchedulerConfigId), aws.ToString(out.ClusterSchedulerConfigArn)}, nil
-		}, func(ctx context.Context) (lookup, error) { return s.findCreated(ctx, p) },
+		c, err := createOnce(ctx, KindSchedulerConfig, s.api.CreateClusterSchedulerConfig, in, createdConfig,
+			func(ctx context.Context) (lookup, error) { return s.findCreated(ctx, p) },
 			func(err error) error { return schedulerError(backend.OpCreate, quota.SchedulerConfigName, err) })
 		if err != nil {
 			return backend.Record{}, err
@@ -241,4 +236,9 @@ func schedulerErrorOf(op backend.Op, name, what string, err error) error {
 	e := requestError(op, name, err).(*backend.RequestError)
 	e.Kind, e.Problem = KindSchedulerConfig, wordRequest(op, KindSchedulerConfig, what, err)
 	return e
+}
+
+// createdConfig is the new config CreateClusterSchedulerConfig answered with.
+func createdConfig(out *sagemaker.CreateClusterSchedulerConfigOutput) created {
+	return created{aws.ToString(out.ClusterSchedulerConfigId), aws.ToString(out.ClusterSchedulerConfigArn)}
 }
