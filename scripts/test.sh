@@ -20,7 +20,8 @@
 # interrupt: the tests attach to it through HYPERPOD_LOCALCLUSTER_DIR, and fail when they leave
 # objects behind that the next phase would find. Tests that need a different cluster still start
 # their own: the TestAccKueueVersions tests (they change the CRDs or upgrade Kueue) and the
-# TestAccTaskGovernance tests.
+# TestAccTaskGovernance tests. These, with the admission preview's differential test, run in the
+# first phase beside the others, in a test process of their own (.cache/test/acc-terraform-beside.log).
 #
 # Environment: TERRAFORM (terraform binary, default: the one on PATH), TOFU (an OpenTofu binary
 # instead of building one), KUBE_CONFIG_PATH (an existing, disposable cluster instead of the local
@@ -87,6 +88,15 @@ oldest_kueue_tests=(
 # to the default one: it runs in the oldest Kueue's phase, whose build it needs, not in the first.
 upgrade_test='TestAccKueueVersions_upgradedFromV1beta1Storage'
 
+# The acceptance tests that need no shared control plane, which the first phase runs beside the
+# others in a test process that does not attach to it: the task-governance tests (each on the
+# control plane with the SageMaker API emulator that their process starts) and the admission
+# preview's differential test (scenarios of its own against Kueue's manager). The shared control
+# plane then has one test process at a time, whose check for objects left behind counts only
+# its own.
+beside_tests=('TestAccTaskGovernance_.*' 'TestAccAdmissionPreview_differential')
+beside="$(IFS='|'; printf '%s' "${beside_tests[*]}")"
+
 # The admission preview's differential test runs a sample of seeds in `make test` (sized by the
 # test for each Kueue release); `make test-all` runs many more and prints the tally.
 if ${all}; then
@@ -145,6 +155,7 @@ summary() {
 		finish "FAILED"
 	fi
 	stop_builders
+	stop_side
 	stop_cluster
 	printf '\n==> Time per phase\n'
 	local total=0 line name secs result width=52
@@ -245,6 +256,37 @@ next_build() {
 		phases+=("waiting for the $1 build (background)"$'\t'"${waited}"$'\t'"ok")
 	fi
 }
+# The test process that runs beside a phase's main one (run_beside), in a process group of its own.
+side=""
+side_log=""
+run_beside() { # <log> <command...>
+	side_log=$1
+	shift
+	set -m
+	"$@" >"${side_log}" 2>&1 &
+	side=$!
+	set +m
+}
+# wait_beside waits for it and fails the phase with its failures when it failed.
+wait_beside() {
+	local rc=0
+	wait "${side}" || rc=$?
+	side=""
+	grep -E '^(ok|FAIL|--- FAIL|panic)' "${side_log}" || true
+	if ((rc != 0)); then
+		echo "the tests beside this phase's main run failed; the end of ${side_log}:" >&2
+		tail -n 60 -- "${side_log}" >&2
+		exit "${rc}"
+	fi
+}
+stop_side() {
+	if [[ -n "${side}" ]]; then
+		# The test binaries stop the control planes they started, then exit.
+		kill -TERM -- "-${side}" 2>/dev/null || true
+		wait "${side}" 2>/dev/null || true
+		side=""
+	fi
+}
 builders=()
 stop_builders() {
 	local pid
@@ -284,6 +326,19 @@ export HYPERPOD_CONTROLPLANE_DIR="${assets}" TF_ACC=1
 # The packages that hold acceptance tests: each acceptance phase links and runs only these.
 mapfile -t acc_packages < <(grep -rl --include='*_test.go' '^func TestAcc' internal | xargs -n1 dirname | sort -u | sed 's|^|./|')
 
+# packages_with <grep option...>: the acceptance packages holding a test whose name grep selects
+# with these options.
+packages_with() {
+	local pkg
+	for pkg in "${acc_packages[@]}"; do
+		if sed -nE 's/^func (TestAcc[A-Za-z0-9_]*)\(.*/\1/p' "${pkg}"/*_test.go | grep "$@" >/dev/null; then
+			printf '%s\n' "${pkg}"
+		fi
+	done
+}
+mapfile -t beside_packages < <(packages_with -xE "${beside}")
+mapfile -t shared_packages < <(packages_with -vxE "${beside}")
+
 # k8s_version <assets>: the Kubernetes release of an assets directory's API server.
 k8s_version() {
 	"$1/kube-apiserver" --version | sed -nE 's/^Kubernetes //p'
@@ -310,21 +365,45 @@ start_cluster() {
 }
 
 # check_selection <log> <patterns...>: a renamed test must not drop out of a selection unnoticed.
+# The log of the tests run beside (acceptance) counts too.
 check_selection() {
 	local log=$1 pattern
 	shift
 	for pattern in "$@"; do
-		if ! grep -qE "^--- (PASS|SKIP): ${pattern} \(" "${log}"; then
+		if ! cat -- "${log}" "${log%.log}-beside.log" 2>/dev/null | grep -E "^--- (PASS|SKIP): ${pattern} \(" >/dev/null; then
 			echo "no test matches '${pattern}' of a selection in scripts/test.sh: was it renamed?" >&2
 			exit 1
 		fi
 	done
 }
 
+# acceptance <log> <-run regexp> <-skip regexp or ""> [beside patterns...]: the acceptance tests of a
+# phase. Those the beside patterns name run in a test process of their own, beside the main one and
+# not attached to the shared control plane (<log>, with -beside before .log); the rest of the
+# selection runs in the main one, on the shared control plane.
+acceptance() {
+	local log=$1 selection=$2 skip=$3 main_skip="^(${beside})\$"
+	shift 3
+	local skip_args=()
+	if [[ -n "${skip}" ]]; then
+		skip_args=(-skip "${skip}")
+		main_skip+="|${skip}"
+	fi
+	if (($# > 0)); then
+		run_beside "${log%.log}-beside.log" env -u HYPERPOD_LOCALCLUSTER_DIR go test -count=1 -timeout "${timeout}" \
+			"${beside_packages[@]}" -run "^($(IFS='|'; printf '%s' "$*"))\$" ${skip_args[@]+"${skip_args[@]}"} -v
+	fi
+	run "${log}" go test -count=1 -timeout "${timeout}" "${shared_packages[@]}" -run "${selection}" -skip "${main_skip}" -v
+	if (($# > 0)); then
+		wait_beside
+	fi
+}
+
 start_cluster "${assets}" "${kueue_version}"
 
 begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p'), Kubernetes ${k8s}, Kueue ${kueue_version}"
-run "${logs}/acc-terraform.log" go test -count=1 -timeout "${timeout}" "${acc_packages[@]}" -run '^TestAcc' -skip "^${upgrade_test}\$" -v
+acceptance "${logs}/acc-terraform.log" '^TestAcc' "^${upgrade_test}\$" "${beside_tests[@]}"
+check_selection "${logs}/acc-terraform.log" "${beside_tests[@]}"
 finish ok
 
 # plugin-testing serves the provider in-process and registers it as
@@ -378,7 +457,7 @@ for build in "${others[@]}"; do
 		log="${logs}/acc-terraform-k8s-${other_k8s}-kueue-${version}.log"
 	fi
 	begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p') (${label}), Kubernetes ${other_k8s}, Kueue ${version}"
-	skip=()
+	skip=""
 	seeds=${HYPERPOD_DIFFERENTIAL_SEEDS:-}
 	if [[ "${build}" == k8s-* && -z "${seeds}" ]]; then
 		# The same Kueue release as the first phase, on the oldest Kubernetes: a smaller sample
@@ -388,9 +467,15 @@ for build in "${others[@]}"; do
 	if [[ "${version}" == v0.17.* ]]; then
 		# The admission model covers Kueue v0.15 and v0.19 (internal/admission): there is no
 		# model of v0.17 to compare with its manager.
-		skip=(-skip '^TestAccAdmissionPreview_differential$')
+		skip='^TestAccAdmissionPreview_differential$'
 	fi
-	HYPERPOD_DIFFERENTIAL_SEEDS=${seeds} run "${log}" go test -count=1 -timeout "${timeout}" "${acc_packages[@]}" -run "${selection}" ${skip[@]+"${skip[@]}"} -v
+	here=()
+	for pattern in "${beside_tests[@]}"; do
+		if [[ "${selection}" == '^TestAcc' ]] || printf '%s\n' "${tests[@]}" | grep -Fx -- "${pattern}" >/dev/null; then
+			here+=("${pattern}")
+		fi
+	done
+	HYPERPOD_DIFFERENTIAL_SEEDS=${seeds} acceptance "${log}" "${selection}" "${skip}" ${here[@]+"${here[@]}"}
 	if [[ "${selection}" != '^TestAcc' ]]; then
 		check_selection "${log}" "${tests[@]}"
 	fi

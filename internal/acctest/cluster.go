@@ -68,6 +68,7 @@ func Main(m *testing.M, ready func(*Env)) int {
 	if !external {
 		cluster, stop, err := localCluster(ctx)
 		defer stop()
+		stopOnSignal(stop)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1

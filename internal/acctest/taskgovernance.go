@@ -50,6 +50,7 @@ func RequireTaskGovernance(t *testing.T) *TaskGovernance {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		taskGovernance, taskGovernanceStop, taskGovernanceErr = startTaskGovernance(ctx)
+		stopOnSignal(taskGovernanceStop)
 	})
 	if taskGovernanceErr != nil {
 		t.Fatalf("starting the task-governance cluster: %v", taskGovernanceErr)
