@@ -485,6 +485,37 @@ func TestFlavorInUseListsOnceAndConfirmsWithOneGet(t *testing.T) {
 	}
 }
 
+// A destroyed quota's flavors are checked together: one queue read again answers for every
+// flavor it lists, so a destroy of N quotas costs about one GET each, not one per flavor.
+func TestFlavorsInUseOneGetForAQuotasFlavors(t *testing.T) {
+	api := newMemoryAPI(t)
+	const cqs = "/apis/kueue.x-k8s.io/v1beta2/clusterqueues"
+	types := []string{"ml.g5.12xlarge", "ml.p5.48xlarge", "ml.trn1.32xlarge"}
+	for _, q := range []string{"a", "b", "c"} {
+		api.put(cqs+"/"+q, clusterQueueJSON(q, types...))
+	}
+	c := api.client()
+	if _, err := c.FlavorsInUse(context.Background(), types); err != nil { // primes the index
+		t.Fatal(err)
+	}
+	if err := c.DeleteAndWait(context.Background(), kueue.ClusterQueues, "", "c", time.Second); err != nil {
+		t.Fatal(err)
+	}
+	before := len(api.seen())
+	used, err := c.FlavorsInUse(context.Background(), types)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range types {
+		if !used[f] {
+			t.Errorf("%s, listed by queues a and b, is not in use", f)
+		}
+	}
+	if got := api.seen()[before:]; len(got) != 1 || got[0].Method != http.MethodGet || got[0].Path != cqs+"/a" {
+		t.Errorf("requests %v, want one GET of queue a", got)
+	}
+}
+
 // Two Terraform runs each delete one of the last two queues of a flavor, each after reading
 // every queue: whichever checks last must find the flavor unused, or both keep it and nothing
 // ever deletes it.

@@ -205,13 +205,13 @@ func (s *teamQuotas) Drift(ctx context.Context, q *backend.Quota, rc quota.Resol
 // RemoveUnusedInputs deletes the flavors of the given types that this provider created and
 // that no ClusterQueue uses any more.
 func (s *teamQuotas) RemoveUnusedInputs(ctx context.Context, instanceTypes []string) []backend.Problem {
+	used, err := s.kube.FlavorsInUse(ctx, instanceTypes)
+	if err != nil {
+		return []backend.Problem{{Summary: "ResourceFlavors not cleaned up", Detail: err.Error()}}
+	}
 	var warnings []backend.Problem
 	for _, t := range instanceTypes {
-		used, err := s.kube.FlavorInUse(ctx, t)
-		if err != nil {
-			return append(warnings, backend.Problem{Summary: "ResourceFlavors not cleaned up", Detail: err.Error()})
-		}
-		if used {
+		if used[t] {
 			continue
 		}
 		var rf kueue.ResourceFlavor
