@@ -2,6 +2,7 @@ package acctest
 
 import (
 	"crypto/tls"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -55,6 +56,28 @@ func CountingProxyTo(t testing.TB, cluster *rest.Config) (*faultproxy.Proxy, str
 	p := startProxyTo(t, cluster, nil, faultproxy.Config{Upstream: rt, Record: true})
 	return p, p.URL()
 }
+
+// HoldingProxy starts a proxy in front of the test cluster that forwards each request once hold
+// has returned for it, closed when the test ends: a test holds a chosen request there (a gate)
+// until what must come first has happened. It serves plain HTTP with the harness's credentials,
+// as CountingProxy does.
+func HoldingProxy(t testing.TB, hold func(*http.Request)) string {
+	t.Helper()
+	PreCheck(t)
+	rt, err := rest.TransportFor(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forward := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		hold(r)
+		return rt.RoundTrip(r)
+	})
+	return startProxyTo(t, env.Config, nil, faultproxy.Config{Upstream: forward}).URL()
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // startProxy starts a faultproxy in front of the test cluster, closed when the test ends.
 func startProxy(t testing.TB, upstream *tls.Config, cfg faultproxy.Config) *faultproxy.Proxy {

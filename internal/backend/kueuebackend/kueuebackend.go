@@ -27,6 +27,10 @@ import (
 // pollInterval is how often a delete or a wait for a deletion looks again.
 const pollInterval = 500 * time.Millisecond
 
+// deletedFlavorSlice is how long a create waits for a deleted ResourceFlavor to go before it
+// looks again whether a queue uses it (awaitDeletedFlavor).
+const deletedFlavorSlice = 10 * time.Second
+
 // New returns the Kueue backend over client, resolving instance types with cat. Its writes are
 // refused on a cluster that runs HyperPod's task-governance add-on.
 func New(client *kube.Client, cat *catalog.Catalog) backend.Backend {

@@ -2,6 +2,7 @@ package kueuebackend
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -163,10 +164,8 @@ func (s *teamQuotas) ensureFlavor(ctx context.Context, instanceType string) (cre
 		return false, nil
 	}
 	if found {
-		// Deleted by the last quota that used it, in this run or another: wait, then create it again.
-		if err := s.kube.WaitGone(ctx, kueue.ResourceFlavors, "", instanceType, pollInterval); err != nil {
-			return false, backend.Problem{Summary: "ResourceFlavor is being deleted", Detail: fmt.Sprintf(
-				"ResourceFlavor %q is being deleted and was not gone within the timeout: %s. Apply again once it is gone.", instanceType, err)}
+		if kept, err := s.awaitDeletedFlavor(ctx, instanceType); err != nil || kept {
+			return false, err
 		}
 	}
 	want := quota.RenderResourceFlavor(instanceType)
@@ -176,6 +175,35 @@ func (s *teamQuotas) ensureFlavor(ctx context.Context, instanceType string) (cre
 	}
 	tflog.Info(ctx, "created ResourceFlavor", map[string]any{"name": instanceType})
 	return true, nil
+}
+
+// awaitDeletedFlavor handles a flavor being deleted, by the last quota that used it in this run
+// or another. Kueue keeps a flavor a queue uses (its resource-in-use finalizer) and treats it as
+// any other until the last of them goes: when a queue uses it, another run deleted it as unused
+// while queues that use it were being written, and waiting would never end, so it is used as it
+// is (kept) and goes with the last quota that uses it, as any flavor does. Otherwise it waits
+// until the flavor is gone, for it to be created again.
+func (s *teamQuotas) awaitDeletedFlavor(ctx context.Context, instanceType string) (kept bool, err error) {
+	for {
+		used, err := s.kube.FlavorInUse(ctx, instanceType)
+		if err != nil {
+			return false, err
+		}
+		if used {
+			tflog.Info(ctx, "using a ResourceFlavor being deleted that queues still use", map[string]any{"name": instanceType})
+			return true, nil
+		}
+		slice, cancel := context.WithTimeout(ctx, deletedFlavorSlice)
+		err = s.kube.WaitGone(slice, kueue.ResourceFlavors, "", instanceType, pollInterval)
+		cancel()
+		if err == nil {
+			return false, nil
+		}
+		if ctx.Err() != nil || !errors.Is(err, kube.ErrStillExists) {
+			return false, backend.Problem{Summary: "ResourceFlavor is being deleted", Detail: fmt.Sprintf(
+				"ResourceFlavor %q is being deleted and was not gone within the timeout: %s. Apply again once it is gone.", instanceType, err)}
+		}
+	}
 }
 
 // Drift compares the queue with what rc renders to, and reads each flavor it uses: a flavor
@@ -219,14 +247,16 @@ func (s *teamQuotas) RemoveUnusedInputs(ctx context.Context, instanceTypes []str
 		if err != nil || !found || rf.Labels[quota.LabelManagedBy] != quota.ManagedByValue {
 			continue
 		}
-		if err := s.kube.DeleteAndWait(ctx, kueue.ResourceFlavors, "", t, pollInterval, kube.OnlyUID(string(rf.UID))); err != nil {
+		kept, err := s.deleteFlavor(ctx, rf)
+		if err != nil {
 			warnings = append(warnings, backend.Problem{Summary: "ResourceFlavor not deleted",
 				Detail: fmt.Sprintf("ResourceFlavor %q is no longer used but could not be deleted: %s", t, err)})
 			continue
 		}
 		// A concurrent create that found the flavor just before the delete may have written its
-		// queue since: look once more (one LIST) and give the flavor back if a queue uses it.
-		if used, err := s.kube.FlavorInUse(ctx, t); err == nil && used {
+		// queue since: where Kueue runs, it keeps the flavor for that queue (kept); elsewhere the
+		// flavor is gone, so look once more (one LIST) and give it back if a queue uses it.
+		if used, err := s.kube.FlavorInUse(ctx, t); err == nil && used && !kept {
 			if _, err := s.ensureFlavor(ctx, t); err != nil {
 				warnings = append(warnings, backend.Problem{Summary: "ResourceFlavor not recreated", Detail: fmt.Sprintf(
 					"ResourceFlavor %q was deleted as unused while another run wrote a ClusterQueue that uses it, and "+
@@ -235,6 +265,18 @@ func (s *teamQuotas) RemoveUnusedInputs(ctx context.Context, instanceTypes []str
 		}
 	}
 	return warnings
+}
+
+// deleteFlavor deletes the flavor, only the incarnation rf, and waits until it is gone or, where
+// a queue written meanwhile uses it, until Kueue keeps it for that queue (kept).
+func (s *teamQuotas) deleteFlavor(ctx context.Context, rf kueue.ResourceFlavor) (kept bool, err error) {
+	slice, cancel := context.WithTimeout(ctx, deletedFlavorSlice)
+	err = s.kube.DeleteAndWait(slice, kueue.ResourceFlavors, "", rf.Name, pollInterval, kube.OnlyUID(string(rf.UID)))
+	cancel()
+	if errors.Is(err, kube.ErrStillExists) && ctx.Err() == nil {
+		return s.awaitDeletedFlavor(ctx, rf.Name)
+	}
+	return false, err
 }
 
 // Delete deletes the ClusterQueue, only the incarnation q read, and waits until it is gone.
