@@ -51,16 +51,6 @@ func TypeMeta(kind string) metav1.TypeMeta {
 	return metav1.TypeMeta{APIVersion: GroupVersion.String(), Kind: kind}
 }
 
-// Preemption and stop policies used by the provider.
-const (
-	PreemptionNever         = "Never"
-	PreemptionLowerPriority = "LowerPriority"
-	PreemptionAny           = "Any"
-
-	StopPolicyNone = "None"
-	StopPolicyHold = "Hold"
-)
-
 // ClusterQueue is kueue.x-k8s.io/v1beta2 ClusterQueue.
 type ClusterQueue struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -89,11 +79,15 @@ type FairSharingStatus struct {
 	WeightedShare int64 `json:"weightedShare"`
 }
 
-// FlavorUsage is one flavor's usage in a ClusterQueue status.
-type FlavorUsage struct {
-	Name      string          `json:"name"`
-	Resources []ResourceUsage `json:"resources,omitempty"`
+// Flavor is one flavor's entries, one per resource: its quotas in a ClusterQueue's spec
+// (FlavorQuotas) and its usage in the status (FlavorUsage), which Kueue declares alike.
+type Flavor[R ResourceQuota | ResourceUsage] struct {
+	Name      string `json:"name"`
+	Resources []R    `json:"resources,omitempty"`
 }
+
+// FlavorUsage is one flavor's usage in a ClusterQueue status.
+type FlavorUsage = Flavor[ResourceUsage]
 
 // ResourceUsage is one resource's usage: the total, and how much of it is borrowed.
 type ResourceUsage struct {
@@ -121,10 +115,7 @@ type ResourceGroup struct {
 }
 
 // FlavorQuotas holds the quotas of one flavor for every covered resource.
-type FlavorQuotas struct {
-	Name      string          `json:"name"`
-	Resources []ResourceQuota `json:"resources,omitempty"`
-}
+type FlavorQuotas = Flavor[ResourceQuota]
 
 // ResourceQuota is the quota of one resource in one flavor.
 type ResourceQuota struct {
@@ -145,6 +136,17 @@ type ClusterQueuePreemption struct {
 type BorrowWithinCohort struct {
 	Policy string `json:"policy,omitempty"`
 }
+
+// The preemption policies (ClusterQueuePreemption, BorrowWithinCohort) and stop policies
+// (ClusterQueueSpec.StopPolicy) the provider writes.
+const (
+	PreemptionNever         = "Never"
+	PreemptionLowerPriority = "LowerPriority"
+	PreemptionAny           = "Any"
+
+	StopPolicyNone = "None"
+	StopPolicyHold = "Hold"
+)
 
 // FairSharing holds the fair-sharing weight.
 type FairSharing struct {
