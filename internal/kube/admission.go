@@ -24,10 +24,6 @@ type KueueSnapshot struct {
 	ManagerTag string
 }
 
-// managerDeployment is where Kueue's installation (its manifests, its Helm chart, HyperPod's
-// task-governance add-on) runs the manager.
-var managerDeployment = struct{ namespace, name string }{"kueue-system", "kueue-controller-manager"}
-
 var deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 
 // ListKueue lists, once each and each request sent once, the ClusterQueues, LocalQueues,
@@ -55,7 +51,7 @@ func ListKueue(ctx context.Context, c *Client) (KueueSnapshot, error) {
 	wg.Go(func() {
 		var err error
 		// Reading the Deployment may be forbidden; the preview then models the newest version.
-		if found, err = c.Get(ctx, deployments, managerDeployment.namespace, managerDeployment.name, &manager); err != nil {
+		if found, err = c.Get(ctx, deployments, kueue.ManagerNamespace, kueue.ManagerDeployment, &manager); err != nil {
 			found = false
 		}
 	})
@@ -109,5 +105,5 @@ func (s KueueSnapshot) VersionText() string {
 		return fmt.Sprintf("Kueue %s (the manager runs %s, which the preview does not model)", s.Version, s.ManagerTag)
 	}
 	return fmt.Sprintf("Kueue %s (the manager's version could not be read from %s/%s)", s.Version,
-		managerDeployment.namespace, managerDeployment.name)
+		kueue.ManagerNamespace, kueue.ManagerDeployment)
 }

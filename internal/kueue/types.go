@@ -21,6 +21,13 @@ const (
 	Version = "v1beta2"
 )
 
+// Where Kueue's installations (its manifests, its Helm chart, HyperPod's task-governance add-on)
+// run the manager: a Deployment, whose image tag is the manager's release.
+const (
+	ManagerNamespace  = "kueue-system"
+	ManagerDeployment = "kueue-controller-manager"
+)
+
 // GroupVersion is kueue.x-k8s.io/v1beta2.
 var GroupVersion = schema.GroupVersion{Group: Group, Version: Version}
 

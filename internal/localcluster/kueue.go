@@ -21,6 +21,7 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,6 +33,7 @@ import (
 
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/loopbackcert"
 )
 
@@ -49,7 +51,7 @@ const (
 	// EnvKueue turns the manager off with "off" (also "0" or "false"); it is on otherwise.
 	EnvKueue = "HYPERPOD_KUEUE"
 	// KueueNamespace is the manager's namespace (Configuration.namespace).
-	KueueNamespace = "kueue-system"
+	KueueNamespace = kueue.ManagerNamespace
 )
 
 // KueueFromEnv reports whether the local control plane runs Kueue's manager: on unless
@@ -134,6 +136,46 @@ func (c *Cluster) startKueue(ctx context.Context, assets, kubeconfig string, tim
 	}
 	if err := registerKueueWebhooks(ctx, c.RESTConfig, assets, webhookPort, caPEM); err != nil {
 		return fail(fmt.Errorf("registering webhooks: %w", err))
+	}
+	if version := KueueVersionOf(assets); version != "" {
+		if err := c.recordKueueManager(ctx, version); err != nil {
+			return fmt.Errorf("kueue: %w", err)
+		}
+	}
+	return nil
+}
+
+// KueueManagerImage is the image of Kueue's released manager.
+const KueueManagerImage = "registry.k8s.io/kueue/kueue"
+
+// recordKueueManager writes the manager's Deployment as Kueue's installations have it, with the
+// image of the release this control plane runs as a process. Nothing runs the Deployment (there
+// is no controller manager); it is there for what reads the manager's version from it, as the
+// admission preview does on EKS.
+func (c *Cluster) recordKueueManager(ctx context.Context, version string) error {
+	deployments := c.Clientset.AppsV1().Deployments(KueueNamespace)
+	image := KueueManagerImage + ":" + version
+	d, err := deployments.Get(ctx, kueue.ManagerDeployment, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		labels := map[string]string{"control-plane": "controller-manager"}
+		d = &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: kueue.ManagerDeployment, Namespace: KueueNamespace, Labels: labels},
+			Spec: appsv1.DeploymentSpec{
+				Replicas: new(int32),
+				Selector: &metav1.LabelSelector{MatchLabels: labels},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: labels},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "manager", Image: image}}},
+				},
+			},
+		}
+		_, err = deployments.Create(ctx, d, metav1.CreateOptions{})
+	} else if err == nil && d.Spec.Template.Spec.Containers[0].Image != image {
+		d.Spec.Template.Spec.Containers[0].Image = image
+		_, err = deployments.Update(ctx, d, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("recording the manager's Deployment %s/%s: %w", KueueNamespace, kueue.ManagerDeployment, err)
 	}
 	return nil
 }

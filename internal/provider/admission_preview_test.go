@@ -136,7 +136,8 @@ func previewStory(t *testing.T, p previewPath, lender, borrower, extra string) {
 		t.Fatalf("no admission preview for %s among %+v", lender, diags)
 	}
 	want := "ClusterQueue " + quota.ClusterQueueName(borrower) + ":\n  admitted " + nextRef.String() + " on ml.g5.12xlarge, borrowing"
-	for _, part := range []string{want, "considers this change alone", "Kueue v0."} {
+	// The version modelled is the manager's, read from its Deployment's image.
+	for _, part := range []string{want, "considers this change alone", ", the manager's version"} {
 		if !strings.Contains(got.Detail, part) {
 			t.Errorf("preview lacks %q:\n%s", part, got.Detail)
 		}
