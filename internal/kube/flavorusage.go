@@ -17,8 +17,9 @@ import (
 // flavors after a quota is updated or deleted. It reads every ClusterQueue once per provider
 // process (one paginated LIST, on first use) and then follows this process's own writes and
 // deletes, so destroying N quotas costs one LIST, plus about one GET per quota (a queue read
-// again to confirm it still uses the flavors), rather than N LISTs of up to N queues. Kueue itself also keeps a flavor that a queue still references (its
-// resource-in-use finalizer) on clusters that run it.
+// again to confirm it still uses the flavors), rather than N LISTs of up to N queues. Kueue
+// itself also keeps a flavor that a queue still references (its resource-in-use finalizer) on
+// clusters that run it.
 type flavorUsage struct {
 	mu      sync.Mutex
 	primed  bool
