@@ -308,6 +308,8 @@ builders+=($!)
 set +m
 exec 7<"${logs}/.builds"
 rm -f -- "${logs}/.builds"
+# A build output committed by mistake (a binary, or anything over 1 MB) fails here, before any build.
+scripts/check-tracked-files.sh
 # vet type-checks every package and test without linking one: the unit phase links and runs them.
 go vet ./...
 go build -o "${localcluster}" ./internal/cmd/localcluster
