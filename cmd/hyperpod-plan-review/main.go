@@ -6,9 +6,12 @@
 //
 //	terraform plan -out=tfplan
 //	terraform show -json tfplan > plan.json
-//	hyperpod-plan-review -plan plan.json -kubeconfig ~/.kube/config > review.md
+//	hyperpod-plan-review -plan plan.json > review.md
 //
-// It reads the cluster (the Kueue objects and Workloads, and the Nodes) and writes nothing.
+// It finds the cluster as the provider does (-kubeconfig and -context, then KUBE_CONFIG_PATH,
+// KUBE_CTX and the other KUBE_* variables, then $KUBECONFIG or ~/.kube/config), reads it (the
+// Kueue objects and Workloads, and the Nodes) and writes nothing. The instance types are those of
+// the plan's provider block: the built-in catalog with its instance_types.
 package main
 
 import (
@@ -19,7 +22,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/provider"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/review"
@@ -38,20 +40,19 @@ const readTimeout = 30 * time.Second
 func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("hyperpod-plan-review", flag.ContinueOnError)
 	planPath := fs.String("plan", "-", "`file` of `terraform show -json <saved plan>` (- reads standard input)")
-	kubeconfig := fs.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig `file` of the cluster (default $KUBECONFIG, then ~/.kube/config)")
-	kubeContext := fs.String("context", "", "kubeconfig `context` (default: the current one)")
+	kubeconfig := fs.String("kubeconfig", "", "kubeconfig `file` of the cluster (default: as the provider, $KUBE_CONFIG_PATH; "+
+		"then $KUBECONFIG, then ~/.kube/config)")
+	kubeContext := fs.String("context", "", "kubeconfig `context` (default: as the provider, $KUBE_CTX; then the current one)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	changes, err := readPlan(ctx, *planPath, stdin)
+	plan, err := readPlan(ctx, *planPath, stdin)
 	if err != nil {
 		return err
 	}
-	settings := kube.Settings{ConfigPath: *kubeconfig, ConfigContext: *kubeContext}
-	if settings.ConfigPath == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			settings.ConfigPath = home + "/.kube/config"
-		}
+	settings, err := kube.ReviewSettings(*kubeconfig, *kubeContext, os.LookupEnv)
+	if err != nil {
+		return err
 	}
 	readCtx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()
@@ -59,21 +60,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) 
 	if err != nil {
 		return fmt.Errorf("reading the cluster: %w", err)
 	}
-	in.Changes, in.Catalog = changes, catalog.Builtin()
+	in.Changes, in.Catalog, in.InstanceTypesUnknown = plan.Changes, plan.Catalog, plan.InstanceTypesUnknown
 	_, err = io.WriteString(stdout, review.Build(in).Markdown())
 	return err
 }
 
 // readPlan reads the compute quota changes of a plan in `terraform show -json` form.
-func readPlan(ctx context.Context, path string, stdin io.Reader) ([]review.Change, error) {
+func readPlan(ctx context.Context, path string, stdin io.Reader) (provider.PlanReview, error) {
 	r := stdin
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, err
+			return provider.PlanReview{}, err
 		}
 		defer f.Close()
 		r = f
 	}
-	return provider.QuotaChangesOfPlan(ctx, r, catalog.Builtin())
+	return provider.QuotaChangesOfPlan(ctx, r)
 }

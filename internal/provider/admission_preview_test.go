@@ -16,7 +16,6 @@ import (
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -154,15 +153,16 @@ func previewStory(t *testing.T, p previewPath, lender, borrower, extra string) {
 	cli.writeConfig(config(2, true) + e2eTeam(extra, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 2 }]`))
 	cli.mustRun(2*time.Minute, "plan", "-out=tfplan", "-input=false", "-no-color")
 	shown := cli.mustRun(time.Minute, "show", "-json", "tfplan")
-	changes, err := QuotaChangesOfPlan(context.Background(), strings.NewReader(shown.stdout), catalog.Builtin())
+	plan, err := QuotaChangesOfPlan(context.Background(), strings.NewReader(shown.stdout))
 	if err != nil {
 		t.Fatal(err)
 	}
+	changes := plan.Changes
 	in, err := kube.ReviewInput(context.Background(), p.kube)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in.Changes, in.Catalog = changes, catalog.Builtin()
+	in.Changes, in.Catalog = changes, plan.Catalog
 	report := review.Build(in).Markdown()
 	for _, part := range []string{
 		"| `hyperpod_compute_quota." + strings.ReplaceAll(lender, "-", "_") + "` | " + lender + " | update |",

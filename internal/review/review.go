@@ -29,6 +29,9 @@ type Change struct {
 	After *kueue.ClusterQueue
 	// Actions are Terraform's ("create", "update", "delete", ...).
 	Actions []string
+	// NotPredicted says why the change cannot be predicted; such a change is left out of the
+	// prediction and of the capacity check. "" when it can be.
+	NotPredicted string
 }
 
 // Input is what a report is made of.
@@ -41,14 +44,18 @@ type Input struct {
 	// Nodes are the cluster's Nodes by instance type.
 	Nodes   map[string][]capacity.Node
 	Catalog *catalog.Catalog
+	// InstanceTypesUnknown says why the provider's own instance types are not known, so that
+	// Catalog is the built-in one alone; "" when they are.
+	InstanceTypesUnknown string
 }
 
 // Report is the combined effect of a plan's quota changes.
 type Report struct {
-	Changes  []Change
-	Version  string
-	Effect   admission.Outcome
-	Capacity []InstanceTypeCapacity
+	Changes              []Change
+	Version              string
+	InstanceTypesUnknown string
+	Effect               admission.Outcome
+	Capacity             []InstanceTypeCapacity
 }
 
 // InstanceTypeCapacity compares, for one instance type, what the quotas claim after the plan
@@ -58,6 +65,9 @@ type InstanceTypeCapacity struct {
 	Summary      capacity.Summary
 	// Known is false for a type the catalog does not know: its figures cannot be summed.
 	Known bool
+	// BuiltinFigures says the figures are the built-in catalog's, which the provider's own
+	// instance types, not known here, may override.
+	BuiltinFigures bool
 }
 
 // Overcommitted reports whether the quotas claim more accelerators, vCPU or memory than the
@@ -71,12 +81,15 @@ func (c InstanceTypeCapacity) Overcommitted() bool {
 func Build(in Input) Report {
 	after := in.Now
 	for _, c := range in.Changes {
-		after = after.WithQueue(c.ClusterQueue, c.After)
+		if c.NotPredicted == "" {
+			after = after.WithQueue(c.ClusterQueue, c.After)
+		}
 	}
-	r := Report{Changes: in.Changes, Version: in.Version, Effect: admission.Effect(in.Now, after)}
+	r := Report{Changes: in.Changes, Version: in.Version, InstanceTypesUnknown: in.InstanceTypesUnknown,
+		Effect: admission.Effect(in.Now, after)}
 	for _, t := range instanceTypes(in.Changes) {
 		it, ok := in.Catalog.Lookup(t)
-		row := InstanceTypeCapacity{InstanceType: t, Known: ok}
+		row := InstanceTypeCapacity{InstanceType: t, Known: ok, BuiltinFigures: ok && in.InstanceTypesUnknown != ""}
 		if ok {
 			row.Summary = capacity.Summarize(it, in.Nodes[t], capacity.AllocationsOf(live(after.ClusterQueues), t))
 		}
@@ -96,11 +109,11 @@ func live(queues []kueue.ClusterQueue) []kueue.ClusterQueue {
 	return out
 }
 
-// instanceTypes are the flavors the changed ClusterQueues name, sorted.
+// instanceTypes are the flavors the predicted changes' ClusterQueues name, sorted.
 func instanceTypes(changes []Change) []string {
 	seen := map[string]bool{}
 	for _, c := range changes {
-		if c.After == nil {
+		if c.After == nil || c.NotPredicted != "" {
 			continue
 		}
 		for _, rg := range c.After.Spec.ResourceGroups {
@@ -128,8 +141,13 @@ func (r Report) Markdown() string {
 	fmt.Fprintf(&b, "%d compute quota change(s), predicted together, as %s schedules them.\n\n", len(r.Changes), r.Version)
 	b.WriteString("| Quota | Team | Change |\n|---|---|---|\n")
 	for _, c := range r.Changes {
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", c.Address, c.Team, strings.Join(c.Actions, ", "))
+		what := strings.Join(c.Actions, ", ")
+		if c.NotPredicted != "" {
+			what += "; **not predicted**: " + c.NotPredicted
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", c.Address, c.Team, what)
 	}
+	r.writeInstanceTypesUnknown(&b)
 	b.WriteString("\n### Jobs\n\n")
 	if r.Effect.Empty() {
 		b.WriteString("No pending job starts, and no running job is preempted or left over its team's nominal quota.\n")
@@ -172,6 +190,31 @@ func (r Report) writeJobs(b *strings.Builder) {
 		"higher priority in the team, needs the quota.\n")
 }
 
+// writeInstanceTypesUnknown says plainly which figures the report could not take from the plan.
+func (r Report) writeInstanceTypesUnknown(b *strings.Builder) {
+	if r.InstanceTypesUnknown == "" {
+		return
+	}
+	var builtin []string
+	for _, c := range r.Capacity {
+		if c.BuiltinFigures {
+			builtin = append(builtin, c.InstanceType)
+		}
+	}
+	fmt.Fprintf(b, "\n**The provider's instance types are not in the plan**: %s.", r.InstanceTypesUnknown)
+	if len(builtin) > 0 {
+		fmt.Fprintf(b, " The figures of %s are the built-in catalog's; an override of them in the provider block is not seen here.",
+			strings.Join(builtin, ", "))
+	}
+	for _, c := range r.Changes {
+		if c.NotPredicted != "" {
+			b.WriteString(" The jobs are predicted without the changes not predicted above.")
+			break
+		}
+	}
+	b.WriteString(" Give `instance_types` constant values for a review with the provider's own figures.\n")
+}
+
 func flavorsOf(ps []admission.PodSetFlavors) string {
 	var names []string
 	for _, p := range ps {
@@ -188,13 +231,16 @@ func (r Report) writeCapacity(b *strings.Builder) {
 	b.WriteString("| Instance type | Schedulable nodes | Quotas claim | Schedulable nodes have | |\n|---|---:|---|---|---|\n")
 	for _, c := range r.Capacity {
 		if !c.Known {
-			fmt.Fprintf(b, "| %s | | | | not in the built-in catalog: not compared |\n", c.InstanceType)
+			fmt.Fprintf(b, "| %s | | | | not in the catalog: not compared |\n", c.InstanceType)
 			continue
 		}
 		s := c.Summary
 		verdict := "fits"
 		if c.Overcommitted() {
 			verdict = "**over-committed**: jobs Kueue admits beyond the nodes stay pending in the scheduler"
+		}
+		if c.BuiltinFigures {
+			verdict += " (with the built-in catalog's figures)"
 		}
 		fmt.Fprintf(b, "| %s | %d of %d | %s | %s | %s |\n", c.InstanceType, s.SchedulableNodeCount, s.NodeCount,
 			amounts(s.Allocated), amounts(s.Schedulable), verdict)

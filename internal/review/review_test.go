@@ -1,0 +1,76 @@
+package review
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission/admissiontest"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+)
+
+// A change the plan does not hold the figures of is left out of the prediction, and the report
+// says which figures it could not take from the plan.
+func TestBuildInstanceTypesUnknown(t *testing.T) {
+	const (
+		gpuType = "ml.g5.12xlarge"
+		queue   = "team-a"
+		reason  = "the provider block's `instance_types` refers to var.types"
+	)
+	quotaOf := func(gpus string) *kueue.ClusterQueue {
+		q := admissiontest.MakeClusterQueue(queue).Cohort("c").
+			ResourceGroup(admissiontest.MakeFlavorQuotas(gpuType).Resource("nvidia.com/gpu", gpus).Obj()).Obj()
+		return &q
+	}
+	pending := admissiontest.MakeWorkload("wl", "ns-a").Queue("lq").Request("nvidia.com/gpu", "1").Obj()
+	now := admission.Cluster{
+		ClusterQueues:   []kueue.ClusterQueue{*quotaOf("0")},
+		LocalQueues:     []kueue.LocalQueue{admissiontest.MakeLocalQueue("lq", "ns-a", queue)},
+		ResourceFlavors: []kueue.ResourceFlavor{admissiontest.MakeResourceFlavor(gpuType)},
+		Workloads:       []kueue.Workload{pending},
+	}
+	raise := Change{Address: "hyperpod_compute_quota.a", Team: "a", ClusterQueue: queue, After: quotaOf("1"), Actions: []string{"update"}}
+	notPredicted := raise
+	notPredicted.NotPredicted = "ml.custom.xlarge is not in the built-in catalog, and " + reason
+
+	tests := []struct {
+		name        string
+		change      Change
+		unknown     string
+		wantStarts  bool
+		wantPresent []string
+		wantAbsent  []string
+	}{
+		{name: "the plan's figures: predicted, no note", change: raise, wantStarts: true,
+			wantAbsent: []string{"not in the plan", "not predicted", "built-in catalog's figures"}},
+		{name: "figures not in the plan: built-in ones, said plainly", change: raise, unknown: reason, wantStarts: true,
+			wantPresent: []string{reason, "The figures of " + gpuType + " are the built-in catalog's",
+				"| " + gpuType + " |", "(with the built-in catalog's figures)"},
+			wantAbsent: []string{"predicted without the changes"}},
+		{name: "a type only the provider knows: not predicted", change: notPredicted, unknown: reason,
+			wantPresent: []string{reason, "update; **not predicted**: " + notPredicted.NotPredicted,
+				"predicted without the changes not predicted above"},
+			wantAbsent: []string{"| " + gpuType + " |"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Build(Input{Changes: []Change{tt.change}, Now: now, Version: "Kueue v0.19", Catalog: catalog.Builtin(),
+				InstanceTypesUnknown: tt.unknown})
+			if starts := len(r.Effect.Team(queue).Admitted) == 1; starts != tt.wantStarts {
+				t.Errorf("the pending job starts: got %v, want %v (%+v)", starts, tt.wantStarts, r.Effect)
+			}
+			md := r.Markdown()
+			for _, s := range tt.wantPresent {
+				if !strings.Contains(md, s) {
+					t.Errorf("the report lacks %q:\n%s", s, md)
+				}
+			}
+			for _, s := range tt.wantAbsent {
+				if strings.Contains(md, s) {
+					t.Errorf("the report has %q:\n%s", s, md)
+				}
+			}
+		})
+	}
+}
