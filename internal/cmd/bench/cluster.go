@@ -11,10 +11,12 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
 )
 
@@ -70,9 +72,9 @@ func newCleaner(cfg *rest.Config) (*cleaner, error) {
 	return &cleaner{dyn: dyn}, nil
 }
 
-// ensureClean deletes every bench Namespace and ClusterQueue and every ResourceFlavor the
-// provider wrote, waits until they are gone, and describes what it found (empty when the
-// cluster was already clean).
+// ensureClean deletes every Workload in a bench Namespace, every bench Namespace and
+// ClusterQueue and every ResourceFlavor the provider wrote, waits until they are gone, and
+// describes what it found (empty when the cluster was already clean).
 func (c *cleaner) ensureClean(ctx context.Context) (string, error) {
 	type kind struct {
 		gvr      schema.GroupVersionResource
@@ -86,6 +88,12 @@ func (c *cleaner) ensureClean(ctx context.Context) (string, error) {
 	}
 	var found []string
 	deadline := time.Now().Add(cleanTimeout)
+	// Workloads first, many at a time: Kueue holds a ClusterQueue that admitted some.
+	if n, err := c.deleteWorkloads(ctx, deadline); err != nil {
+		return "", err
+	} else if n > 0 {
+		found = append(found, fmt.Sprintf("%d workloads", n))
+	}
 	for _, k := range kinds {
 		ri := c.dyn.Resource(k.gvr)
 		first := true
@@ -125,4 +133,55 @@ func (c *cleaner) ensureClean(ctx context.Context) (string, error) {
 		}
 	}
 	return strings.Join(found, ", "), nil
+}
+
+// deleteWorkloads deletes the Workloads in the bench's namespaces and waits until they are
+// gone: Kueue keeps a ClusterQueue while it holds admitted Workloads. It says how many it found.
+func (c *cleaner) deleteWorkloads(ctx context.Context, deadline time.Time) (int, error) {
+	ri := c.dyn.Resource(kueue.Workloads)
+	found := -1
+	for {
+		list, err := ri.List(ctx, metav1.ListOptions{})
+		if apierrors.IsNotFound(err) {
+			return 0, nil // no Kueue CRDs
+		}
+		if err != nil {
+			return 0, fmt.Errorf("listing workloads: %w", err)
+		}
+		var live []unstructured.Unstructured
+		left := 0
+		for _, item := range list.Items {
+			if !strings.HasPrefix(item.GetNamespace(), benchObjectPrefix) {
+				continue
+			}
+			left++
+			if item.GetDeletionTimestamp() == nil {
+				live = append(live, item)
+			}
+		}
+		if found < 0 {
+			found = left
+		}
+		if left == 0 {
+			return found, nil
+		}
+		err = concurrently(ctx, len(live), func(ctx context.Context, i int) error {
+			err := ri.Namespace(live[i].GetNamespace()).Delete(ctx, live[i].GetName(), metav1.DeleteOptions{})
+			if err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("deleting Workload %s/%s: %w", live[i].GetNamespace(), live[i].GetName(), err)
+			}
+			return nil
+		})
+		if err != nil {
+			return found, err
+		}
+		if time.Now().After(deadline) {
+			return found, fmt.Errorf("%d workloads still exist after %s", left, cleanTimeout)
+		}
+		select {
+		case <-ctx.Done():
+			return found, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }

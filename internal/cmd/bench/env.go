@@ -9,14 +9,15 @@ import (
 // the provider or the bench's own clients: anything that could point them at another
 // cluster (every KUBE* variable, KUBECONFIG included) or at an AWS account (every AWS_*
 // variable: the SageMaker path talks to the emulator only), another provider binary, another
-// CLI config or working state, or change how Terraform runs (extra CLI arguments, logging).
+// CLI config or working state, change how Terraform runs (extra CLI arguments, logging), or turn
+// the admission preview off behind the provider block's back.
 func droppedEnv(name string) bool {
 	switch {
 	case strings.HasPrefix(name, "KUBE"), strings.HasPrefix(name, "AWS_"):
 		return true
 	case strings.HasPrefix(name, "TF_CLI_ARGS"), strings.HasPrefix(name, "TF_LOG"):
 		return true
-	case name == envWrapRealProvider, name == envWrapRSSDir:
+	case name == envWrapRealProvider, name == envWrapRSSDir, name == envAdmissionPreview:
 		return true
 	}
 	switch name {
@@ -27,6 +28,9 @@ func droppedEnv(name string) bool {
 	}
 	return false
 }
+
+// envAdmissionPreview turns the provider's admission preview off like its provider setting.
+const envAdmissionPreview = "HYPERPOD_ADMISSION_PREVIEW"
 
 // childEnv is environ without the dropped variables, plus set (KEY=VALUE entries).
 func childEnv(environ []string, set ...string) []string {

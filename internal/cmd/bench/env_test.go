@@ -10,7 +10,7 @@ func TestChildEnv(t *testing.T) {
 		"PATH=/usr/bin", "HOME=/root", "GOFLAGS=-mod=mod",
 		"KUBE_CONFIG_PATH=/home/me/.kube/config", "KUBE_HOST=https://prod", "KUBECONFIG=/x", "KUBE_CTX=prod",
 		"TF_CLI_CONFIG_FILE=/home/me/.terraformrc", "TF_CLI_ARGS_plan=-parallelism=1", "TF_LOG=trace",
-		"TF_REATTACH_PROVIDERS={}", "TF_DATA_DIR=/tmp/x", "TF_VAR_team=a",
+		"TF_REATTACH_PROVIDERS={}", envAdmissionPreview + "=false", "TF_DATA_DIR=/tmp/x", "TF_VAR_team=a",
 		envWrapRealProvider + "=/p", "HYPERPOD_CONTROLPLANE_DIR=/assets",
 		"AWS_PROFILE=prod", "AWS_ACCESS_KEY_ID=AKIA", "AWS_ENDPOINT_URL_SAGEMAKER=https://api.sagemaker.us-west-2.amazonaws.com",
 	}

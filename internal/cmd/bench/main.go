@@ -67,6 +67,7 @@ func run() int {
 			Paths: opts.Paths, Teams: opts.Teams, Runs: opts.Runs, MaxListsPerKind: opts.MaxListsPerKind,
 			Parallelism: "Terraform default (10)", Spread: spreadNote, Floor: floorFormula, NoopProviderFloor: noopFloorFormula,
 			ShapesTeams: opts.ShapesTeams, Shapes: shapeNames(opts.Shapes), ShapesOnly: opts.ShapesOnly,
+			PreviewTeams: opts.PreviewTeams, PreviewBenchmark: opts.PreviewBenchmark, PreviewOnly: opts.PreviewOnly,
 		},
 	}
 	repo, runErr := execute(ctx, opts, res, logf)
@@ -96,8 +97,11 @@ func run() int {
 		}
 	}
 	name := res.Date
-	if opts.ShapesOnly {
+	switch {
+	case opts.ShapesOnly:
 		name = "workspace-shapes-" + res.Date
+	case opts.PreviewOnly:
+		name = "admission-preview-" + res.Date
 	}
 	md, js, err := writeResults(out, name, res)
 	if err != nil {
@@ -163,7 +167,11 @@ func execute(ctx context.Context, opts options, res *results, logf func(string, 
 	if err := os.MkdirAll(r.tf.logDir, 0o755); err != nil {
 		return repo, err
 	}
-	if slices.Contains(opts.Paths, pathKubernetes) {
+	if opts.PreviewBenchmark && !opts.ShapesOnly {
+		// Before the control plane starts: the benchmark measures CPU, on a machine as quiet as it gets.
+		res.preview().Benchmarks = runPreviewBenchmarks(ctx, repo, tmp, opts.CommandTimeout, logf)
+	}
+	if slices.Contains(opts.Paths, pathKubernetes) && !(opts.PreviewOnly && len(opts.PreviewTeams) == 0) {
 		if h.assets, err = resolveAssets(ctx, repo, opts.Assets); err != nil {
 			return repo, err
 		}
@@ -171,7 +179,7 @@ func execute(ctx context.Context, opts options, res *results, logf func(string, 
 			return repo, err
 		}
 	}
-	if slices.Contains(opts.Paths, pathSageMaker) && !opts.ShapesOnly {
+	if slices.Contains(opts.Paths, pathSageMaker) && !opts.ShapesOnly && !opts.PreviewOnly {
 		if err := benchOnEmulator(ctx, r, res); err != nil {
 			return repo, err
 		}
@@ -238,10 +246,18 @@ func benchOnLocalCluster(ctx context.Context, r runner, res *results, h prepared
 	r.logf("API server %s, counting proxy %s", cluster.Host, proxy.URL)
 	p := pathRuns{name: pathKubernetes, provider: providerConfig, floor: terraformDataConfig,
 		providerBlock: kubernetesProvider(proxy.URL), runOnce: b.runOnce}
-	if !r.opts.ShapesOnly {
+	if !r.opts.ShapesOnly && !r.opts.PreviewOnly {
 		if err := b.runPath(ctx, p, res); err != nil {
 			return err
 		}
+	}
+	if !r.opts.ShapesOnly {
+		if err := b.runPlansWithJobs(ctx, res); err != nil {
+			return err
+		}
+	}
+	if r.opts.PreviewOnly {
+		return nil
 	}
 	return b.runShapes(ctx, res, repo, p.providerBlock)
 }

@@ -31,6 +31,12 @@ type options struct {
 	ShapesPlanNew  bool
 	ShapesVariants bool
 	ShapesOnly     bool
+
+	// The admission preview section (Kubernetes path): team counts of plan-changed-with-jobs
+	// (none: off), whether to run BenchmarkPreview1000Teams, and whether to measure only these.
+	PreviewTeams     []int
+	PreviewBenchmark bool
+	PreviewOnly      bool
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -54,6 +60,11 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.ShapesPlanNew, "shapes-plan-new", true, "also plan every shape's new resources against an empty state")
 	fs.BoolVar(&o.ShapesVariants, "shapes-variants", true, "also plan the chained shape with -refresh=false, -parallelism=20 and -parallelism=50")
 	fs.BoolVar(&o.ShapesOnly, "shapes-only", false, "measure only the workspace shapes (Kubernetes path), into workspace-shapes-<date>.md and .json")
+	previewTeams := fs.String("preview-teams", "100,1000", "comma-separated team counts of "+opPlanChangedWithJobs+
+		" (\"none\" skips it): one cohort, fair sharing, "+fmt.Sprint(jobsPerTeam)+" jobs per team of which half pending, a plan that changes "+
+		fmt.Sprint(changedQuotas)+" quotas with the admission preview on and off, -runs times each")
+	fs.BoolVar(&o.PreviewBenchmark, "preview-benchmark", true, "run "+previewBenchmark+" of internal/admission (one preview of a 1000-team cohort, CPU only)")
+	fs.BoolVar(&o.PreviewOnly, "preview-only", false, "measure only the admission preview section, into admission-preview-<date>.md and .json")
 	fs.BoolVar(&o.Keep, "keep", false, "keep the temporary directory (configurations, state, Terraform output, control plane logs)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: go run ./internal/cmd/bench [flags]   (or: make bench BENCH_FLAGS='...')")
@@ -79,6 +90,20 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.Shapes, err = parseShapes(*shapes); err != nil {
 		return o, err
+	}
+	if strings.TrimSpace(*previewTeams) != "none" {
+		if o.PreviewTeams, err = parseTeams("-preview-teams", *previewTeams); err != nil {
+			return o, err
+		}
+	}
+	if o.PreviewOnly && o.ShapesOnly {
+		return o, fmt.Errorf("-preview-only and -shapes-only each measure one section: pick one")
+	}
+	if o.PreviewOnly && len(o.PreviewTeams) > 0 && !slices.Contains(o.Paths, pathKubernetes) {
+		return o, fmt.Errorf("-preview-only with -preview-teams needs the %s path", pathKubernetes)
+	}
+	if o.PreviewOnly && len(o.PreviewTeams) == 0 && !o.PreviewBenchmark {
+		return o, fmt.Errorf("-preview-only with -preview-teams none and -preview-benchmark=false measures nothing")
 	}
 	if o.ShapesOnly && (len(o.ShapesTeams) == 0 || !slices.Contains(o.Paths, pathKubernetes)) {
 		return o, fmt.Errorf("-shapes-only needs -shapes-teams and the %s path", pathKubernetes)

@@ -68,8 +68,22 @@ func TestParseOptions(t *testing.T) {
 	if err != nil || !o.ShapesOnly || !slices.Equal(o.ShapesTeams, []int{100, 1000}) || !slices.Equal(o.Shapes, []workspaceShape{shapeModule}) {
 		t.Errorf("shapes only: %+v, %v", o, err)
 	}
+	o, err = parseOptions(nil, io.Discard)
+	if err != nil || !slices.Equal(o.PreviewTeams, []int{100, 1000}) || !o.PreviewBenchmark || o.PreviewOnly {
+		t.Errorf("preview defaults: %+v, %v", o, err)
+	}
+	o, err = parseOptions([]string{"-preview-only", "-preview-teams", "10", "-runs", "1"}, io.Discard)
+	if err != nil || !o.PreviewOnly || !slices.Equal(o.PreviewTeams, []int{10}) {
+		t.Errorf("preview only: %+v, %v", o, err)
+	}
+	o, err = parseOptions([]string{"-preview-only", "-preview-teams", "none", "-paths", "sagemaker"}, io.Discard)
+	if err != nil || len(o.PreviewTeams) != 0 || !o.PreviewBenchmark {
+		t.Errorf("the preview benchmark alone: %+v, %v", o, err)
+	}
 	for _, args := range [][]string{{"-runs", "0"}, {"-teams", "x"}, {"extra"}, {"-max-lists-per-kind", "-1"}, {"-paths", "kueue"},
-		{"-shapes-teams", "0"}, {"-shapes", "loop"}, {"-shapes-only", "-shapes-teams", "none"}, {"-shapes-only", "-paths", "sagemaker"}} {
+		{"-shapes-teams", "0"}, {"-shapes", "loop"}, {"-shapes-only", "-shapes-teams", "none"}, {"-shapes-only", "-paths", "sagemaker"},
+		{"-preview-teams", "0"}, {"-preview-only", "-shapes-only"}, {"-preview-only", "-paths", "sagemaker"},
+		{"-preview-only", "-preview-teams", "none", "-preview-benchmark=false"}} {
 		if _, err := parseOptions(args, io.Discard); err == nil {
 			t.Errorf("parseOptions(%q): want an error", args)
 		}

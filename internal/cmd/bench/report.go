@@ -101,15 +101,26 @@ func renderMarkdown(r *results) string {
 	if sm {
 		b.WriteString(" SageMaker path: `task_governance` against the SageMaker API emulator (internal/sagemakeremulator) in the bench process, no Kubernetes connection; the emulator counts the calls.")
 	}
-	shapesFlags := " -shapes-teams none"
+	sectionFlags := " -shapes-teams none"
 	if len(r.Settings.ShapesTeams) > 0 {
-		shapesFlags = fmt.Sprintf(" -shapes-teams %s -shapes %s", joinInts(r.Settings.ShapesTeams), strings.Join(r.Settings.Shapes, ","))
+		sectionFlags = fmt.Sprintf(" -shapes-teams %s -shapes %s", joinInts(r.Settings.ShapesTeams), strings.Join(r.Settings.Shapes, ","))
 	}
 	if r.Settings.ShapesOnly {
-		shapesFlags += " -shapes-only"
+		sectionFlags += " -shapes-only"
+	}
+	previewTeams := "none"
+	if len(r.Settings.PreviewTeams) > 0 {
+		previewTeams = joinInts(r.Settings.PreviewTeams)
+	}
+	sectionFlags += " -preview-teams " + previewTeams
+	if !r.Settings.PreviewBenchmark {
+		sectionFlags += " -preview-benchmark=false"
+	}
+	if r.Settings.PreviewOnly {
+		sectionFlags += " -preview-only"
 	}
 	fmt.Fprintf(&b, "\n\nStarted %s, finished %s. `make bench BENCH_FLAGS='-paths %s -teams %s -runs %d%s'`. Terraform default parallelism (10) unless a command says otherwise.",
-		r.StartedAt, r.FinishedAt, strings.Join(r.Settings.Paths, ","), joinInts(r.Settings.Teams), r.Settings.Runs, shapesFlags)
+		r.StartedAt, r.FinishedAt, strings.Join(r.Settings.Paths, ","), joinInts(r.Settings.Teams), r.Settings.Runs, sectionFlags)
 	if kube {
 		b.WriteString(" Per team on the Kubernetes path: one `hyperpod_team_namespace` and one `hyperpod_compute_quota` with three instance types.")
 	}
@@ -140,6 +151,7 @@ func renderMarkdown(r *results) string {
 	}
 
 	renderShapes(&b, r.Shapes)
+	renderPreview(&b, r.Preview)
 
 	b.WriteString("## Targets\n\n| target | result | detail |\n|---|---|---|\n")
 	for _, t := range r.Targets {

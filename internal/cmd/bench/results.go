@@ -211,17 +211,18 @@ func (t *teamResult) op(name string) *opResult {
 
 // results is everything one `make bench` produced; the JSON file is this struct.
 type results struct {
-	Date       string         `json:"date"`
-	StartedAt  string         `json:"started_at"`
-	FinishedAt string         `json:"finished_at"`
-	Machine    machineInfo    `json:"machine"`
-	Settings   settings       `json:"settings"`
-	TeamCounts []*teamResult  `json:"team_counts"`
-	Shapes     []*shapeResult `json:"workspace_shapes,omitempty"`
-	Targets    []targetResult `json:"targets"`
-	Notes      []string       `json:"notes,omitempty"`
-	Findings   string         `json:"findings,omitempty"`
-	Error      string         `json:"error,omitempty"`
+	Date       string          `json:"date"`
+	StartedAt  string          `json:"started_at"`
+	FinishedAt string          `json:"finished_at"`
+	Machine    machineInfo     `json:"machine"`
+	Settings   settings        `json:"settings"`
+	TeamCounts []*teamResult   `json:"team_counts"`
+	Shapes     []*shapeResult  `json:"workspace_shapes,omitempty"`
+	Preview    *previewResults `json:"admission_preview,omitempty"`
+	Targets    []targetResult  `json:"targets"`
+	Notes      []string        `json:"notes,omitempty"`
+	Findings   string          `json:"findings,omitempty"`
+	Error      string          `json:"error,omitempty"`
 }
 
 type settings struct {
@@ -236,6 +237,9 @@ type settings struct {
 	ShapesTeams       []int    `json:"shapes_teams,omitempty"`
 	Shapes            []string `json:"shapes,omitempty"`
 	ShapesOnly        bool     `json:"shapes_only,omitempty"`
+	PreviewTeams      []int    `json:"preview_teams,omitempty"`
+	PreviewBenchmark  bool     `json:"preview_benchmark"`
+	PreviewOnly       bool     `json:"preview_only,omitempty"`
 }
 
 func (r *results) team(path string, n int) *teamResult {

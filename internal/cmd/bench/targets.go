@@ -23,6 +23,7 @@ const (
 	maxLinearGrowth     = 1.3   // provider time per team, 1000 vs 100 teams
 	maxPeakRSSMB        = 150.0 // at 1000 teams, 10^6 bytes
 	defaultListsPerKind = 1     // LISTs per resource kind a no-op plan may make
+	maxPreviewPlanRatio = 1.5   // plan-changed-with-jobs, admission preview on vs off
 	// Against the no-op provider's floor, at every measured team count.
 	maxReadRatioToNoop    = 1.5 // the SageMaker path's read commands
 	maxPlanNewRatioToNoop = 1.3 // plan of new resources, on both paths
@@ -49,6 +50,7 @@ func checkTargets(r *results, maxListsPerKind int) []targetResult {
 	out = append(out, rssTarget(r))
 	out = append(out, requestTargets(r, maxListsPerKind)...)
 	out = append(out, requestFloorTargets(r)...)
+	out = append(out, previewTargets(r)...)
 	return out
 }
 
@@ -295,4 +297,84 @@ func missed(ts []targetResult) []targetResult {
 
 func sortedRangeKeys(m map[string]countRange) []string {
 	return slices.Sorted(maps.Keys(m))
+}
+
+// previewTargets check plan-changed-with-jobs at every measured team count, the plan with the
+// preview on against the same plan with it off and the time it waited for its previews against
+// the cap, and the admission package's benchmark against its CPU budget. A plan with the preview
+// on that made no preview proves nothing about the preview's cost: not checked.
+func previewTargets(r *results) []targetResult {
+	ratioT := targetResult{Name: fmt.Sprintf("%s within %gx of the same plan with admission_preview = false at every measured team "+
+		"count (one cohort, fair sharing, %d jobs per team of which half pending, %d quotas changed)",
+		opPlanChangedWithJobs, maxPreviewPlanRatio, jobsPerTeam, changedQuotas)}
+	waitT := targetResult{Name: fmt.Sprintf("no plan waits more than %.0f s in all for its previews (%s: the plan's wall time with "+
+		"the preview on minus that with it off, in each run)", previewWaitCap.Seconds(), opPlanChangedWithJobs)}
+	var ratioBad, ratioOK, waitBad, waitOK, unproven []string
+	if r.Preview != nil {
+		for _, j := range r.Preview.Scenarios {
+			if !j.measuredBoth() {
+				continue
+			}
+			if j.PreviewOn.Previews.Max == 0 {
+				unproven = append(unproven, fmt.Sprintf("%d teams: the plan with the preview on made no preview", j.Teams))
+				continue
+			}
+			d := fmt.Sprintf("%d teams: %.2fx (%.2f s vs %.2f s; %s previews)", j.Teams, j.Ratio,
+				j.PreviewOn.Wall.Median, j.PreviewOff.Wall.Median, rangeText(j.PreviewOn.Previews))
+			if j.Ratio > maxPreviewPlanRatio {
+				ratioBad = append(ratioBad, d)
+			} else {
+				ratioOK = append(ratioOK, d)
+			}
+			w := fmt.Sprintf("%d teams: at most %.2f s", j.Teams, j.PreviewWait.Max)
+			if j.PreviewWait.Max > previewWaitCap.Seconds() {
+				waitBad = append(waitBad, w)
+			} else {
+				waitOK = append(waitOK, w)
+			}
+		}
+	}
+	ratioT.settleProven(ratioBad, ratioOK, unproven)
+	waitT.settleProven(waitBad, waitOK, unproven)
+	return []targetResult{ratioT, waitT, previewBenchTarget(r)}
+}
+
+// settleProven is settle with the details spelled out, and not checked while any measurement
+// could not prove anything (unless another failed).
+func (t *targetResult) settleProven(bad, ok, unproven []string) {
+	switch {
+	case len(bad) > 0:
+		t.Status, t.Detail = statusFail, strings.Join(append(bad, ok...), "; ")
+	case len(unproven) > 0:
+		t.Status, t.Detail = statusNotChecked, strings.Join(append(unproven, ok...), "; ")
+	case len(ok) > 0:
+		t.Status, t.Detail = statusPass, strings.Join(ok, "; ")
+	default:
+		t.Status, t.Detail = statusNotChecked, "not measured"
+	}
+}
+
+// previewBenchTarget checks one preview of BenchmarkPreview1000Teams' cohort with fair sharing
+// against its CPU budget.
+func previewBenchTarget(r *results) targetResult {
+	name := previewBenchmark + "/" + fairSharingBench
+	t := targetResult{Name: fmt.Sprintf("one preview of %s' cohort with fair sharing (%s) at most %g s of CPU", previewBenchmark, name, maxFairPreviewCPU)}
+	var g *goBenchmark
+	if r.Preview != nil {
+		for i := range r.Preview.Benchmarks {
+			if r.Preview.Benchmarks[i].Name == name {
+				g = &r.Preview.Benchmarks[i]
+			}
+		}
+	}
+	switch {
+	case g == nil:
+		t.Status, t.Detail = statusNotChecked, "not measured"
+	case g.Error != "":
+		t.Status, t.Detail = statusNotChecked, "did not run: "+g.Error
+	default:
+		t.Detail = fmt.Sprintf("%.2f s of CPU (%.0f ns/op wall), in a process that also built the cohort", g.CPUSeconds, g.NsPerOp)
+		t.Status = passIf(g.CPUSeconds <= maxFairPreviewCPU)
+	}
+	return t
 }

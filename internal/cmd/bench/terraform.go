@@ -40,6 +40,8 @@ type tfRunner struct {
 	// processes it waited for (the providers). Unlike wall time, other work on the machine
 	// hardly moves it.
 	lastCPU time.Duration
+	// lastLog is the file that holds the last command's output.
+	lastLog string
 }
 
 // run runs terraform args in dir and returns its wall time. An exit code other than
@@ -52,6 +54,7 @@ func (r *tfRunner) run(ctx context.Context, dir, label string, wantExit int, arg
 		return 0, err
 	}
 	defer logFile.Close()
+	r.lastLog = logPath
 
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
