@@ -7,9 +7,11 @@
 // It follows the scheduler of Kueue v0.19.2 (pkg/scheduler, pkg/scheduler/flavorassigner,
 // pkg/scheduler/preemption, pkg/cache/scheduler) with its default feature gates, and models
 // where v0.15.0 differs (see Version): a WorkloadPriorityClass's new value reaches the
-// Workloads that use it only in v0.19; fair-sharing preemption reclaims within nominal quota
-// without comparing shares, and the fair-sharing order puts non-borrowing entries first, only
-// in v0.19.
+// Workloads that use it only in v0.19 (from v0.16); fair-sharing preemption reclaims within
+// nominal quota without comparing shares, and the fair-sharing order puts non-borrowing
+// entries first, only in v0.19 (from v0.17). Kueue v0.16 to v0.18 are modelled as v0.19
+// (ParseRelease), which is what v0.17 and v0.18 do as far as the preview knows; v0.16's fair
+// sharing is reported (KueueRelease).
 //
 // Modelled:
 //   - scheduling cycles: one head per active ClusterQueue (BestEffortFIFO: priority, then
@@ -19,23 +21,44 @@
 //     sharing, the entry whose queue would have the lowest weighted dominant resource share;
 //   - the flavor assigner: resource groups, flavors in order, node selectors and required node
 //     affinity against flavor labels, the default flavorFungibility (stop at the first flavor
-//     that fits, borrowing or not; try the next flavor rather than preempt);
+//     that fits, borrowing or not; try the next flavor rather than preempt), and any
+//     flavorFungibility without a preference in a ClusterQueue whose resource groups have one
+//     flavor each (there is nothing to choose);
 //   - quota in a flat cohort: nominalQuota, borrowingLimit, lendingLimit, as Kueue's cache
 //     accounts them, including stopped ClusterQueues, whose quota and usage stay in the cohort;
+//     a Cohort object without a parent, children or resourceGroups is such a cohort (a root
+//     cohort's fair-sharing weight compares it with no other);
 //   - classical preemption: withinClusterQueue, reclaimWithinCohort, borrowWithinCohort, the
 //     candidate order (other queues first, lower priority, most recently admitted) and the
 //     give-back of targets that are not needed;
 //   - fair-sharing preemption with the default strategies (LessThanOrEqualToFinalShare, then
 //     LessThanInitialShare) and fairSharing weights;
 //   - stopPolicy Hold and HoldAndDrain on ClusterQueues and LocalQueues, ClusterQueues being
-//     deleted and ClusterQueues naming a missing ResourceFlavor (inactive).
+//     deleted and ClusterQueues naming a missing ResourceFlavor (inactive);
+//   - namespaceSelector: a pending Workload whose namespace its ClusterQueue's selector does
+//     not match stays pending (a nil selector matches no namespace, an empty one every
+//     namespace), given the namespaces' labels (Cluster.NamespaceLabels);
+//   - the manager's configuration (Cluster.Manager, ParseManagerConfig): fair sharing on or off,
+//     and waitForPodsReady without blockAdmission, which changes no admission (Kueue v0.19
+//     turns it on when the configuration does not mention it).
 //
-// Assumed, because the listed objects do not say otherwise: the manager's default
-// configuration apart from fair sharing on or off (no resource transformations, no excluded
-// resource prefixes, default fair-sharing strategies), no Cohort objects (every cohort is the
-// set of ClusterQueues naming it), ClusterQueues without admission checks, BestEffortFIFO and
-// the default flavorFungibility (fields the provider does not manage and does not read),
-// namespaces that match each ClusterQueue's namespaceSelector, and no priority boost.
+// Reported as Undetermined, for the pending Workloads of the ClusterQueues concerned (see
+// UndeterminedReasons): StrictFIFO; another flavorFungibility where a resource group has a
+// choice of flavors; Cohort objects in a tree or with quotas of their own; admission checks;
+// a namespaceSelector other than nil or empty when the namespaces' labels are not known;
+// fair-sharing preemption strategies other than the default; waitForPodsReady.blockAdmission,
+// and Workloads requeued after their pods were not ready in time; admission fair sharing,
+// excluded resource prefixes, resource transformations, a quota check strategy other than
+// BlockUndeclared and feature gates set in the configuration; Kueue v0.16 with fair sharing.
+//
+// Assumed, and said so by the caller: when the manager's configuration is not known
+// (Cluster.Manager.Known false), Kueue's default configuration with fair sharing as
+// Cluster.FairSharing says (the caller detects it from the ClusterQueues' fair-sharing
+// status), and admission fair sharing unknown (queues that opt in are reported); feature gates
+// given on the manager's command line count only when the caller adds them
+// (ManagerConfig.WithFeatureGates), so that otherwise no priority boost and Kueue's default
+// gates are taken. Not modelled and not reported: LimitRanges and invalid requests, which make
+// Kueue keep a Workload pending.
 //
 // Approximations: an eviction takes effect in the cycle that decides it (Kueue waits for the
 // pods to stop, while the preemptor keeps its place at the head); each attempt scans flavors
@@ -50,6 +73,7 @@ package admission
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
@@ -67,27 +91,57 @@ const (
 // Latest is the newest modelled Kueue version.
 const Latest = V0_19
 
-// ParseVersion maps a Kueue release tag ("v0.15.0", "v0.19.2", with or without the "v") to the
-// modelled Version of its minor release.
-func ParseVersion(s string) (Version, error) {
+// Release is a Kueue minor release and the Version that models it.
+type Release struct {
+	// Minor is the release's minor version: 17 for v0.17.1.
+	Minor int
+	// Version models it: v0.15 and v0.19 are modelled as themselves, v0.16 to v0.18 as v0.19.
+	Version Version
+}
+
+// ParseRelease maps a Kueue release tag ("v0.15.0", "v0.17.1", with or without the "v") to its
+// minor release and the Version that models it. v0.16 to v0.18 are modelled as v0.19, whose
+// scheduler they share but for what Cluster.ManagerMinor reports; other minors are refused.
+func ParseRelease(s string) (Release, error) {
 	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
-	switch {
-	case t == "0.15" || strings.HasPrefix(t, "0.15."):
-		return V0_15, nil
-	case t == "0.19" || strings.HasPrefix(t, "0.19."):
-		return V0_19, nil
+	major, rest, _ := strings.Cut(t, ".")
+	minorText, _, _ := strings.Cut(rest, ".")
+	minor, err := strconv.Atoi(minorText)
+	if major == "0" && err == nil {
+		switch {
+		case minor == 15:
+			return Release{Minor: minor, Version: V0_15}, nil
+		case minor >= 16 && minor <= 19:
+			return Release{Minor: minor, Version: V0_19}, nil
+		}
 	}
-	return 0, fmt.Errorf("kueue version %q is not modelled; the admission preview models v0.15 and v0.19", s)
+	return Release{}, fmt.Errorf("kueue version %q is not modelled; the admission preview models v0.15 and v0.19, and v0.16 to v0.18 as v0.19", s)
+}
+
+// ParseVersion is the Version that models a Kueue release tag (see ParseRelease).
+func ParseVersion(s string) (Version, error) {
+	r, err := ParseRelease(s)
+	return r.Version, err
+}
+
+// String is the release and, when another release models it, which: "v0.17 (modelled as v0.19)".
+func (r Release) String() string {
+	if r.Minor == r.Version.minor() {
+		return r.Version.String()
+	}
+	return fmt.Sprintf("v0.%d (modelled as %s)", r.Minor, r.Version)
 }
 
 // String is the minor release, e.g. "v0.19".
 func (v Version) String() string {
-	switch v.orLatest() {
-	case V0_15:
-		return "v0.15"
-	default:
-		return "v0.19"
+	return fmt.Sprintf("v0.%d", v.minor())
+}
+
+func (v Version) minor() int {
+	if v.orLatest() == V0_15 {
+		return 15
 	}
+	return 19
 }
 
 func (v Version) orLatest() Version {
@@ -102,13 +156,27 @@ func (v Version) orLatest() Version {
 type Cluster struct {
 	// Version is the Kueue version of the manager; zero models Latest.
 	Version Version
-	// FairSharing is the manager configuration's fairSharing.enable.
+	// ManagerMinor is the manager's minor release (Release.Minor) when another release's
+	// Version models it, as v0.19 models v0.16 to v0.18; zero when it is Version's own or
+	// unknown.
+	ManagerMinor int
+	// FairSharing is the manager configuration's fairSharing.enable: Manager.FairSharing when
+	// the configuration is known (WithManager), else detected (a ClusterQueue reports a
+	// fair-sharing status only when it is on).
 	FairSharing bool
+	// Manager is the manager's configuration; the zero value was not read.
+	Manager ManagerConfig
 
 	ClusterQueues           []kueue.ClusterQueue
 	LocalQueues             []kueue.LocalQueue
 	ResourceFlavors         []kueue.ResourceFlavor
 	WorkloadPriorityClasses []kueue.WorkloadPriorityClass
+	// Cohorts are the Cohort objects; a cohort no object names is the set of ClusterQueues
+	// naming it.
+	Cohorts []kueue.Cohort
+	// NamespaceLabels are the labels of the cluster's namespaces by name, for the
+	// ClusterQueues' namespaceSelectors; nil when they were not read.
+	NamespaceLabels map[string]map[string]string
 	// Workloads: admitted ones carry status.admission and a QuotaReserved condition that is
 	// true; pending ones carry neither. Finished Workloads are ignored.
 	Workloads []kueue.Workload
@@ -264,8 +332,9 @@ const (
 	// PartialAdmission: a pod set has minCount and the whole Workload does not fit; Kueue may
 	// admit it with fewer pods. It is taken to stay pending.
 	PartialAdmission UndeterminedReason = "PartialAdmission"
-	// AdmissionChecks: the Workload carries admission check states and would get its quota;
-	// whether it is admitted is decided by the checks' controllers.
+	// AdmissionChecks: the Workload carries admission check states and would get its quota,
+	// or is pending in a ClusterQueue with admission checks; whether it is admitted is decided
+	// by the checks' controllers.
 	AdmissionChecks UndeterminedReason = "AdmissionChecks"
 	// UnknownPriorityClass: the Workload names a WorkloadPriorityClass that is not given and
 	// has no priority of its own.
@@ -276,12 +345,52 @@ const (
 	// NoFixpoint: scheduling did not settle within the simulator's cycle budget (Workloads
 	// preempting each other in turn); the Workloads still waiting are undetermined.
 	NoFixpoint UndeterminedReason = "NoFixpoint"
+
+	// The reasons below mark every pending Workload of the ClusterQueues concerned (taken to
+	// stay pending); the Workloads those queues hold keep their quota.
+
+	// QueueingStrategy: the ClusterQueue is StrictFIFO, whose head blocks the Workloads behind
+	// it; the preview models BestEffortFIFO.
+	QueueingStrategy UndeterminedReason = "QueueingStrategy"
+	// FlavorFungibility: the ClusterQueue's flavorFungibility is not the default (whenCanBorrow
+	// MayStopSearch, whenCanPreempt TryNextFlavor, no preference), and a resource group has more
+	// than one flavor to choose from.
+	FlavorFungibility UndeterminedReason = "FlavorFungibility"
+	// HierarchicalCohort: the ClusterQueue's cohort is part of a tree of Cohort objects (it has
+	// a parent or children), whose quotas the preview does not account.
+	HierarchicalCohort UndeterminedReason = "HierarchicalCohort"
+	// CohortQuota: the ClusterQueue's cohort is a Cohort object with resourceGroups, quotas of
+	// its own that the preview does not account.
+	CohortQuota UndeterminedReason = "CohortQuota"
+	// NamespaceSelector: whether the Workload's namespace matches its ClusterQueue's
+	// namespaceSelector is not known (the namespaces' labels were not read, the namespace is
+	// not among them, or the selector is invalid). Kueue keeps a Workload whose namespace does
+	// not match pending, which the preview models when it knows the labels.
+	NamespaceSelector UndeterminedReason = "NamespaceSelector"
+	// PreemptionStrategies: fair sharing is on with preemption strategies other than Kueue's
+	// default, for the ClusterQueues in a cohort.
+	PreemptionStrategies UndeterminedReason = "PreemptionStrategies"
+	// WaitForPodsReady: the manager's waitForPodsReady.blockAdmission holds every admission
+	// until the admitted Workloads' pods are ready, or the Workload was evicted because its
+	// pods were not ready in time and is requeued after a backoff, ordered by its eviction.
+	WaitForPodsReady UndeterminedReason = "WaitForPodsReady"
+	// ManagerConfiguration: the manager's configuration changes decisions the preview does not
+	// follow (admission fair sharing, resource exclusions or transformations, the quota check
+	// strategy, feature gates), or the queue uses admission fair sharing and the configuration
+	// was not read.
+	ManagerConfiguration UndeterminedReason = "ManagerConfiguration"
+	// KueueRelease: the manager runs a release modelled by another's scheduler where they are
+	// known to differ: Kueue v0.16 preempts and orders under fair sharing as v0.15 does, not as
+	// v0.19 (the behaviours came in v0.17), for the ClusterQueues in a cohort.
+	KueueRelease UndeterminedReason = "KueueRelease"
 )
 
 // UndeterminedReasons lists every reason, for documentation and for tests that accept
 // "cannot determine" only for a listed reason.
 var UndeterminedReasons = []UndeterminedReason{
 	TopologyAwareScheduling, PartialAdmission, AdmissionChecks, UnknownPriorityClass, NodeAffinity, NoFixpoint,
+	QueueingStrategy, FlavorFungibility, HierarchicalCohort, CohortQuota, NamespaceSelector, PreemptionStrategies,
+	WaitForPodsReady, ManagerConfiguration, KueueRelease,
 }
 
 // String formats the outcome for a person: one block per ClusterQueue, Workloads named

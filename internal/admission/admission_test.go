@@ -544,12 +544,14 @@ func TestString(t *testing.T) {
 }
 
 func TestParseVersion(t *testing.T) {
-	for in, want := range map[string]admission.Version{"v0.15.0": admission.V0_15, "0.15.8": admission.V0_15, "v0.19.2": admission.V0_19, "v0.19": admission.V0_19} {
+	for in, want := range map[string]admission.Version{"v0.15.0": admission.V0_15, "0.15.8": admission.V0_15, "v0.19.2": admission.V0_19, "v0.19": admission.V0_19,
+		// v0.16 to v0.18 are modelled as v0.19.
+		"v0.16.0": admission.V0_19, "v0.17.1": admission.V0_19, "0.18.6": admission.V0_19} {
 		if got, err := admission.ParseVersion(in); err != nil || got != want {
 			t.Errorf("ParseVersion(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"v0.17.0", "v0.150.0", "", "latest"} {
+	for _, in := range []string{"v0.14.0", "v0.20.0", "v1.19.0", "v0.150.0", "", "latest"} {
 		if _, err := admission.ParseVersion(in); err == nil {
 			t.Errorf("ParseVersion(%q) succeeded", in)
 		}

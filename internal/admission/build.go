@@ -64,6 +64,7 @@ func newState(c Cluster) *state {
 	}
 	s.live = newLedger(s)
 	s.addWorkloads(c)
+	s.applyAssumptions(c)
 	return s
 }
 

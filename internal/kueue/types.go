@@ -26,6 +26,10 @@ const (
 const (
 	ManagerNamespace  = "kueue-system"
 	ManagerDeployment = "kueue-controller-manager"
+	// ManagerConfigMap holds the manager's Configuration document under ManagerConfigKey
+	// (Kueue's config/components/manager, named with the install's "kueue-" prefix).
+	ManagerConfigMap = "kueue-manager-config"
+	ManagerConfigKey = "controller_manager_config.yaml"
 )
 
 // GroupVersion is kueue.x-k8s.io/v1beta2.
@@ -39,6 +43,8 @@ var (
 	Workloads       = GroupVersion.WithResource("workloads")
 	// WorkloadPriorityClasses are cluster-scoped; jobs name one with the label PriorityClassLabel.
 	WorkloadPriorityClasses = GroupVersion.WithResource("workloadpriorityclasses")
+	// Cohorts are cluster-scoped and read only (by the admission preview).
+	Cohorts = GroupVersion.WithResource("cohorts")
 )
 
 // PriorityClassLabel is the job label that names a WorkloadPriorityClass.
@@ -49,6 +55,7 @@ const (
 	KindClusterQueue   = "ClusterQueue"
 	KindLocalQueue     = "LocalQueue"
 	KindResourceFlavor = "ResourceFlavor"
+	KindCohort         = "Cohort"
 
 	KindWorkloadPriorityClass = "WorkloadPriorityClass"
 )
@@ -103,16 +110,90 @@ type ResourceUsage struct {
 	Borrowed resource.Quantity   `json:"borrowed,omitempty"`
 }
 
-// ClusterQueueSpec holds the fields the provider manages. Fields it does not manage
-// (queueingStrategy, flavorFungibility, admission checks) are left out so that server-side
-// apply never claims them.
+// ClusterQueueSpec holds the fields the provider manages, and fields it only reads for the
+// admission preview (QueueingStrategy, FlavorFungibility, AdmissionChecksStrategy,
+// AdmissionScope): the renderer leaves those zero, and omitempty keeps them out of what a
+// server-side apply sends, so the provider never claims them.
 type ClusterQueueSpec struct {
-	ResourceGroups    []ResourceGroup         `json:"resourceGroups,omitempty"`
-	CohortName        string                  `json:"cohortName,omitempty"`
+	ResourceGroups []ResourceGroup `json:"resourceGroups,omitempty"`
+	CohortName     string          `json:"cohortName,omitempty"`
+	// NamespaceSelector: nil selects no namespace at all, an empty selector every namespace.
 	NamespaceSelector *metav1.LabelSelector   `json:"namespaceSelector,omitempty"`
 	Preemption        *ClusterQueuePreemption `json:"preemption,omitempty"`
 	StopPolicy        *string                 `json:"stopPolicy,omitempty"`
 	FairSharing       *FairSharing            `json:"fairSharing,omitempty"`
+
+	// QueueingStrategy is BestEffortFIFO (the API server's default) or StrictFIFO. Read only.
+	QueueingStrategy string `json:"queueingStrategy,omitempty"`
+	// FlavorFungibility is how the flavor search goes on past a flavor that needs borrowing or
+	// preemption. Read only.
+	FlavorFungibility *FlavorFungibility `json:"flavorFungibility,omitempty"`
+	// AdmissionChecksStrategy names the admission checks a Workload must pass. Read only.
+	AdmissionChecksStrategy *AdmissionChecksStrategy `json:"admissionChecksStrategy,omitempty"`
+	// AdmissionScope opts the queue into admission fair sharing. Read only.
+	AdmissionScope *AdmissionScope `json:"admissionScope,omitempty"`
+}
+
+// The queueing strategies (ClusterQueueSpec.QueueingStrategy).
+const (
+	QueueingStrategyBestEffortFIFO = "BestEffortFIFO"
+	QueueingStrategyStrictFIFO     = "StrictFIFO"
+)
+
+// FlavorFungibility is a ClusterQueue's spec.flavorFungibility.
+type FlavorFungibility struct {
+	WhenCanBorrow  string `json:"whenCanBorrow,omitempty"`
+	WhenCanPreempt string `json:"whenCanPreempt,omitempty"`
+	// Preference (BorrowingOverPreemption, PreemptionOverBorrowing) may be set only when both
+	// policies are TryNextFlavor.
+	Preference *string `json:"preference,omitempty"`
+}
+
+// The flavorFungibility policies. v1beta2 names MayStopSearch what v1beta1 calls Borrow (in
+// whenCanBorrow) and Preempt (in whenCanPreempt); a v1beta1 object read as v1beta2 without
+// Kueue's conversion webhook keeps the old names. The API server's defaults are whenCanBorrow
+// MayStopSearch and whenCanPreempt TryNextFlavor.
+const (
+	FungibilityMayStopSearch = "MayStopSearch"
+	FungibilityTryNextFlavor = "TryNextFlavor"
+	FungibilityBorrow        = "Borrow"
+	FungibilityPreempt       = "Preempt"
+)
+
+// AdmissionChecksStrategy lists the admission checks of a ClusterQueue.
+type AdmissionChecksStrategy struct {
+	AdmissionChecks []AdmissionCheckStrategyRule `json:"admissionChecks,omitempty"`
+}
+
+// AdmissionCheckStrategyRule is one admission check and the flavors it runs for (all when empty).
+type AdmissionCheckStrategyRule struct {
+	Name      string   `json:"name"`
+	OnFlavors []string `json:"onFlavors,omitempty"`
+}
+
+// AdmissionScope is a ClusterQueue's spec.admissionScope.
+type AdmissionScope struct {
+	// AdmissionMode is UsageBasedAdmissionFairSharing or NoAdmissionFairSharing.
+	AdmissionMode string `json:"admissionMode,omitempty"`
+}
+
+// AdmissionModeUsageBased orders a queue's Workloads by their LocalQueues' past usage, when the
+// manager runs with admission fair sharing.
+const AdmissionModeUsageBased = "UsageBasedAdmissionFairSharing"
+
+// Cohort is kueue.x-k8s.io/v1beta2 Cohort: a cohort given as an object, which may have a parent
+// cohort (a hierarchy) and quotas of its own. Kueue v0.15 to v0.19 serve it as v1beta2.
+type Cohort struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              CohortSpec `json:"spec,omitempty"`
+}
+
+// CohortSpec is a Cohort's parent, quotas and fair-sharing weight.
+type CohortSpec struct {
+	ParentName     string          `json:"parentName,omitempty"`
+	ResourceGroups []ResourceGroup `json:"resourceGroups,omitempty"`
+	FairSharing    *FairSharing    `json:"fairSharing,omitempty"`
 }
 
 // ResourceGroup is a set of resources covered by the same flavors.

@@ -27,13 +27,15 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 type ClusterQueueWrapper struct{ cq kueue.ClusterQueue }
 
 // MakeClusterQueue starts a ClusterQueue with the provider's preemption defaults:
-// reclaimWithinCohort Any, borrowWithinCohort Never, withinClusterQueue LowerPriority, stopPolicy None.
+// reclaimWithinCohort Any, borrowWithinCohort Never, withinClusterQueue LowerPriority, stopPolicy
+// None, and a namespaceSelector that selects every namespace.
 func MakeClusterQueue(name string) *ClusterQueueWrapper {
 	none := kueue.StopPolicyNone
 	return &ClusterQueueWrapper{cq: kueue.ClusterQueue{
 		TypeMeta:   kueue.TypeMeta(kueue.KindClusterQueue),
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: kueue.ClusterQueueSpec{
+			NamespaceSelector: &metav1.LabelSelector{},
 			Preemption: &kueue.ClusterQueuePreemption{
 				ReclaimWithinCohort: kueue.PreemptionAny,
 				BorrowWithinCohort:  &kueue.BorrowWithinCohort{Policy: kueue.PreemptionNever},
@@ -89,6 +91,53 @@ func (w *ClusterQueueWrapper) FairWeight(weight string) *ClusterQueueWrapper {
 	q := resource.MustParse(weight)
 	w.cq.Spec.FairSharing = &kueue.FairSharing{Weight: &q}
 	return w
+}
+
+// NamespaceSelector sets spec.namespaceSelector to match the labels (key, value, ...); no
+// labels leave it nil, which selects no namespace.
+func (w *ClusterQueueWrapper) NamespaceSelector(labels ...string) *ClusterQueueWrapper {
+	w.cq.Spec.NamespaceSelector = nil
+	for i := 0; i+1 < len(labels); i += 2 {
+		if w.cq.Spec.NamespaceSelector == nil {
+			w.cq.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{}}
+		}
+		w.cq.Spec.NamespaceSelector.MatchLabels[labels[i]] = labels[i+1]
+	}
+	return w
+}
+
+// QueueingStrategy sets spec.queueingStrategy.
+func (w *ClusterQueueWrapper) QueueingStrategy(s string) *ClusterQueueWrapper {
+	w.cq.Spec.QueueingStrategy = s
+	return w
+}
+
+// FlavorFungibility sets spec.flavorFungibility's whenCanBorrow and whenCanPreempt.
+func (w *ClusterQueueWrapper) FlavorFungibility(whenCanBorrow, whenCanPreempt string) *ClusterQueueWrapper {
+	w.cq.Spec.FlavorFungibility = &kueue.FlavorFungibility{WhenCanBorrow: whenCanBorrow, WhenCanPreempt: whenCanPreempt}
+	return w
+}
+
+// AdmissionCheck adds an admission check that runs for every flavor.
+func (w *ClusterQueueWrapper) AdmissionCheck(name string) *ClusterQueueWrapper {
+	if w.cq.Spec.AdmissionChecksStrategy == nil {
+		w.cq.Spec.AdmissionChecksStrategy = &kueue.AdmissionChecksStrategy{}
+	}
+	w.cq.Spec.AdmissionChecksStrategy.AdmissionChecks = append(w.cq.Spec.AdmissionChecksStrategy.AdmissionChecks,
+		kueue.AdmissionCheckStrategyRule{Name: name})
+	return w
+}
+
+// AdmissionScope sets spec.admissionScope.admissionMode.
+func (w *ClusterQueueWrapper) AdmissionScope(mode string) *ClusterQueueWrapper {
+	w.cq.Spec.AdmissionScope = &kueue.AdmissionScope{AdmissionMode: mode}
+	return w
+}
+
+// MakeCohort returns a Cohort object with the given parent ("" for none).
+func MakeCohort(name, parent string) kueue.Cohort {
+	return kueue.Cohort{TypeMeta: kueue.TypeMeta(kueue.KindCohort), ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: kueue.CohortSpec{ParentName: parent}}
 }
 
 // Deleting marks the ClusterQueue as being deleted.
