@@ -153,6 +153,8 @@ provider "hyperpod" {
 	}
 	md := string(report)
 	for _, want := range []string{
+		// The role lets it read the manager's Deployment, whose image says which Kueue to model.
+		", the manager's version",
 		"| `hyperpod_compute_quota.test` | " + team + " | update |",
 		fmt.Sprintf("| %s | %s | starts on %s |", quota.ClusterQueueName(team), waiting, instanceType),
 		// The instance type's figures are the provider block's: two instances of them.
