@@ -34,8 +34,9 @@ import (
 
 // The scenarios of the differential tests: a cohort of 2 to 4 teams whose ClusterQueues the
 // provider's renderer writes from generated quota configurations, a few priority classes,
-// jobs (batch Jobs and PyTorchJobs) submitted in a random order, and one quota change.
-// Everything follows from the seed.
+// jobs (batch Jobs and PyTorchJobs) submitted in a random order, jobs of some teams submitted
+// last from a namespace that their ClusterQueue's namespaceSelector does not select (Kueue
+// keeps them pending), and one quota change. Everything follows from the seed.
 
 // The instance types of the scenarios: one with 8 GPUs per instance and one with 1, both
 // used by no other acceptance test, so their ResourceFlavors are the differential tests' own.
@@ -66,6 +67,9 @@ type jobSpec struct {
 	replicas []replicaSpec
 	// class is the priority class's name ("" for none).
 	class string
+	// outside submits it from the team's outside namespace, which the team's ClusterQueue
+	// does not select.
+	outside bool
 }
 
 // replicaSpec is a pod set: count pods of gpus GPUs each (with cpu and memory in proportion).
@@ -104,6 +108,15 @@ func generate(seed uint64) scenario {
 	}
 	r.Shuffle(len(sc.jobs), func(i, j int) { sc.jobs[i], sc.jobs[j] = sc.jobs[j], sc.jobs[i] })
 	sc.change = generateChange(r, sc.teams)
+	// Drawn from a generator of their own, so that the rest of a seed's scenario stays as it was.
+	ro := rand.New(rand.NewPCG(seed, 0x6f757473696465))
+	for i, cfg := range sc.teams {
+		if ro.IntN(2) == 0 {
+			j := generateJob(ro, cfg, fmt.Sprintf("o%d", i), sc.classes)
+			j.outside = true
+			sc.jobs = append(sc.jobs, j)
+		}
+	}
 	return sc
 }
 
@@ -314,6 +327,9 @@ func (sc scenario) String() string {
 		if class == "" {
 			class = "no class"
 		}
+		if j.outside {
+			class += ", from the outside namespace"
+		}
 		fmt.Fprintf(&b, "  %s %s/%s on %s: %s, %s\n", kind, j.team, j.name, j.instanceType, strings.Join(pods, ", "), class)
 	}
 	fmt.Fprintf(&b, "  change: %s", sc.change.what)
@@ -359,8 +375,9 @@ func (k kueueCluster) ensureCommon(ctx context.Context) (cleanup func(context.Co
 	return cleanup, nil
 }
 
-// create creates the scenario's priority classes, team namespaces (each with its LocalQueue
-// and a probe namespace feeding the same ClusterQueue) and ClusterQueues.
+// create creates the scenario's priority classes, team namespaces (each with its LocalQueue,
+// and a probe namespace and an outside namespace feeding the same ClusterQueue) and
+// ClusterQueues.
 func (k kueueCluster) create(ctx context.Context, sc scenario) error {
 	for _, c := range sc.classes {
 		wpc := quota.RenderPriorityClass(c, "")
@@ -376,7 +393,8 @@ func (k kueueCluster) create(ctx context.Context, sc scenario) error {
 		team := cfg.Team
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: quota.NamespaceName(team), Labels: quota.NamespaceLabels(team)}}
 		probe := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: probeNamespace(team)}}
-		for _, n := range []*corev1.Namespace{ns, probe} {
+		outside := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: outsideNamespace(team)}}
+		for _, n := range []*corev1.Namespace{ns, probe, outside} {
 			if _, err := k.cs.CoreV1().Namespaces().Create(ctx, n, metav1.CreateOptions{}); err != nil {
 				return fmt.Errorf("creating namespace %s: %w", n.Name, err)
 			}
@@ -431,6 +449,9 @@ func podRequests(gpus int64) corev1.ResourceList {
 
 func (k kueueCluster) submitJob(ctx context.Context, j jobSpec) error {
 	ns := quota.NamespaceName(j.team)
+	if j.outside {
+		ns = outsideNamespace(j.team)
+	}
 	if j.pytorch {
 		w := acctest.MakePyTorchJob(j.name, ns).Queue(quota.LocalQueueName(j.team))
 		if j.class != "" {
@@ -504,7 +525,7 @@ func (k kueueCluster) applyChange(ctx context.Context, sc scenario, planned []ku
 // also clears what an earlier, interrupted run of the seed left.
 func (k kueueCluster) cleanup(ctx context.Context, sc scenario) error {
 	for _, cfg := range sc.teams {
-		for _, ns := range []string{quota.NamespaceName(cfg.Team), probeNamespace(cfg.Team)} {
+		for _, ns := range []string{quota.NamespaceName(cfg.Team), probeNamespace(cfg.Team), outsideNamespace(cfg.Team)} {
 			if err := k.deleteJobsAndWorkloads(ctx, ns); err != nil {
 				return err
 			}
@@ -514,7 +535,7 @@ func (k kueueCluster) cleanup(ctx context.Context, sc scenario) error {
 		if err := k.deleteAndWait(ctx, kueue.ClusterQueues, "", quota.ClusterQueueName(cfg.Team)); err != nil {
 			return err
 		}
-		for _, ns := range []string{quota.NamespaceName(cfg.Team), probeNamespace(cfg.Team)} {
+		for _, ns := range []string{quota.NamespaceName(cfg.Team), probeNamespace(cfg.Team), outsideNamespace(cfg.Team)} {
 			if err := k.deleteAndWait(ctx, namespaces, "", ns); err != nil {
 				return err
 			}
@@ -699,16 +720,25 @@ func (k kueueCluster) liveCluster(ctx context.Context, sc scenario, work map[str
 		}
 		return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into)
 	}
+	c.NamespaceLabels = map[string]map[string]string{}
 	for _, cfg := range sc.teams {
 		var cq kueue.ClusterQueue
 		if err := get(kueue.ClusterQueues, "", quota.ClusterQueueName(cfg.Team), &cq); err != nil {
 			return c, err
 		}
-		var lq kueue.LocalQueue
-		if err := get(kueue.LocalQueues, quota.NamespaceName(cfg.Team), quota.LocalQueueName(cfg.Team), &lq); err != nil {
-			return c, err
+		c.ClusterQueues = append(c.ClusterQueues, cq)
+		for _, ns := range []string{quota.NamespaceName(cfg.Team), outsideNamespace(cfg.Team)} {
+			var lq kueue.LocalQueue
+			if err := get(kueue.LocalQueues, ns, quota.LocalQueueName(cfg.Team), &lq); err != nil {
+				return c, err
+			}
+			c.LocalQueues = append(c.LocalQueues, lq)
+			n, err := k.cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+			if err != nil {
+				return c, fmt.Errorf("reading namespace %s: %w", ns, err)
+			}
+			c.NamespaceLabels[ns] = n.Labels
 		}
-		c.ClusterQueues, c.LocalQueues = append(c.ClusterQueues, cq), append(c.LocalQueues, lq)
 	}
 	for _, it := range []string{bigGPU, smallGPU} {
 		var rf kueue.ResourceFlavor
@@ -885,9 +915,14 @@ func undeterminedWrongly(reason admission.UndeterminedReason, o observedWorkload
 		})
 	case admission.NoFixpoint:
 		holds = true
+	case admission.WaitForPodsReady:
+		holds = o.Evicted && o.EvictedReason == "PodsReadyTimeout"
 	}
 	if holds {
 		return ""
+	}
+	if why, ok := unusedSettings[reason]; ok {
+		return why
 	}
 	return map[admission.UndeterminedReason]string{
 		admission.TopologyAwareScheduling: "no pod set's topologyRequest asks for a required, preferred or unconstrained topology",
@@ -895,7 +930,22 @@ func undeterminedWrongly(reason admission.UndeterminedReason, o observedWorkload
 		admission.NodeAffinity:            "no pod set has a required node affinity",
 		admission.AdmissionChecks:         "the workload has no admission checks",
 		admission.UnknownPriorityClass:    "its priority class is listed",
+		admission.WaitForPodsReady:        "it was not evicted for pods not ready in time",
 	}[reason]
+}
+
+// unusedSettings are the reasons about settings that no scenario has (the queues are the
+// provider's, the local manager's configuration is fixed, the namespaces' labels are read),
+// with why they do not hold.
+var unusedSettings = map[admission.UndeterminedReason]string{
+	admission.QueueingStrategy:     "the scenario's queues are BestEffortFIFO",
+	admission.FlavorFungibility:    "the scenario's queues have the default flavorFungibility",
+	admission.HierarchicalCohort:   "the scenario has no Cohort objects",
+	admission.CohortQuota:          "the scenario has no Cohort objects",
+	admission.NamespaceSelector:    "the namespaces' labels were read",
+	admission.PreemptionStrategies: "the local manager runs the default preemption strategies",
+	admission.ManagerConfiguration: "the local manager's configuration has no such setting",
+	admission.KueueRelease:         "the local manager runs a modelled release",
 }
 
 // compareOverNominal checks the predicted flavor-resources over nominal quota against the
@@ -1003,6 +1053,20 @@ func TestDifferentialScenarios(t *testing.T) {
 			_, change, _ := strings.Cut(what, ": ")
 			kind, _, _ := strings.Cut(change, " ")
 			kinds[kind]++
+		}
+	}
+	// The seeds make test runs on each Kueue submit jobs from an outside namespace.
+	for _, last := range []uint64{3, 8} {
+		outside := 0
+		for seed := uint64(1); seed <= last; seed++ {
+			for _, j := range generate(seed).jobs {
+				if j.outside {
+					outside++
+				}
+			}
+		}
+		if outside == 0 {
+			t.Errorf("seeds 1-%d submit no job from an outside namespace", last)
 		}
 	}
 	// Every kind of change is generated.

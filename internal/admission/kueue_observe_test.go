@@ -244,14 +244,19 @@ type scenarioQueues struct {
 // round labels it.
 func probeNamespace(team string) string { return quota.NamespaceName(team) + "-probe" }
 
+// outsideNamespace is a team's namespace that feeds the team's ClusterQueue through a
+// LocalQueue of its own and never matches the queue's namespace selector: Kueue keeps its
+// Workloads pending.
+func outsideNamespace(team string) string { return quota.NamespaceName(team) + "-outside" }
+
 const probeJob = "settle-probe"
 
-// readWorkloads lists the Workloads of the scenario's team namespaces (probes apart) and the
-// probes, by namespace/name.
+// readWorkloads lists the Workloads of the scenario's team and outside namespaces (probes
+// apart) and the probes, by namespace/name.
 func (k kueueCluster) readWorkloads(ctx context.Context, sq scenarioQueues) (work, probes map[string]observedWorkload, err error) {
 	work, probes = map[string]observedWorkload{}, map[string]observedWorkload{}
 	for _, team := range sq.teams {
-		for ns, into := range map[string]map[string]observedWorkload{quota.NamespaceName(team): work, probeNamespace(team): probes} {
+		for ns, into := range map[string]map[string]observedWorkload{quota.NamespaceName(team): work, outsideNamespace(team): work, probeNamespace(team): probes} {
 			list, err := k.dyn.Resource(kueue.Workloads).Namespace(ns).List(ctx, metav1.ListOptions{})
 			if err != nil {
 				return nil, nil, fmt.Errorf("listing Workloads in %s: %w", ns, err)
