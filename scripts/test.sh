@@ -326,7 +326,7 @@ kueue_version=$(cat "${assets}/kueue-version")
 export HYPERPOD_CONTROLPLANE_DIR="${assets}" TF_ACC=1
 
 # The packages that hold acceptance tests: each acceptance phase links and runs only these.
-mapfile -t acc_packages < <(grep -rl --include='*_test.go' '^func TestAcc' internal | xargs -n1 dirname | sort -u | sed 's|^|./|')
+mapfile -t acc_packages < <(grep -rl --include='*_test.go' '^func TestAcc' internal cmd | xargs -n1 dirname | sort -u | sed 's|^|./|')
 
 # packages_with <grep option...>: the acceptance packages holding a test whose name grep selects
 # with these options.

@@ -208,18 +208,22 @@ func newRunner(t *testing.T, module, version string) *runner {
 	ws := t.TempDir()
 	r := &runner{module: module, version: version, workspace: ws, githubEnv: filepath.Join(ws, "github-env"),
 		before: map[string]func(){}}
-	temp := filepath.Join(ws, "runner-temp")
-	for _, d := range []string{temp, filepath.Join(ws, "home"), filepath.Join(ws, "gopath")} {
+	temp, bin := filepath.Join(ws, "runner-temp"), filepath.Join(ws, "bin")
+	for _, d := range []string{temp, bin, filepath.Join(ws, "home"), filepath.Join(ws, "gopath")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
+	// The CLI the acceptance tests run (OpenTofu in its phases) is the workflow's terraform.
 	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	if tf == "" {
 		var err error
 		if tf, err = exec.LookPath("terraform"); err != nil {
 			t.Fatal("the workflow needs terraform: set TF_ACC_TERRAFORM_PATH or put it on PATH")
 		}
+	}
+	if err := os.Symlink(tf, filepath.Join(bin, "terraform")); err != nil {
+		t.Fatal(err)
 	}
 	goEnv := func(name string) string {
 		out, err := exec.Command("go", "env", name).Output()
@@ -241,7 +245,7 @@ func newRunner(t *testing.T, module, version string) *runner {
 	r.env = append(r.env,
 		// A fresh home: make install fills Terraform's implied local mirror there, as on a runner.
 		"HOME="+filepath.Join(ws, "home"),
-		"PATH="+filepath.Dir(tf)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"TF_CLI_CONFIG_FILE="+cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
 		// The build caches of this machine; nothing is downloaded.
 		"GOCACHE="+goEnv("GOCACHE"), "GOMODCACHE="+goEnv("GOMODCACHE"), "GOFLAGS="+goEnv("GOFLAGS"),
