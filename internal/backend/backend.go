@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
@@ -203,9 +204,30 @@ type Capacity interface {
 
 // KueueState reads the cluster's Kueue objects and Workloads.
 type KueueState interface {
-	// Snapshot lists them, each kind once, every request sent once. version names the Kueue
-	// version the snapshot models and how it was found, for a person.
-	Snapshot(ctx context.Context) (c admission.Cluster, version string, err error)
+	// Snapshot lists them, each kind once, every request sent once. A snapshot that cannot be
+	// made because the store refused reads it needs fails with a *ReadsRefused.
+	Snapshot(ctx context.Context) (KueueSnapshot, error)
+}
+
+// KueueSnapshot is what the admission preview starts from.
+type KueueSnapshot struct {
+	Cluster admission.Cluster
+	// Version names the Kueue version modelled and how it was found, for a person.
+	Version string
+	// Refused, when set, are reads the store refused that the snapshot was made without.
+	Refused *ReadsRefused
+}
+
+// ReadsRefused is reads a store refused, in the store's words.
+type ReadsRefused struct {
+	// Reads are the permissions refused, as the store names them ("list workloads.kueue.x-k8s.io").
+	Reads []string
+	// Grant says what grants them.
+	Grant string
+}
+
+func (r *ReadsRefused) Error() string {
+	return "the store refused " + strings.Join(r.Reads, ", ") + ". " + r.Grant
 }
 
 // TeamUsage reads what a team's workloads hold and wait for.

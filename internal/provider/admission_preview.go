@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,93 +18,111 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-// previewTimeout bounds the one read of the cluster's Kueue state that a plan makes for its
-// admission previews, so a plan never waits longer than this on an unreachable cluster.
-const previewTimeout = 10 * time.Second
+// previewBudget bounds what one plan spends on its admission previews, the read of the cluster
+// included, so a plan never waits longer than this on a slow or unreachable cluster or on a
+// large cohort's simulation.
+const previewBudget = 10 * time.Second
+
+// maxPreviews bounds the previews of one plan: a plan that changes more quotas is a review of
+// the whole plan, which hyperpod-plan-review makes at once.
+const maxPreviews = 20
 
 // admissionPreview predicts, during plan, what a quota change does to the jobs of its cohort.
 // It reads the cluster's Kueue objects and Workloads once per provider process (one plan), the
 // first time a plan changes something that can move admission, and never for a plan that
-// changes nothing.
+// changes nothing. Every cohort's outcome without the plan's changes is computed once and
+// shared by the previews of that cohort.
 type admissionPreview struct {
 	// off says why no preview is made ("" when previews are on): the provider setting.
 	off string
-	// unavailable says why no preview can be made, which a change that would be previewed
-	// warns of: the provider configuration is not known until apply, say.
+	// unavailable says why no preview can be made: the provider configuration is not known
+	// until apply, say.
 	unavailable string
 	state       backend.KueueState
 
-	once    sync.Once
-	cluster admission.Cluster
-	version string
-	readErr error
-	mu      sync.Mutex
-	// previews are this run's warnings by change; made counts its previews, which maxPreviews
-	// bounds.
-	previews map[string]previewWarning
+	once     sync.Once
+	deadline time.Time
+	snap     backend.KueueSnapshot
+	readErr  error
+
+	mu sync.Mutex
+	// previews are this run's warnings by change.
+	previews map[string]*previewEntry
 	made     int
+	// notices are the warnings given once per plan, by the change that carries each: the same
+	// change planned again (fast path, then the framework) carries it again.
+	notices map[notice]string
 }
 
-// maxPreviews bounds the previews of one plan: each simulates its cohort, which on a cluster of
-// a thousand teams in one cohort takes seconds. A plan that changes more quotas is a review of
-// the whole plan, which hyperpod-plan-review makes at once.
-const maxPreviews = 20
+// notice is a warning that a plan gives once, whatever number of changes it concerns.
+type notice int
 
-func (p *admissionPreview) snapshot(ctx context.Context) (admission.Cluster, string, error) {
-	p.once.Do(func() {
-		// A cancelled first RPC must not leave every later one without a preview.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), previewTimeout)
-		defer cancel()
-		p.cluster, p.version, p.readErr = p.state.Snapshot(ctx)
-	})
-	return p.cluster, p.version, p.readErr
+const (
+	noticeNoPreview notice = iota // no preview can be made, or no more in the budget
+	noticeRefused                 // the preview was made without reads the cluster refused
+	noticeTooMany                 // the plan changes more than maxPreviews quotas
+)
+
+// previewEntry is one change's preview, worked out once per run.
+type previewEntry struct {
+	done chan struct{}
+	w    previewWarning
+}
+
+// previewWarning is one preview's warning; cannot, when set, says why no preview was made and
+// stands in for the warning.
+type previewWarning struct {
+	summary, detail string
+	cannot          string
+	// refused is set when the preview was made without reads the cluster refused; blocked when
+	// no preview could be made because the cluster refused reads it needs.
+	refused, blocked *backend.ReadsRefused
 }
 
 // previewNote is what every preview says of its scope.
 const previewNote = "Terraform plans each resource on its own, so this considers this change alone, against the " +
 	"cluster as it is now. For every change of a saved plan at once, run hyperpod-plan-review on `terraform show -json` " +
-	"of the plan. Turn previews off with admission_preview = false in the provider block."
+	"of the plan. Turn previews off with admission_preview = false in the provider block, or " +
+	"HYPERPOD_ADMISSION_PREVIEW=false."
+
+// read reads the cluster once per run, within the plan's budget, which starts here.
+func (p *admissionPreview) read(ctx context.Context) error {
+	p.once.Do(func() {
+		p.deadline = time.Now().Add(previewBudget)
+		// A cancelled first RPC must not leave every later one without a preview.
+		ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), p.deadline)
+		defer cancel()
+		p.snap, p.readErr = p.state.Snapshot(ctx)
+	})
+	return p.readErr
+}
 
 // warnQuotaChange adds, as a warning at at, the predicted effect of putting next in place of
-// the team's ClusterQueue name (next nil: deleting it), and reports whether it previewed.
+// the team's ClusterQueue name (next nil: deleting it; no ClusterQueue of that name yet:
+// creating it), and reports whether it previewed.
 func (p *admissionPreview) warnQuotaChange(ctx context.Context, at path.Path, team, name string, next *kueue.ClusterQueue, diags *diag.Diagnostics) bool {
 	if p == nil || p.off != "" {
-		return false
-	}
-	if p.unavailable != "" {
-		diags.AddAttributeWarning(at, "No admission preview", fmt.Sprintf(
-			"What this change does to the jobs of team %q was not previewed: %s. %s", team, p.unavailable, previewNote))
 		return false
 	}
 	key := name + "\x00deleted"
 	if next != nil {
 		key = fmt.Sprintf("%s\x00%+v", name, next.Spec)
 	}
-	w := p.previewOf(key, func() previewWarning { return p.preview(ctx, team, name, next) })
-	diags.AddAttributeWarning(at, w.summary, w.detail)
-	return w.made
-}
-
-// previewWarning is one preview's warning, and whether it is a preview.
-type previewWarning struct {
-	summary, detail string
-	made            bool
-}
-
-// previewOf is the warning of the change key, worked out once per run: the framework may plan a
-// resource again after the provider's own plan of it (see fastServer), with the same change.
-func (p *admissionPreview) previewOf(key string, preview func() previewWarning) previewWarning {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if w, ok := p.previews[key]; ok {
-		return w
-	}
-	if p.previews == nil {
-		p.previews = map[string]previewWarning{}
-	}
-	w := preview()
-	p.previews[key] = w
-	return w
+	return p.warn(ctx, at, key, diags, func(ctx context.Context) previewWarning {
+		outcome, err := p.effect(ctx, p.snap.Cluster.WithQueue(name, next), name)
+		if err != nil {
+			return previewWarning{cannot: cannotPredict(err)}
+		}
+		what := "this change of the quota"
+		switch {
+		case next == nil:
+			what = "deleting this quota"
+		case !slices.ContainsFunc(p.snap.Cluster.ClusterQueues, func(q kueue.ClusterQueue) bool { return q.Name == name }):
+			what = "creating this quota"
+		}
+		return previewWarning{summary: fmt.Sprintf("Admission preview: team %s", team), detail: fmt.Sprintf(
+			"What %s does to jobs (modelled on %s):\n\n%s\n%s", what, p.snap.Version, effectText(outcome), previewNote)}
+	})
 }
 
 // warnPriorityChange adds, as a warning at at, the predicted effect of the cluster scheduler
@@ -113,18 +132,8 @@ func (p *admissionPreview) warnPriorityChange(ctx context.Context, at path.Path,
 	if p == nil || p.off != "" || slices.Equal(prior, next) {
 		return
 	}
-	if p.unavailable != "" {
-		diags.AddAttributeWarning(at, "No admission preview", fmt.Sprintf(
-			"What this change of the priority classes does to jobs was not previewed: %s. %s", p.unavailable, previewNote))
-		return
-	}
-	w := p.previewOf(fmt.Sprintf("priority classes\x00%v", next), func() previewWarning {
-		now, version, err := p.snapshot(ctx)
-		if err != nil {
-			return previewWarning{summary: "No admission preview", detail: fmt.Sprintf(
-				"What this change of the priority classes does to jobs was not previewed: reading the cluster's Kueue "+
-					"objects and Workloads failed (%v). The plan itself is not affected. %s", err, previewNote)}
-		}
+	p.warn(ctx, at, fmt.Sprintf("priority classes\x00%v", next), diags, func(ctx context.Context) previewWarning {
+		now := p.snap.Cluster
 		after := now
 		after.WorkloadPriorityClasses = nil
 		ours := map[string]bool{}
@@ -139,40 +148,140 @@ func (p *admissionPreview) warnPriorityChange(ctx context.Context, at path.Path,
 		for _, c := range next {
 			after.WorkloadPriorityClasses = append(after.WorkloadPriorityClasses, quota.RenderPriorityClass(c, ""))
 		}
-		return previewWarning{summary: "Admission preview: priority classes", made: true, detail: fmt.Sprintf(
-			"What this change of the priority classes does to jobs (modelled on %s):\n\n%s\n%s", version,
-			effectText(admission.Effect(now, after)), previewNote)}
+		outcome, err := p.effect(ctx, after)
+		if err != nil {
+			return previewWarning{cannot: cannotPredict(err)}
+		}
+		return previewWarning{summary: "Admission preview: priority classes", detail: fmt.Sprintf(
+			"What this change of the priority classes does to jobs (modelled on %s):\n\n%s\n%s", p.snap.Version,
+			effectText(outcome), previewNote)}
 	})
-	diags.AddAttributeWarning(at, w.summary, w.detail)
 }
 
-func (p *admissionPreview) preview(ctx context.Context, team, name string, next *kueue.ClusterQueue) previewWarning {
-	if p.made >= maxPreviews {
-		return previewWarning{summary: "No admission preview", detail: fmt.Sprintf(
-			"What this change does to the jobs of team %q was not previewed: this plan changes more than %d quotas, "+
-				"and each preview simulates its cohort. %s", team, maxPreviews, previewNote)}
+// cannotPredict words why a simulation gave no prediction.
+func cannotPredict(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("the previews of this plan cannot be predicted: they took longer than %d s in all", int(previewBudget.Seconds()))
 	}
-	p.made++
-	now, version, err := p.snapshot(ctx)
-	if err != nil {
-		return previewWarning{summary: "No admission preview", detail: fmt.Sprintf(
-			"What this change does to the jobs of team %q was not previewed: reading the cluster's Kueue objects and "+
-				"Workloads failed (%v). The plan itself is not affected. %s", team, err, previewNote)}
+	return "the preview cannot be predicted: " + err.Error()
+}
+
+// warn adds the warning of the change key, worked out once per run by preview, and the plan's
+// once-only warnings this change carries. It reports whether the change was previewed.
+func (p *admissionPreview) warn(ctx context.Context, at path.Path, key string, diags *diag.Diagnostics, preview func(context.Context) previewWarning) bool {
+	w := p.previewOf(ctx, key, preview)
+	if w.refused != nil && p.carries(noticeRefused, key) {
+		diags.AddAttributeWarning(at, "Admission preview: a read was refused", fmt.Sprintf(
+			"The cluster refused %s, which the admission preview reads once per plan; the previews of this plan were "+
+				"made without it. %s", strings.Join(w.refused.Reads, ", "), w.refused.Grant))
 	}
-	after := now.WithQueue(name, next)
-	// Kueue admits within a cohort: the queue's cohorts before and after the change are all
-	// the simulation needs.
-	var names []string
-	for _, q := range append(now.CohortOf(name).ClusterQueues, after.CohortOf(name).ClusterQueues...) {
-		names = append(names, q.Name)
+	switch {
+	case w.cannot == "":
+		diags.AddAttributeWarning(at, w.summary, w.detail)
+		return true
+	case w.cannot == tooMany:
+		if p.carries(noticeTooMany, key) {
+			diags.AddAttributeWarning(at, "No admission preview past "+fmt.Sprint(maxPreviews)+" changes", fmt.Sprintf(
+				"This plan changes more than %d quotas or priority classes. The first %d changes planned carry a preview "+
+					"each; this one and the rest have none, and this warning is given once for all of them. For the "+
+					"effect of every change of the plan together, save the plan and run hyperpod-plan-review on "+
+					"`terraform show -json` of it.", maxPreviews, maxPreviews))
+		}
+	default:
+		if w.blocked != nil && p.carries(noticeNoPreview, key) {
+			diags.AddAttributeWarning(at, "Admission preview: a read was refused", fmt.Sprintf(
+				"The cluster refused %s, which the admission preview needs, so no change of this plan is previewed; "+
+					"this warning is given once for all of them. The plan itself is not affected. %s",
+				strings.Join(w.blocked.Reads, ", "), w.blocked.Grant))
+		} else if p.carries(noticeNoPreview, key) {
+			diags.AddAttributeWarning(at, "No admission preview", fmt.Sprintf(
+				"What this plan's changes do to jobs was not previewed: %s. This warning is given once, on the first "+
+					"change planned, for this change and every other change of the plan that would be previewed. The "+
+					"plan itself is not affected. %s", w.cannot, previewNote))
+		}
 	}
-	effect := admission.Effect(now.CohortOf(names...), after.CohortOf(names...))
-	what := "this change of the quota"
-	if next == nil {
-		what = "deleting this quota"
+	return false
+}
+
+// tooMany is the reason of a change planned after maxPreviews others.
+const tooMany = "too many changes"
+
+// previewOf is the warning of the change key, worked out once per run: the framework may plan a
+// resource again after the provider's own plan of it (see fastServer), with the same change.
+// Previews of different changes run at once, each bounded by the plan's budget.
+func (p *admissionPreview) previewOf(ctx context.Context, key string, preview func(context.Context) previewWarning) previewWarning {
+	p.mu.Lock()
+	if e, ok := p.previews[key]; ok {
+		p.mu.Unlock()
+		<-e.done
+		return e.w
 	}
-	return previewWarning{summary: fmt.Sprintf("Admission preview: team %s", team), made: true, detail: fmt.Sprintf(
-		"What %s does to jobs (modelled on %s):\n\n%s\n%s", what, version, effectText(effect), previewNote)}
+	if p.previews == nil {
+		p.previews = map[string]*previewEntry{}
+	}
+	e := &previewEntry{done: make(chan struct{})}
+	p.previews[key] = e
+	full := p.made >= maxPreviews
+	if !full {
+		p.made++
+	}
+	p.mu.Unlock()
+	defer close(e.done)
+	switch {
+	case p.unavailable != "":
+		e.w.cannot = p.unavailable
+	case p.read(ctx) != nil:
+		e.w.cannot = fmt.Sprintf("reading the cluster's Kueue objects and Workloads failed (%v)", p.readErr)
+		if problem, ok := errors.AsType[backend.Problem](p.readErr); ok {
+			e.w.cannot = strings.TrimSuffix(problem.Detail, ".") // the store's own words: what is missing
+		}
+		e.w.blocked, _ = errors.AsType[*backend.ReadsRefused](p.readErr)
+	case full:
+		e.w.cannot = tooMany
+	default:
+		ctx, cancel := context.WithDeadline(ctx, p.deadline)
+		defer cancel()
+		e.w = preview(ctx)
+		if e.w.cannot == "" {
+			e.w.refused = p.snap.Refused
+		}
+	}
+	return e.w
+}
+
+// carries reports whether the change key carries the plan's warning n: the first change to ask
+// does, and so does the same change planned again.
+func (p *admissionPreview) carries(n notice, key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.notices == nil {
+		p.notices = map[notice]string{}
+	}
+	owner, given := p.notices[n]
+	if !given {
+		p.notices[n] = key
+		return true
+	}
+	return owner == key
+}
+
+// effect is the effect of next on the cohorts of the named ClusterQueues (all of them when none
+// is named), against the cluster as read.
+func (p *admissionPreview) effect(ctx context.Context, next admission.Cluster, names ...string) (admission.Outcome, error) {
+	now := p.snap.Cluster
+	if len(names) > 0 {
+		// Kueue admits within a cohort: the queues' cohorts before and after the change are all
+		// the simulation needs.
+		var queues []string
+		for _, q := range append(now.CohortOf(names...).ClusterQueues, next.CohortOf(names...).ClusterQueues...) {
+			queues = append(queues, q.Name)
+		}
+		now, next = now.CohortOf(queues...), next.CohortOf(queues...)
+	}
+	if err := ctx.Err(); err != nil {
+		return admission.Outcome{}, err
+	}
+	return admission.Effect(now, next), nil
 }
 
 // effectText lists an outcome for a person, or says that nothing moves.

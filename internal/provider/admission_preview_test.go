@@ -16,6 +16,7 @@ import (
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -209,12 +210,13 @@ func previewStory(t *testing.T, p previewPath, lender, borrower, extra string) {
 // failingState is a cluster that cannot be reached, counting the reads sent to it.
 type failingState struct{ reads *int }
 
-func (f failingState) Snapshot(context.Context) (admission.Cluster, string, error) {
+func (f failingState) Snapshot(context.Context) (backend.KueueSnapshot, error) {
 	*f.reads++
-	return admission.Cluster{}, "", errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
+	return backend.KueueSnapshot{}, errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
 }
 
-// A preview that cannot read the cluster says so and the plan goes on, with one read per run
+// A preview that cannot read the cluster says so once per plan, on the change planned first
+// (and again when that change is planned again), and the plan goes on, with one read per run
 // whatever the number of changes; previews turned off read nothing and say nothing.
 func TestAdmissionPreviewWithoutCluster(t *testing.T) {
 	prior := &kueue.ClusterQueue{}
@@ -231,6 +233,12 @@ func TestAdmissionPreviewWithoutCluster(t *testing.T) {
 		if len(diags) != 1 || diags[0].Summary() != "No admission preview" || !strings.Contains(diags[0].Detail(), "connection refused") {
 			t.Errorf("diagnostics = %v, want one warning that names the failure", diags)
 		}
+	}
+	other := next
+	other.Name = quota.ClusterQueueName("u")
+	var later diag.Diagnostics
+	if p.warnQuotaChange(context.Background(), path.Root("resources"), "u", other.Name, &other, &later) || len(later) != 0 {
+		t.Errorf("a second change of the plan: %v, want no warning (the first change's stands for all)", later)
 	}
 	if reads != 1 {
 		t.Errorf("%d reads of the cluster, want 1 per run", reads)
@@ -253,16 +261,17 @@ func TestAdmissionPreviewWithoutCluster(t *testing.T) {
 // emptyState is a reachable cluster without Kueue objects.
 type emptyState struct{}
 
-func (emptyState) Snapshot(context.Context) (admission.Cluster, string, error) {
-	return admission.Cluster{}, "Kueue v0.19", nil
+func (emptyState) Snapshot(context.Context) (backend.KueueSnapshot, error) {
+	return backend.KueueSnapshot{Version: "Kueue v0.19"}, nil
 }
 
-// A plan previews at most maxPreviews changes, and says of the others that they were not; the
-// same change planned again (the framework after the fast path) is the same preview, counted once.
+// A plan previews at most maxPreviews changes, and one warning, on the first change past them,
+// says the others were not; the same change planned again (the framework after the fast path)
+// is the same preview, counted once, and carries the same warnings.
 func TestAdmissionPreviewBound(t *testing.T) {
 	p := &admissionPreview{state: emptyState{}}
 	previews, skipped := 0, 0
-	for i := range maxPreviews + 3 {
+	for i := range maxPreviews + 980 {
 		next := kueue.ClusterQueue{}
 		next.Name = quota.ClusterQueueName("t" + strconv.Itoa(i))
 		for range 2 {
@@ -274,16 +283,16 @@ func TestAdmissionPreviewBound(t *testing.T) {
 			}
 		}
 	}
-	if previews != 2*maxPreviews || skipped != 2*3 {
-		t.Errorf("%d previews and %d skipped, want %d and 6 (each change planned twice)", previews, skipped, 2*maxPreviews)
+	if previews != 2*maxPreviews || skipped != 2 {
+		t.Errorf("%d previews and %d warnings of skipped changes, want %d and 2 (each change planned twice)", previews, skipped, 2*maxPreviews)
 	}
 }
 
 // clusterState is a reachable cluster holding c.
 type clusterState struct{ c admission.Cluster }
 
-func (s clusterState) Snapshot(context.Context) (admission.Cluster, string, error) {
-	return s.c, "Kueue v0.19", nil
+func (s clusterState) Snapshot(context.Context) (backend.KueueSnapshot, error) {
+	return backend.KueueSnapshot{Cluster: s.c, Version: "Kueue v0.19"}, nil
 }
 
 // Raising a priority class's value raises, on Kueue v0.19, the Workloads of that class: a
@@ -353,5 +362,115 @@ func TestAccAdmissionPreview_unreachable(t *testing.T) {
 	cli.writeConfig("provider \"hyperpod\" {\n}\n" + quotaOf("1"))
 	if r := cli.destroy(3 * time.Minute); r.exitCode != 0 {
 		t.Errorf("destroy: %s", r)
+	}
+}
+
+// refusingState is a cluster that refuses reads: required ones fail the snapshot, optional ones
+// are reported beside it.
+type refusingState struct {
+	required, optional []string
+	c                  admission.Cluster
+}
+
+const testGrant = "Apply examples/rbac/clusterrole.yaml."
+
+func (s refusingState) Snapshot(context.Context) (backend.KueueSnapshot, error) {
+	if len(s.required) > 0 {
+		return backend.KueueSnapshot{}, &backend.ReadsRefused{Reads: s.required, Grant: testGrant}
+	}
+	snap := backend.KueueSnapshot{Cluster: s.c, Version: "Kueue v0.19"}
+	if len(s.optional) > 0 {
+		snap.Refused = &backend.ReadsRefused{Reads: s.optional, Grant: testGrant}
+	}
+	return snap, nil
+}
+
+// planChanges plans n quota changes through p, each twice (the fast path, then the framework),
+// and returns the warnings of each change's last plan, which is what Terraform prints.
+func planChanges(p *admissionPreview, n int) (warnings []diag.Diagnostic, previews int) {
+	for i := range n {
+		next := kueue.ClusterQueue{}
+		next.Name = quota.ClusterQueueName("t" + strconv.Itoa(i))
+		var diags diag.Diagnostics
+		for range 2 {
+			diags = nil
+			if p.warnQuotaChange(context.Background(), path.Root("resources"), "t", next.Name, &next, &diags) {
+				previews++
+			}
+		}
+		warnings = append(warnings, diags...)
+	}
+	return warnings, previews / 2
+}
+
+// A refused read is one warning per plan that names the permission and what grants it: when
+// the preview needs the read, no change is previewed; when it does not, the previews are made.
+func TestAdmissionPreviewRefusedReads(t *testing.T) {
+	const wpc = "list workloadpriorityclasses.kueue.x-k8s.io"
+	warnings, previews := planChanges(&admissionPreview{state: refusingState{required: []string{wpc}}}, 1000)
+	if previews != 0 || len(warnings) != 1 || warnings[0].Summary() != "Admission preview: a read was refused" ||
+		!strings.Contains(warnings[0].Detail(), wpc) || !strings.Contains(warnings[0].Detail(), testGrant) {
+		t.Errorf("a required read refused: %d previews, warnings %v; want none and one that names %q and the role", previews, warnings, wpc)
+	}
+	const deployment = "get deployments.apps kueue-system/kueue-controller-manager"
+	warnings, previews = planChanges(&admissionPreview{state: refusingState{optional: []string{deployment}}}, 3)
+	refused := 0
+	for _, w := range warnings {
+		if w.Summary() == "Admission preview: a read was refused" {
+			refused++
+			if !strings.Contains(w.Detail(), deployment) || !strings.Contains(w.Detail(), testGrant) {
+				t.Errorf("the warning of the refused read lacks the permission or the role: %s", w.Detail())
+			}
+		}
+	}
+	if previews != 3 || refused != 1 {
+		t.Errorf("an optional read refused: %d previews and %d warnings of it, want 3 and 1", previews, refused)
+	}
+}
+
+// However many changes a plan makes, it gives at most two warnings about previews it could not
+// make: why none was made, or that it made no more than maxPreviews.
+func TestAdmissionPreviewWarningsPerPlan(t *testing.T) {
+	reads := 0
+	for name, p := range map[string]*admissionPreview{
+		"unreachable": {state: failingState{&reads}},
+		"unavailable": {unavailable: "the provider's host are not known until apply", state: failingState{&reads}},
+		"reachable":   {state: emptyState{}},
+	} {
+		warnings, previews := planChanges(p, 1000)
+		notes := 0
+		for _, w := range warnings {
+			if !strings.HasPrefix(w.Summary(), "Admission preview: team") {
+				notes++
+			}
+		}
+		if notes > 2 || notes == 0 {
+			t.Errorf("%s: %d warnings about previews not made (of %d warnings, %d previews), want 1 or 2", name, notes, len(warnings), previews)
+		}
+	}
+}
+
+// A new quota is previewed: its team's Workloads wait in a LocalQueue that names the
+// ClusterQueue before it exists, and start once it does.
+func TestAdmissionPreviewNewQuota(t *testing.T) {
+	const gpu = "nvidia.com/gpu"
+	name := quota.ClusterQueueName("new")
+	pending := at.MakeWorkload("job", "ns-new").Queue("lq").Request(gpu, "2").Obj()
+	c := admission.Cluster{
+		Version:         admission.V0_19,
+		LocalQueues:     []kueue.LocalQueue{at.MakeLocalQueue("lq", "ns-new", name)},
+		ResourceFlavors: []kueue.ResourceFlavor{at.MakeResourceFlavor("p4")},
+		Workloads:       []kueue.Workload{pending},
+	}
+	next := at.MakeClusterQueue(name).ResourceGroup(at.MakeFlavorQuotas("p4").Resource(gpu, "4").Obj()).Obj()
+	p := &admissionPreview{state: clusterState{c}}
+	var diags diag.Diagnostics
+	if !p.warnQuotaChange(context.Background(), path.Root("resources"), "new", name, &next, &diags) || len(diags) != 1 {
+		t.Fatalf("a new quota: %v, want one preview", diags)
+	}
+	for _, want := range []string{"creating this quota", "admitted ns-new/job on p4"} {
+		if !strings.Contains(diags[0].Detail(), want) {
+			t.Errorf("the preview lacks %q:\n%s", want, diags[0].Detail())
+		}
 	}
 }

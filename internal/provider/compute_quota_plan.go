@@ -68,9 +68,13 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 	var prior computeQuotaModel
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(getModel(ctx, req.State, &prior)...)
-		if !resp.Diagnostics.HasError() && !r.previewChange(ctx, prior, &planned, &rc, &resp.Diagnostics) {
+		if !resp.Diagnostics.HasError() && !r.previewChange(ctx, &prior, &planned, &rc, &resp.Diagnostics) {
 			warnImpact(ctx, req.Private, r.data.catalog, rc, &resp.Diagnostics)
 		}
+	} else if !resp.Diagnostics.HasError() {
+		// A new quota moves jobs too: its team's pending Workloads, and borrowers of the
+		// cohort it lends to.
+		r.previewChange(ctx, nil, &planned, &rc, &resp.Diagnostics)
 	}
 	planned.QuotaID, planned.storeRecordModel = plannedStoreRecord(traits.AssignsIDs, req.State.Raw.IsNull(), prior.QuotaID, prior.storeRecordModel)
 	if resp.Diagnostics.HasError() {
@@ -103,25 +107,24 @@ func (r *computeQuotaResource) previewDeletion(ctx context.Context, req resource
 	if req.State.Raw.IsNull() || getModel(ctx, req.State, &prior).HasError() {
 		return
 	}
-	r.previewChange(ctx, prior, nil, nil, &resp.Diagnostics)
+	r.previewChange(ctx, &prior, nil, nil, &resp.Diagnostics)
 }
 
-// previewChange warns with what replacing the quota prior with planned, resolved as rc (both nil:
-// deleting it), does to jobs, and reports whether it made a preview. A plan that changes nothing
-// Kueue admits by reads nothing; amounts not known until apply cannot be previewed.
-func (r *computeQuotaResource) previewChange(ctx context.Context, prior computeQuotaModel, planned *computeQuotaModel, rc *quota.ResolvedConfig, diags *diag.Diagnostics) bool {
-	team := prior.Team.ValueString()
+// previewChange warns with what replacing the quota prior (nil: none yet) with planned, resolved
+// as rc (both nil: deleting it), does to jobs, and reports whether it made a preview. A plan that
+// changes nothing Kueue admits by reads nothing; values not known until apply cannot be previewed.
+func (r *computeQuotaResource) previewChange(ctx context.Context, prior, planned *computeQuotaModel, rc *quota.ResolvedConfig, diags *diag.Diagnostics) bool {
 	if planned == nil {
+		team := prior.Team.ValueString()
 		return r.data.preview.warnQuotaChange(ctx, path.Root("resources"), team, quota.ClusterQueueName(team), nil, diags)
 	}
-	if admitsAlike(prior, *planned) {
+	if prior != nil && admitsAlike(*prior, *planned) {
 		return false
 	}
-	for _, e := range rc.Resources {
-		if e.Unknown {
-			return false
-		}
+	if !rc.Known() {
+		return false
 	}
+	team := planned.Team.ValueString()
 	next, err := quota.RenderClusterQueue(r.data.catalog, *rc)
 	if err != nil {
 		return false

@@ -203,11 +203,13 @@ func (p *hyperpodProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 		}},
 		{&m.AdmissionPreview, schema.BoolAttribute{
 			Optional: true,
-			Description: "Preview, during plan, what a change of a compute quota does to the jobs of its cohort: which pending " +
-				"jobs start, which running ones are preempted (by whom, under which rule) or left over their team's nominal " +
-				"quota, and what cannot be predicted. Each preview is a warning of the plan. A plan that changes quotas reads the " +
-				"cluster's Kueue objects and Workloads once (a LIST per kind, every request sent once, at most 10 s); a plan that " +
-				"changes none reads nothing more. Default `true`; `false` turns previews off.",
+			Description: "Preview, during plan, what creating, changing or destroying a compute quota, or changing the " +
+				"priority classes, does to the jobs of its cohort: which pending jobs start, which running ones are preempted " +
+				"(by whom, under which rule) or left over their team's nominal quota in the order Kueue would preempt them, and " +
+				"what cannot be predicted. Each preview is a warning of the plan, for at most 20 changes per plan. A plan that " +
+				"changes quotas reads the cluster's Kueue objects and Workloads once (a LIST per kind, every request sent once); " +
+				"its previews take at most 10 s in all. A plan that changes none reads nothing more. Default: " +
+				"`HYPERPOD_ADMISSION_PREVIEW` when set (`true` or `false`), else `true`; `false` turns previews off.",
 		}},
 		{&m.InstanceTypes, schema.MapNestedAttribute{
 			Optional: true,

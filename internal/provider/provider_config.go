@@ -102,12 +102,7 @@ func readProviderConfig(m providerModel, lookupEnv func(string) (string, bool), 
 			p.Message+".")
 	}
 	conf.settings = s
-	switch {
-	case m.AdmissionPreview.IsUnknown():
-		conf.previewOff = "admission_preview is not known until apply"
-	case !m.AdmissionPreview.IsNull() && !m.AdmissionPreview.ValueBool():
-		conf.previewOff = "admission_preview = false"
-	}
+	conf.previewOff = readAdmissionPreview(m.AdmissionPreview, lookupEnv, diags)
 	conf.taskGovernance = readTaskGovernance(m.TaskGovernance, s.Retry, conf.pending, diags)
 	if tg, ok := modelOf[taskGovernanceModel](m.TaskGovernance); ok {
 		conf.defaultTags = readDefaultTags(tg, diags)
@@ -266,4 +261,35 @@ func attributePath(attribute string) path.Path {
 		}
 	}
 	return p
+}
+
+// admissionPreviewEnv turns admission previews on or off where the provider block does not say.
+const admissionPreviewEnv = "HYPERPOD_ADMISSION_PREVIEW"
+
+// readAdmissionPreview says why the plan makes no admission preview ("" when it does): the
+// provider setting, else HYPERPOD_ADMISSION_PREVIEW, else on.
+func readAdmissionPreview(v types.Bool, lookupEnv func(string) (string, bool), diags *diag.Diagnostics) string {
+	switch {
+	case v.IsUnknown():
+		return "admission_preview is not known until apply"
+	case !v.IsNull() && !v.ValueBool():
+		return "admission_preview = false"
+	case !v.IsNull():
+		return ""
+	}
+	env, ok := lookupEnv(admissionPreviewEnv)
+	if !ok || env == "" {
+		return ""
+	}
+	on, err := strconv.ParseBool(env)
+	if err != nil {
+		diags.AddAttributeError(path.Root(tagOf[providerModel]("AdmissionPreview")), "Invalid "+admissionPreviewEnv,
+			fmt.Sprintf("%s is %q, which is neither true nor false. Set it to true or false, or unset it (previews are "+
+				"then on); admission_preview in the provider block takes precedence over it.", admissionPreviewEnv, env))
+		return ""
+	}
+	if !on {
+		return admissionPreviewEnv + "=false"
+	}
+	return ""
 }

@@ -353,3 +353,43 @@ func TestAccProvider_configErrorsAtPlan(t *testing.T) {
 	}
 	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 }
+
+// admission_preview decides when set; HYPERPOD_ADMISSION_PREVIEW decides otherwise; previews
+// are on when neither says.
+func TestReadAdmissionPreview(t *testing.T) {
+	cases := []struct {
+		name    string
+		setting types.Bool
+		env     string // "" = unset
+		off     string
+		invalid bool
+	}{
+		{"neither", types.BoolNull(), "", "", false},
+		{"setting false", types.BoolValue(false), "", "admission_preview = false", false},
+		{"setting true over env false", types.BoolValue(true), "false", "", false},
+		{"setting false over env true", types.BoolValue(false), "true", "admission_preview = false", false},
+		{"setting unknown", types.BoolUnknown(), "true", "admission_preview is not known until apply", false},
+		{"env false", types.BoolNull(), "false", admissionPreviewEnv + "=false", false},
+		{"env 0", types.BoolNull(), "0", admissionPreviewEnv + "=false", false},
+		{"env true", types.BoolNull(), "true", "", false},
+		{"env invalid", types.BoolNull(), "nope", "", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			lookup := func(k string) (string, bool) {
+				if k == admissionPreviewEnv && c.env != "" {
+					return c.env, true
+				}
+				return "", false
+			}
+			var diags diag.Diagnostics
+			off := readAdmissionPreview(c.setting, lookup, &diags)
+			if off != c.off || diags.HasError() != c.invalid {
+				t.Errorf("off = %q, errors %v; want %q, errors %v", off, diags, c.off, c.invalid)
+			}
+			if c.invalid && !strings.Contains(diags[0].Detail(), admissionPreviewEnv) {
+				t.Errorf("the error does not name the variable: %s", diags[0].Detail())
+			}
+		})
+	}
+}

@@ -44,6 +44,20 @@ type ResolvedConfig struct {
 	Resources []Resolved
 }
 
+// Known reports whether every value of the resolved quota is known at plan time, so that what it
+// renders is what apply writes.
+func (rc ResolvedConfig) Known() bool {
+	if len(rc.Config.Unknown) > 0 {
+		return false
+	}
+	for _, r := range rc.Resources {
+		if r.Unknown {
+			return false
+		}
+	}
+	return true
+}
+
 // Ratio sources, in the order they are tried: the first one set sizes the entry.
 const (
 	sourceCount        = "count"

@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
@@ -50,7 +49,7 @@ func newBackend(client *kube.Client, cat *catalog.Catalog, guard addonGuard) bac
 		PriorityClasses: &priorityClasses{kube: client, guard: guard},
 		Capacity:        &clusterCapacity{kube: client},
 		Usage:           quotas,
-		Kueue:           kueueState{kube: client},
+		Kueue:           kueueState{kube: client, grant: GrantPreviewReads},
 		Traits: backend.Traits{StoreLimits: quota.StoreLimits{Unsupported: map[string]string{
 			"fair_share": "on a cluster that runs its own Kueue, fair sharing is Kueue's configuration " +
 				"(fairSharing in the Kueue manager's config), not an object this provider writes",
@@ -63,12 +62,44 @@ func newBackend(client *kube.Client, cat *catalog.Catalog, guard addonGuard) bac
 	}
 }
 
-// kueueState lists the cluster's Kueue objects and Workloads.
-type kueueState struct{ kube *kube.Client }
+// kueueState lists the cluster's Kueue objects and Workloads; grant says what grants the reads.
+type kueueState struct {
+	kube  *kube.Client
+	grant string
+}
 
-func (k kueueState) Snapshot(ctx context.Context) (admission.Cluster, string, error) {
+// GrantPreviewReads says what grants the admission preview's reads on a cluster that runs its
+// own Kueue.
+const GrantPreviewReads = "The ClusterRole hyperpod-provider in examples/rbac/clusterrole.yaml grants every read " +
+	"the provider makes: apply it and bind it to the identity the provider authenticates as, or turn previews off " +
+	"with admission_preview = false in the provider block (or HYPERPOD_ADMISSION_PREVIEW=false)."
+
+// KueueStateGranted is the Kueue reads of client, whose refusals name grant as what grants them.
+func KueueStateGranted(client *kube.Client, grant string) backend.KueueState {
+	return kueueState{kube: client, grant: grant}
+}
+
+func (k kueueState) Snapshot(ctx context.Context) (backend.KueueSnapshot, error) {
 	s, err := kube.ListKueue(ctx, k.kube)
-	return s.Cluster, s.VersionText(), err
+	if refused, ok := errors.AsType[*kube.ReadsRefusedError](err); ok {
+		return backend.KueueSnapshot{}, k.refused(refused.Reads)
+	}
+	if err != nil {
+		return backend.KueueSnapshot{}, err
+	}
+	out := backend.KueueSnapshot{Cluster: s.Cluster, Version: s.VersionText()}
+	if len(s.Refused) > 0 {
+		out.Refused = k.refused(s.Refused)
+	}
+	return out, nil
+}
+
+func (k kueueState) refused(reads []kube.RefusedRead) *backend.ReadsRefused {
+	r := &backend.ReadsRefused{Grant: k.grant}
+	for _, read := range reads {
+		r.Reads = append(r.Reads, read.String())
+	}
+	return r
 }
 
 // RecordOf is what the provider records on a Kubernetes object besides its content.

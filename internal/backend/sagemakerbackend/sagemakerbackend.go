@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend/kueuebackend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
@@ -48,7 +47,7 @@ func New(api sagemakerclient.API, clusterARN string, cat *catalog.Catalog, poll 
 		reads := kueuebackend.New(kubernetes, cat)
 		b.Capacity.(*clusterCapacity).nodes = reads.Capacity
 		b.Usage = reads.Usage
-		b.Kueue = reads.Kueue
+		b.Kueue = kueuebackend.KueueStateGranted(kubernetes, grantPreviewReads)
 		b.Namespaces = kueuebackend.NamespacesBesideAddon(kubernetes)
 	}
 	return b
@@ -73,9 +72,16 @@ func (needsKubernetes) Usage(context.Context, string) (*quota.Usage, error) {
 	return nil, errNeedsKubernetes("A team's usage is the status of its ClusterQueue")
 }
 
-func (needsKubernetes) Snapshot(context.Context) (admission.Cluster, string, error) {
-	return admission.Cluster{}, "", errNeedsKubernetes("Previewing what a change does to jobs reads the add-on's Kueue objects and Workloads")
+func (needsKubernetes) Snapshot(context.Context) (backend.KueueSnapshot, error) {
+	return backend.KueueSnapshot{}, errNeedsKubernetes("Previewing what a change does to jobs reads the add-on's Kueue objects and Workloads")
 }
+
+// grantPreviewReads says what grants the admission preview's reads on a cluster with the
+// task-governance add-on.
+const grantPreviewReads = "The ClusterRole hyperpod-provider-task-governance in " +
+	"examples/rbac/task-governance-clusterrole.yaml grants every read the provider makes over Kubernetes: apply it " +
+	"and bind it to the identity the provider authenticates as, or turn previews off with admission_preview = false " +
+	"in the provider block (or HYPERPOD_ADMISSION_PREVIEW=false)."
 
 var errNamespaces = errNeedsKubernetes("A team's namespace is a Kubernetes Namespace")
 
