@@ -218,7 +218,11 @@ func (c *cleaner) waitWorkloads(ctx context.Context, what string, done func(work
 			return s, err
 		}
 		if time.Now().After(deadline) {
-			return s, fmt.Errorf("%s: not settled after %s: %d admitted, %d pending, %d not tried by Kueue yet", what, settleTimeout, s.Admitted, s.Pending, s.Untried)
+			err := fmt.Errorf("%s: not settled after %s: %d admitted, %d pending, %d not tried by Kueue yet", what, settleTimeout, s.Admitted, s.Pending, s.Untried)
+			if s.PendingMessage != "" {
+				err = fmt.Errorf("%w; Kueue says of a pending one: %s", err, s.PendingMessage)
+			}
+			return s, err
 		}
 		select {
 		case <-ctx.Done():

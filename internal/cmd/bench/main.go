@@ -80,6 +80,9 @@ func run() int {
 		tr.finish()
 	}
 	res.Targets = checkTargets(res, opts.MaxListsPerKind)
+	if opts.PreviewOnly {
+		res.Targets = previewTargets(res) // the others are not measured
+	}
 	if repo == "" {
 		return 1 // nothing was measured
 	}
