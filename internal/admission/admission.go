@@ -132,6 +132,15 @@ func (r Release) String() string {
 	return fmt.Sprintf("v0.%d (modelled as %s)", r.Minor, r.Version)
 }
 
+// WithRelease is c modelled by r's Version, with ManagerMinor set when r is another release.
+func (c Cluster) WithRelease(r Release) Cluster {
+	c.Version, c.ManagerMinor = r.Version, 0
+	if r.Minor != r.Version.minor() {
+		c.ManagerMinor = r.Minor
+	}
+	return c
+}
+
 // String is the minor release, e.g. "v0.19".
 func (v Version) String() string {
 	return fmt.Sprintf("v0.%d", v.minor())

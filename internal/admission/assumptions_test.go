@@ -341,6 +341,12 @@ func TestParseRelease(t *testing.T) {
 			t.Errorf("ParseRelease(%q) = %+v (%s), %v; want minor %d, %v, %q", tt.tag, r, r, err, tt.minor, tt.version, tt.text)
 		}
 	}
+	for tag, minor := range map[string]int{"v0.16.1": 16, "v0.19.2": 0, "v0.15.0": 0} {
+		r, _ := admission.ParseRelease(tag)
+		if c := (admission.Cluster{ManagerMinor: 17}).WithRelease(r); c.Version != r.Version || c.ManagerMinor != minor {
+			t.Errorf("WithRelease(%s): Version %v, ManagerMinor %d; want %v, %d", tag, c.Version, c.ManagerMinor, r.Version, minor)
+		}
+	}
 	for _, tag := range []string{"v0.14.2", "v0.20.0", "v0.x", "main"} {
 		if r, err := admission.ParseRelease(tag); err == nil {
 			t.Errorf("ParseRelease(%q) = %+v, want an error", tag, r)
