@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -26,6 +27,8 @@ type KueueSnapshot struct {
 	// Refused are the reads the cluster refused that the preview can do without: it is made
 	// without what they would have told.
 	Refused []RefusedRead
+	// ConfigProblem says why the manager's configuration, found, could not be parsed.
+	ConfigProblem string
 }
 
 // RefusedRead is a request the API server refused (403 Forbidden): the RBAC verb and resource
@@ -63,62 +66,96 @@ func (e *ReadsRefusedError) Error() string {
 	return "the cluster refused " + strings.Join(reads, ", ")
 }
 
-var deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+var (
+	deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	configMaps  = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	namespaces  = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+)
+
+// namespaceLabels is the part of a Namespace the preview reads.
+type namespaceLabels struct {
+	Metadata struct {
+		Name   string            `json:"name"`
+		Labels map[string]string `json:"labels"`
+	} `json:"metadata"`
+}
 
 // ListKueue lists, once each and each request sent once, the ClusterQueues, LocalQueues,
-// ResourceFlavors, WorkloadPriorityClasses and Workloads of the whole cluster, and reads the
-// manager's version from its image. Fair sharing counts as enabled when a ClusterQueue reports
-// a fair-sharing status, which the manager writes only then.
+// ResourceFlavors, WorkloadPriorityClasses and Workloads of the whole cluster (the reads the
+// preview needs), and the Cohorts, the Namespaces' labels, the manager's Deployment (its
+// version and feature gates) and its configuration (the reads it can do without: what one of
+// them would have told is then reported as not known, or assumed as the package admission
+// documents). Fair sharing counts as enabled when the configuration says so or, without it,
+// when a ClusterQueue reports a fair-sharing status, which the manager writes only then.
 func ListKueue(ctx context.Context, c *Client) (KueueSnapshot, error) {
 	ctx = WithoutRetries(ctx)
 	var s KueueSnapshot
-	// Each list runs at once; a refused list is reported with every other refused one, else the
-	// error reported is the first in this order, whichever failed first.
-	lists := []struct {
-		gvr  schema.GroupVersionResource
-		list func() error
+	var nsList []namespaceLabels
+	var manager appsv1.Deployment
+	var config corev1.ConfigMap
+	var managerFound, configFound bool
+	// Every read runs at once; a refused read is reported with every other refused one.
+	reads := []struct {
+		read     RefusedRead
+		optional bool
+		do       func() error
 	}{
-		{kueue.ClusterQueues, func() error { return List(ctx, c, kueue.ClusterQueues, &s.ClusterQueues) }},
-		{kueue.LocalQueues, func() error { return List(ctx, c, kueue.LocalQueues, &s.LocalQueues) }},
-		{kueue.ResourceFlavors, func() error { return List(ctx, c, kueue.ResourceFlavors, &s.ResourceFlavors) }},
-		{kueue.WorkloadPriorityClasses, func() error {
+		{RefusedRead{Verb: "list", GVR: kueue.ClusterQueues}, false, func() error { return List(ctx, c, kueue.ClusterQueues, &s.ClusterQueues) }},
+		{RefusedRead{Verb: "list", GVR: kueue.LocalQueues}, false, func() error { return List(ctx, c, kueue.LocalQueues, &s.LocalQueues) }},
+		{RefusedRead{Verb: "list", GVR: kueue.ResourceFlavors}, false, func() error { return List(ctx, c, kueue.ResourceFlavors, &s.ResourceFlavors) }},
+		{RefusedRead{Verb: "list", GVR: kueue.WorkloadPriorityClasses}, false, func() error {
 			return List(ctx, c, kueue.WorkloadPriorityClasses, &s.WorkloadPriorityClasses)
 		}},
-		{kueue.Workloads, func() error { return List(ctx, c, kueue.Workloads, &s.Workloads) }},
+		{RefusedRead{Verb: "list", GVR: kueue.Workloads}, false, func() error { return List(ctx, c, kueue.Workloads, &s.Workloads) }},
+		{RefusedRead{Verb: "list", GVR: kueue.Cohorts}, true, func() error {
+			// A Kueue that does not serve Cohorts has none.
+			if err := List(ctx, c, kueue.Cohorts, &s.Cohorts); !apierrors.IsNotFound(err) {
+				return err
+			}
+			return nil
+		}},
+		{RefusedRead{Verb: "list", GVR: namespaces}, true, func() error { return List(ctx, c, namespaces, &nsList) }},
+		{RefusedRead{Verb: "get", GVR: deployments, Namespace: kueue.ManagerNamespace, Name: kueue.ManagerDeployment}, true,
+			func() (err error) {
+				managerFound, err = c.Get(ctx, deployments, kueue.ManagerNamespace, kueue.ManagerDeployment, &manager)
+				return err
+			}},
+		{RefusedRead{Verb: "get", GVR: configMaps, Namespace: kueue.ManagerNamespace, Name: kueue.ManagerConfigMap}, true,
+			func() (err error) {
+				configFound, err = c.Get(ctx, configMaps, kueue.ManagerNamespace, kueue.ManagerConfigMap, &config)
+				return err
+			}},
 	}
-	errs := make([]error, len(lists))
-	var manager appsv1.Deployment
-	found := false
-	var managerRefused bool
+	errs := make([]error, len(reads))
 	var wg sync.WaitGroup
-	for i, l := range lists {
-		wg.Go(func() { errs[i] = l.list() })
+	for i, r := range reads {
+		wg.Go(func() { errs[i] = r.do() })
 	}
-	wg.Go(func() {
-		var err error
-		// Without the Deployment the preview models the newest version, and says so.
-		if found, err = c.Get(ctx, deployments, kueue.ManagerNamespace, kueue.ManagerDeployment, &manager); err != nil {
-			found, managerRefused = false, apierrors.IsForbidden(err)
-		}
-	})
 	wg.Wait()
 	var refused []RefusedRead
 	for i, err := range errs {
-		if apierrors.IsForbidden(err) {
-			refused = append(refused, RefusedRead{Verb: "list", GVR: lists[i].gvr})
+		switch {
+		case apierrors.IsForbidden(err) && reads[i].optional:
+			s.Refused = append(s.Refused, reads[i].read)
+		case apierrors.IsForbidden(err):
+			refused = append(refused, reads[i].read)
 		}
 	}
 	if len(refused) > 0 {
 		return KueueSnapshot{}, &ReadsRefusedError{Reads: refused}
 	}
-	for _, err := range errs {
-		if err != nil {
+	for i, err := range errs {
+		// An optional read that failed otherwise leaves what it would have told unknown: the
+		// preview must not fail for it.
+		if err != nil && !apierrors.IsForbidden(err) && !reads[i].optional {
 			return KueueSnapshot{}, err
 		}
 	}
-	if managerRefused {
-		s.Refused = append(s.Refused, RefusedRead{Verb: "get", GVR: deployments,
-			Namespace: kueue.ManagerNamespace, Name: kueue.ManagerDeployment})
+	if errs[6] == nil {
+		s.NamespaceLabels = make(map[string]map[string]string, len(nsList))
+		for _, ns := range nsList {
+			s.NamespaceLabels[ns.Metadata.Name] = ns.Metadata.Labels
+		}
 	}
 	for _, cq := range s.ClusterQueues {
 		if cq.Status != nil && cq.Status.FairSharing != nil {
@@ -126,43 +163,96 @@ func ListKueue(ctx context.Context, c *Client) (KueueSnapshot, error) {
 		}
 	}
 	s.Version = admission.Latest
-	if found {
-		v, tag := managerVersion(manager)
-		if v != 0 {
-			s.Version, s.VersionFound = v, true
+	var gates map[string]bool
+	if managerFound && errs[7] == nil {
+		release, tag, args := managerRelease(manager)
+		if release.Version != 0 {
+			s.Version, s.VersionFound = release.Version, true
+			if release.String() != release.Version.String() {
+				s.ManagerMinor = release.Minor
+			}
 		} else {
 			s.ManagerTag = tag
+		}
+		gates = featureGates(args)
+	}
+	if configFound && errs[8] == nil {
+		if m, err := admission.ParseManagerConfig([]byte(config.Data[kueue.ManagerConfigKey])); err == nil {
+			s.Cluster = s.Cluster.WithManager(m.WithFeatureGates(gates))
+		} else {
+			s.ConfigProblem = err.Error()
 		}
 	}
 	return s, nil
 }
 
-// managerVersion is the modelled version of the manager container's image tag (0 when none is
-// modelled), and the tag.
-func managerVersion(d appsv1.Deployment) (admission.Version, string) {
+// featureGates are the gates of the manager's --feature-gates flag (nil when it has none, or
+// one it cannot parse: the preview then assumes the release's defaults).
+func featureGates(args []string) map[string]bool {
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--feature-gates="); ok {
+			if gates, err := admission.ParseFeatureGates(v); err == nil {
+				return gates
+			}
+		}
+	}
+	return nil
+}
+
+// managerRelease is the release of the manager container's image tag (zero when none is
+// modelled), the tag, and the container's arguments.
+func managerRelease(d appsv1.Deployment) (admission.Release, string, []string) {
 	tag := ""
+	var args []string
 	for _, c := range d.Spec.Template.Spec.Containers {
+		if args == nil {
+			args = c.Args // the manager is the first container
+		}
 		image, _, _ := strings.Cut(c.Image, "@") // the digest, if any, follows the tag
 		i := strings.LastIndex(image, ":")
 		if i < 0 || strings.Contains(image[i:], "/") {
 			continue
 		}
-		tag = image[i+1:]
-		if v, err := admission.ParseVersion(tag); err == nil {
-			return v, tag
+		tag, args = image[i+1:], c.Args
+		if r, err := admission.ParseRelease(tag); err == nil {
+			return r, tag, args
 		}
 	}
-	return 0, tag
+	return admission.Release{}, tag, args
 }
 
-// VersionText names the modelled version and where it came from.
+// VersionText names the modelled version and where it came from, and what the preview assumes
+// of the manager's configuration when it could not read it.
 func (s KueueSnapshot) VersionText() string {
-	if s.VersionFound {
-		return fmt.Sprintf("Kueue %s, the manager's version", s.Version)
+	var text string
+	switch {
+	case s.VersionFound:
+		text = fmt.Sprintf("Kueue %s, the manager's version", s.release())
+	case s.ManagerTag != "":
+		text = fmt.Sprintf("Kueue %s (the manager runs %s, which the preview does not model)", s.Version, s.ManagerTag)
+	default:
+		text = fmt.Sprintf("Kueue %s (the manager's version could not be read from %s/%s)", s.Version,
+			kueue.ManagerNamespace, kueue.ManagerDeployment)
 	}
-	if s.ManagerTag != "" {
-		return fmt.Sprintf("Kueue %s (the manager runs %s, which the preview does not model)", s.Version, s.ManagerTag)
+	if s.Manager.Known {
+		return text
 	}
-	return fmt.Sprintf("Kueue %s (the manager's version could not be read from %s/%s)", s.Version,
-		kueue.ManagerNamespace, kueue.ManagerDeployment)
+	why := "could not be read"
+	if s.ConfigProblem != "" {
+		why = "could not be parsed (" + s.ConfigProblem + ")"
+	}
+	fairSharing := "off"
+	if s.FairSharing {
+		fairSharing = "on"
+	}
+	return fmt.Sprintf("%s; its configuration %s from %s/%s, so Kueue's defaults are assumed, with fair sharing %s "+
+		"as the ClusterQueues' status shows", text, why, kueue.ManagerNamespace, kueue.ManagerConfigMap, fairSharing)
+}
+
+// release is the manager's release as modelled: "v0.17 (modelled as v0.19)".
+func (s KueueSnapshot) release() string {
+	if s.ManagerMinor != 0 {
+		return admission.Release{Minor: s.ManagerMinor, Version: s.Version}.String()
+	}
+	return s.Version.String()
 }

@@ -39,10 +39,13 @@ type admissionPreview struct {
 	// until apply, say.
 	unavailable string
 	state       backend.KueueState
+	// budget is what the plan's previews may take in all; zero is previewBudget.
+	budget time.Duration
 
 	once     sync.Once
 	deadline time.Time
 	snap     backend.KueueSnapshot
+	planner  *admission.Planner
 	readErr  error
 
 	mu sync.Mutex
@@ -88,11 +91,17 @@ const previewNote = "Terraform plans each resource on its own, so this considers
 // read reads the cluster once per run, within the plan's budget, which starts here.
 func (p *admissionPreview) read(ctx context.Context) error {
 	p.once.Do(func() {
-		p.deadline = time.Now().Add(previewBudget)
+		if p.budget == 0 {
+			p.budget = previewBudget
+		}
+		p.deadline = time.Now().Add(p.budget)
 		// A cancelled first RPC must not leave every later one without a preview.
 		ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), p.deadline)
 		defer cancel()
 		p.snap, p.readErr = p.state.Snapshot(ctx)
+		if p.readErr == nil {
+			p.planner = admission.NewPlanner(p.snap.Cluster)
+		}
 	})
 	return p.readErr
 }
@@ -109,9 +118,9 @@ func (p *admissionPreview) warnQuotaChange(ctx context.Context, at path.Path, te
 		key = fmt.Sprintf("%s\x00%+v", name, next.Spec)
 	}
 	return p.warn(ctx, at, key, diags, func(ctx context.Context) previewWarning {
-		outcome, err := p.effect(ctx, p.snap.Cluster.WithQueue(name, next), name)
+		outcome, err := p.planner.Effect(ctx, p.snap.Cluster.WithQueue(name, next), name)
 		if err != nil {
-			return previewWarning{cannot: cannotPredict(err)}
+			return previewWarning{cannot: cannotPredict(err, p.budget)}
 		}
 		what := "this change of the quota"
 		switch {
@@ -148,9 +157,9 @@ func (p *admissionPreview) warnPriorityChange(ctx context.Context, at path.Path,
 		for _, c := range next {
 			after.WorkloadPriorityClasses = append(after.WorkloadPriorityClasses, quota.RenderPriorityClass(c, ""))
 		}
-		outcome, err := p.effect(ctx, after)
+		outcome, err := p.planner.Effect(ctx, after)
 		if err != nil {
-			return previewWarning{cannot: cannotPredict(err)}
+			return previewWarning{cannot: cannotPredict(err, p.budget)}
 		}
 		return previewWarning{summary: "Admission preview: priority classes", detail: fmt.Sprintf(
 			"What this change of the priority classes does to jobs (modelled on %s):\n\n%s\n%s", p.snap.Version,
@@ -158,12 +167,13 @@ func (p *admissionPreview) warnPriorityChange(ctx context.Context, at path.Path,
 	})
 }
 
-// cannotPredict words why a simulation gave no prediction.
-func cannotPredict(err error) string {
+// cannotPredict words why a simulation gave no prediction: the plan's budget ran out, or the
+// plan was interrupted.
+func cannotPredict(err error, budget time.Duration) string {
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Sprintf("the previews of this plan cannot be predicted: they took longer than %d s in all", int(previewBudget.Seconds()))
+		return fmt.Sprintf("cannot be predicted: the previews took longer than %s in all", budget)
 	}
-	return "the preview cannot be predicted: " + err.Error()
+	return "cannot be predicted: the plan was interrupted"
 }
 
 // warn adds the warning of the change key, worked out once per run by preview, and the plan's
@@ -263,25 +273,6 @@ func (p *admissionPreview) carries(n notice, key string) bool {
 		return true
 	}
 	return owner == key
-}
-
-// effect is the effect of next on the cohorts of the named ClusterQueues (all of them when none
-// is named), against the cluster as read.
-func (p *admissionPreview) effect(ctx context.Context, next admission.Cluster, names ...string) (admission.Outcome, error) {
-	now := p.snap.Cluster
-	if len(names) > 0 {
-		// Kueue admits within a cohort: the queues' cohorts before and after the change are all
-		// the simulation needs.
-		var queues []string
-		for _, q := range append(now.CohortOf(names...).ClusterQueues, next.CohortOf(names...).ClusterQueues...) {
-			queues = append(queues, q.Name)
-		}
-		now, next = now.CohortOf(queues...), next.CohortOf(queues...)
-	}
-	if err := ctx.Err(); err != nil {
-		return admission.Outcome{}, err
-	}
-	return admission.Effect(now, next), nil
 }
 
 // effectText lists an outcome for a person, or says that nothing moves.

@@ -474,3 +474,22 @@ func TestAdmissionPreviewNewQuota(t *testing.T) {
 		}
 	}
 }
+
+// Previews that outlive the plan's budget stop, and the plan says once that they cannot be
+// predicted and why.
+func TestAdmissionPreviewBudget(t *testing.T) {
+	const gpu = "nvidia.com/gpu"
+	cq := at.MakeClusterQueue("a").ResourceGroup(at.MakeFlavorQuotas("p4").Resource(gpu, "4").Obj()).Obj()
+	c := admission.Cluster{
+		Version: admission.V0_19, ClusterQueues: []kueue.ClusterQueue{cq},
+		LocalQueues:     []kueue.LocalQueue{at.MakeLocalQueue("lq", "ns-a", "a")},
+		ResourceFlavors: []kueue.ResourceFlavor{at.MakeResourceFlavor("p4")},
+		Workloads:       []kueue.Workload{at.MakeWorkload("p", "ns-a").Queue("lq").Request(gpu, "8").Obj()},
+	}
+	p := &admissionPreview{state: clusterState{c}, budget: time.Nanosecond}
+	warnings, previews := planChanges(p, 3)
+	if previews != 0 || len(warnings) != 1 || warnings[0].Summary() != "No admission preview" ||
+		!strings.Contains(warnings[0].Detail(), "took longer than 1ns in all") {
+		t.Errorf("%d previews, warnings %v; want none and one that says the previews took too long", previews, warnings)
+	}
+}
