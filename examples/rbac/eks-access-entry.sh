@@ -26,4 +26,7 @@ aws eks create-access-entry \
 # What the group may do, checked by impersonating a member:
 kubectl auth can-i patch clusterqueues.kueue.x-k8s.io --as=terraform --as-group=hyperpod-provider # yes
 kubectl auth can-i delete namespaces --as=terraform --as-group=hyperpod-provider                  # yes
+# The admission preview's reads: the manager's Deployment, and no other.
+kubectl auth can-i get deployments.apps/kueue-controller-manager -n kueue-system --as=terraform --as-group=hyperpod-provider # yes
+kubectl auth can-i get deployments.apps -n kube-system --as=terraform --as-group=hyperpod-provider || true # no
 kubectl auth can-i create deployments --all-namespaces --as=terraform --as-group=hyperpod-provider || true # no

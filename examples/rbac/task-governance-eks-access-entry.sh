@@ -28,4 +28,8 @@ aws eks create-access-entry \
 # What the group may do, checked by impersonating a member:
 kubectl auth can-i create namespaces --as=terraform --as-group="$group"                        # yes
 kubectl auth can-i get clusterqueues.kueue.x-k8s.io --as=terraform --as-group="$group"         # yes
+# The admission preview's reads: every ClusterQueue, and the manager's Deployment but no other.
+kubectl auth can-i list clusterqueues.kueue.x-k8s.io --as=terraform --as-group="$group"        # yes
+kubectl auth can-i get deployments.apps/kueue-controller-manager -n kueue-system --as=terraform --as-group="$group" # yes
+kubectl auth can-i get deployments.apps -n kube-system --as=terraform --as-group="$group" || true # no
 kubectl auth can-i patch clusterqueues.kueue.x-k8s.io --as=terraform --as-group="$group" || true # no: the add-on's

@@ -201,14 +201,22 @@ func tgRBACMissingCases() []rbacCase {
 // TestAccTaskGovernance_rbacMissingRule removes each verb of the SageMaker path's example role
 // in turn. An operation that needs it fails with a diagnostic naming the verb and the resource;
 // one that can do without it (list for priming, watch) succeeds. Every rule of the role has a
-// verb without which something fails.
+// verb without which something fails, or serves only the admission preview's reads (each
+// removed by TestAccTaskGovernance_admissionPreviewRefusedRead).
 func TestAccTaskGovernance_rbacMissingRule(t *testing.T) {
 	tg := acctest.RequireTaskGovernance(t)
 	cases := tgRBACMissingCases()
 	checkEveryVerbCovered(t, tgRBACManifest, cases)
 	role, _ := rbacExample(t, tgRBACManifest)
 	for _, r := range role.Rules {
-		needed := false
+		// A rule of the admission preview's reads alone is needed by the preview, which the
+		// refused-read test checks without each of them.
+		needed := true
+		for _, res := range r.Resources {
+			for _, v := range r.Verbs {
+				needed = needed && isPreviewRead(res, v)
+			}
+		}
 		for _, c := range cases {
 			for _, res := range r.Resources {
 				needed = needed || (c.resource == res && c.wantErr != "")
