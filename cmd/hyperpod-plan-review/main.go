@@ -16,11 +16,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/provider"
@@ -57,7 +60,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) 
 	readCtx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()
 	in, err := kube.ReviewInput(readCtx, kube.NewClient(settings))
-	if err != nil {
+	var refused *kube.ReadsRefusedError
+	if errors.As(err, &refused) || apierrors.IsForbidden(err) {
+		return fmt.Errorf("reading the cluster: %w; bind the identity of the kubeconfig to the ClusterRole of %s", err, review.Role)
+	} else if err != nil {
 		return fmt.Errorf("reading the cluster: %w", err)
 	}
 	in.Changes, in.Catalog, in.InstanceTypesUnknown = plan.Changes, plan.Catalog, plan.InstanceTypesUnknown

@@ -63,5 +63,9 @@ func ReviewInput(ctx context.Context, c *Client) (review.Input, error) {
 			byType[t] = append(byType[t], capacity.NodeOf(n))
 		}
 	}
-	return review.Input{Now: s.Cluster, Version: s.VersionText(), Nodes: byType}, nil
+	refused := make([]string, len(s.Refused))
+	for i, r := range s.Refused {
+		refused[i] = r.String()
+	}
+	return review.Input{Now: s.Cluster, Version: s.VersionText(), Nodes: byType, Refused: refused}, nil
 }

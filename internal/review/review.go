@@ -18,6 +18,9 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 )
 
+// Role is the read-only ClusterRole that grants every read of a review, and of the plan before it.
+const Role = "examples/rbac/plan-review-clusterrole.yaml"
+
 // Change is one compute quota change of a plan, as the ClusterQueue it leaves.
 type Change struct {
 	// Address is the resource instance's address in the plan.
@@ -47,6 +50,9 @@ type Input struct {
 	// InstanceTypesUnknown says why the provider's own instance types are not known, so that
 	// Catalog is the built-in one alone; "" when they are.
 	InstanceTypesUnknown string
+	// Refused are the reads the cluster refused and the prediction is made without, as RBAC
+	// names them ("get deployments.apps kueue-system/kueue-controller-manager").
+	Refused []string
 }
 
 // Report is the combined effect of a plan's quota changes.
@@ -54,6 +60,7 @@ type Report struct {
 	Changes              []Change
 	Version              string
 	InstanceTypesUnknown string
+	Refused              []string
 	Effect               admission.Outcome
 	Capacity             []InstanceTypeCapacity
 }
@@ -86,7 +93,7 @@ func Build(in Input) Report {
 		}
 	}
 	r := Report{Changes: in.Changes, Version: in.Version, InstanceTypesUnknown: in.InstanceTypesUnknown,
-		Effect: admission.Effect(in.Now, after)}
+		Refused: in.Refused, Effect: admission.Effect(in.Now, after)}
 	for _, t := range instanceTypes(in.Changes) {
 		it, ok := in.Catalog.Lookup(t)
 		row := InstanceTypeCapacity{InstanceType: t, Known: ok, BuiltinFigures: ok && in.InstanceTypesUnknown != ""}
@@ -139,6 +146,10 @@ func (r Report) Markdown() string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "%d compute quota change(s), predicted together, as %s schedules them.\n\n", len(r.Changes), r.Version)
+	if len(r.Refused) > 0 {
+		fmt.Fprintf(&b, "**Reads refused**: the cluster refused %s, so the prediction is made without what they tell. "+
+			"The ClusterRole of `%s` grants them.\n\n", strings.Join(r.Refused, ", "), Role)
+	}
 	b.WriteString("| Quota | Team | Change |\n|---|---|---|\n")
 	for _, c := range r.Changes {
 		what := strings.Join(c.Actions, ", ")

@@ -11,7 +11,7 @@ import (
 )
 
 // A change the plan does not hold the figures of is left out of the prediction, and the report
-// says which figures it could not take from the plan.
+// says which figures it could not take from the plan, and which reads the cluster refused.
 func TestBuildInstanceTypesUnknown(t *testing.T) {
 	const (
 		gpuType = "ml.g5.12xlarge"
@@ -38,16 +38,20 @@ func TestBuildInstanceTypesUnknown(t *testing.T) {
 		name        string
 		change      Change
 		unknown     string
+		refused     []string
 		wantStarts  bool
 		wantPresent []string
 		wantAbsent  []string
 	}{
 		{name: "the plan's figures: predicted, no note", change: raise, wantStarts: true,
-			wantAbsent: []string{"not in the plan", "not predicted", "built-in catalog's figures"}},
+			wantAbsent: []string{"not in the plan", "not predicted", "built-in catalog's figures", "refused"}},
 		{name: "figures not in the plan: built-in ones, said plainly", change: raise, unknown: reason, wantStarts: true,
 			wantPresent: []string{reason, "The figures of " + gpuType + " are the built-in catalog's",
 				"| " + gpuType + " |", "(with the built-in catalog's figures)"},
 			wantAbsent: []string{"predicted without the changes"}},
+		{name: "reads refused: named, with the role that grants them", change: raise, wantStarts: true,
+			refused:     []string{"list cohorts.kueue.x-k8s.io", "get configmaps kueue-system/kueue-manager-config"},
+			wantPresent: []string{"refused list cohorts.kueue.x-k8s.io, get configmaps kueue-system/kueue-manager-config", Role}},
 		{name: "a type only the provider knows: not predicted", change: notPredicted, unknown: reason,
 			wantPresent: []string{reason, "update; **not predicted**: " + notPredicted.NotPredicted,
 				"predicted without the changes not predicted above"},
@@ -56,7 +60,7 @@ func TestBuildInstanceTypesUnknown(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := Build(Input{Changes: []Change{tt.change}, Now: now, Version: "Kueue v0.19", Catalog: catalog.Builtin(),
-				InstanceTypesUnknown: tt.unknown})
+				InstanceTypesUnknown: tt.unknown, Refused: tt.refused})
 			if starts := len(r.Effect.Team(queue).Admitted) == 1; starts != tt.wantStarts {
 				t.Errorf("the pending job starts: got %v, want %v (%+v)", starts, tt.wantStarts, r.Effect)
 			}
