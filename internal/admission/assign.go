@@ -115,6 +115,7 @@ func (a *assignment) needPreemption() map[flavorResource]bool {
 // preemption targets when it needs preemption (getInitialAssignments without partial admission).
 func (s *state) assign(l *ledger, w *workload) assignment {
 	a := assignment{usage: quantities{}, mode: modeFit, resume: map[scanKey]int{}}
+	s.searched = searched{}
 	resume := w.resume
 	w.resume = nil
 	for i := range w.podSets {
@@ -157,9 +158,24 @@ func (s *state) assign(l *ledger, w *workload) assignment {
 		a.mode = modeNoFit
 	}
 	if a.mode == modePreempt {
-		a.targets = s.targets(l, w, a.needPreemption(), a.usage)
+		need := a.needPreemption()
+		if fr := s.searched.fr; s.searched.done && len(need) == 1 && need[fr] && len(a.usage) == 1 && a.usage[fr] == s.searched.val {
+			// The flavor assigner searched this very request (Kueue searches it again).
+			a.targets = s.searched.targets
+		} else {
+			a.targets = s.targets(l, w, need, a.usage)
+		}
 	}
 	return a
+}
+
+// searched is the last preemption search of a flavor assignment: the targets that make val of
+// fr fit, on the snapshot that the whole assignment reads.
+type searched struct {
+	done    bool
+	fr      flavorResource
+	val     int64
+	targets []target
 }
 
 // findFlavor tries the group's flavors in order, from start, for the pod set's resources that
@@ -234,6 +250,7 @@ func (s *state) canPreemptWhileBorrowing(cq *clusterQueue) bool {
 // fit, and the borrowing level after it.
 func (s *state) simulatePreemption(l *ledger, w *workload, fr flavorResource, val int64) (preemptionMode, int) {
 	targets := s.targets(l, w, map[flavorResource]bool{fr: true}, quantities{fr: val})
+	s.searched = searched{done: true, fr: fr, val: val, targets: targets}
 	if len(targets) == 0 {
 		return pmNoCandidates, l.borrowLevel(w.cq, fr, val)
 	}

@@ -52,15 +52,13 @@ func newState(c Cluster) *state {
 				co.subtreeQuota[fr] += q.nominal - cq.localQuota(fr)
 			}
 		}
+		co.lendable = map[corev1.ResourceName]int64{}
+		for fr, v := range co.subtreeQuota {
+			co.lendable[fr.resource] += v
+		}
 	}
 	for _, cq := range s.cqs {
 		cq.frs = sortedFRs(cq.quotas)
-		cq.lendable = map[corev1.ResourceName]int64{}
-		if cq.cohort != nil {
-			for fr := range cq.cohort.subtreeQuota {
-				cq.lendable[fr.resource] += potentialAvailable(cq, fr)
-			}
-		}
 	}
 	s.live = newLedger(s)
 	s.addWorkloads(c)

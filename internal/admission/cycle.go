@@ -32,26 +32,61 @@ func (s *state) release(w *workload) {
 	s.live.addAll(w.cq, w.usage, -1)
 }
 
-// run runs scheduling cycles until no ClusterQueue has a Workload to try, or the cycle budget
-// is spent (then the Workloads still waiting are Undetermined).
+// run runs scheduling cycles until no ClusterQueue has a Workload to try, or the context is
+// done. Each cohort (or ClusterQueue without one) settles on its own, as Kueue admits and
+// preempts within it, with a budget of cycles of its own: once it is spent, the Workloads still
+// waiting there are Undetermined.
 func (s *state) run() {
-	budget := 100 + 20*len(s.workloads)
-	for cycle := 0; ; cycle++ {
-		if cycle >= budget {
-			for _, cq := range s.cqs {
-				for _, w := range slices.Concat(cq.pending, cq.inadmissible) {
-					if cq.active && w.undetermined == nil {
-						w.undetermined = &Undetermined{Workload: w.ref, Reason: NoFixpoint, Detail: "scheduling did not settle"}
-					}
-				}
-			}
+	components := s.components()
+	for cycle := 1; ; cycle++ {
+		if s.stop.stopped() {
 			return
 		}
-		heads := s.heads()
+		heads := s.heads(components, cycle)
 		if len(heads) == 0 {
 			return
 		}
 		s.cycle(heads)
+	}
+}
+
+// component is a cohort, or a ClusterQueue without one, and its cycle budget.
+type component struct {
+	cqs []*clusterQueue
+	// budget is how many cycles it may take part in; cycles how many it did, last the latest.
+	budget, cycles, last int
+	exhausted            bool
+}
+
+func (s *state) components() map[*clusterQueue]*component {
+	out := make(map[*clusterQueue]*component, len(s.cqs))
+	byCohort := map[*cohort]*component{}
+	for _, cq := range s.cqs {
+		c := byCohort[cq.cohort]
+		if c == nil || cq.cohort == nil {
+			c = &component{budget: 100}
+			if cq.cohort != nil {
+				byCohort[cq.cohort] = c
+			}
+		}
+		c.cqs = append(c.cqs, cq)
+		out[cq] = c
+	}
+	for _, w := range s.workloads {
+		out[w.cq].budget += 20
+	}
+	return out
+}
+
+// exhaust marks the Workloads still waiting in a component whose budget is spent.
+func (c *component) exhaust() {
+	c.exhausted = true
+	for _, cq := range c.cqs {
+		for _, w := range slices.Concat(cq.pending, cq.inadmissible) {
+			if cq.active && w.undetermined == nil {
+				w.undetermined = &Undetermined{Workload: w.ref, Reason: NoFixpoint, Detail: "scheduling did not settle"}
+			}
+		}
 	}
 }
 
@@ -64,10 +99,20 @@ func queueLess(a, b *workload) int {
 
 // heads pops the head of every active ClusterQueue: the Workload that issued preemptions if it
 // still waits, else the first in queue order.
-func (s *state) heads() []*workload {
+func (s *state) heads(components map[*clusterQueue]*component, cycle int) []*workload {
 	var heads []*workload
 	for _, cq := range s.cqs {
 		if !cq.active || len(cq.pending) == 0 {
+			continue
+		}
+		c := components[cq]
+		if c.last != cycle && !c.exhausted {
+			if c.cycles >= c.budget {
+				c.exhaust()
+			}
+			c.cycles, c.last = c.cycles+1, cycle
+		}
+		if c.exhausted {
 			continue
 		}
 		i := slices.Index(cq.pending, cq.sticky)
@@ -110,14 +155,24 @@ func (s *state) cycle(heads []*workload) {
 		before := s.live.clone()
 		defer s.afterCycle(before)
 	}
-	d := s.process(snap, s.nominate(snap, heads))
-	s.apply(d)
+	entries := s.nominate(snap, heads)
+	if s.stop.stopped() {
+		return
+	}
+	s.apply(s.process(snap, entries))
 }
 
 // nominate computes each head's flavors and preemption targets.
 func (s *state) nominate(snap *ledger, heads []*workload) []*entry {
 	entries := make([]*entry, 0, len(heads))
+	if s.fairSharing {
+		s.fairIndex = newFairIndex()
+		defer func() { s.fairIndex = nil }()
+	}
 	for _, w := range heads {
+		if s.stop.stopped() {
+			return nil
+		}
 		e := &entry{w: w, a: s.assign(snap, w)}
 		if e.a.mode == modeNoFit || (e.a.mode == modePreempt && len(e.a.targets) == 0) {
 			for _, ps := range w.podSets {
@@ -287,8 +342,11 @@ func (s *state) toReserve(l *ledger, e *entry) quantities {
 }
 
 // order yields the cycle's entries in Kueue's order: without fair sharing, those that do not
-// borrow first, then by priority, then by age; with fair sharing, within each cohort the entry
-// whose queue would have the lowest share after admitting it, recomputed after every entry.
+// borrow first, then by priority, then by age; with fair sharing, cohort by cohort, the entry
+// whose queue would have the lowest share after admitting it first (Kueue's tournament, run
+// again after every entry). An entry changes only its own queue's usage, and no other entry of
+// the cycle is in that queue: the shares Kueue compares at each pick are those before the
+// first, so one sort on them gives its order.
 func (s *state) order(snap *ledger, entries []*entry) func(yield func(*entry) bool) {
 	if !s.fairSharing {
 		slices.SortStableFunc(entries, func(a, b *entry) int {
@@ -296,34 +354,20 @@ func (s *state) order(snap *ledger, entries []*entry) func(yield func(*entry) bo
 		})
 		return slices.Values(entries)
 	}
-	return func(yield func(*entry) bool) {
-		rest := slices.Clone(entries)
-		slices.SortStableFunc(rest, func(a, b *entry) int {
-			return cmp.Or(cmp.Compare(cohortName(a.w.cq), cohortName(b.w.cq)), queueLess(a.w, b.w))
-		})
-		for len(rest) > 0 {
-			first := rest[0]
-			best := 0
-			if first.w.cq.cohort != nil {
-				shares := map[*entry]drs{}
-				for _, e := range rest {
-					if e.w.cq.cohort == first.w.cq.cohort {
-						shares[e] = snap.drsWith(e.w.cq, e.a.usage)
-					}
-				}
-				for i, e := range rest {
-					if _, ok := shares[e]; ok && s.fairLess(e, rest[best], shares) {
-						best = i
-					}
-				}
-			}
-			e := rest[best]
-			rest = slices.Delete(rest, best, best+1)
-			if !yield(e) {
-				return
-			}
+	shares := make(map[*entry]drs, len(entries))
+	for _, e := range entries {
+		if e.w.cq.cohort != nil {
+			shares[e] = snap.drsWith(e.w.cq, e.a.usage, 1)
 		}
 	}
+	sorted := slices.Clone(entries)
+	slices.SortFunc(sorted, func(a, b *entry) int {
+		if c := cmp.Compare(cohortName(a.w.cq), cohortName(b.w.cq)); c != 0 || a.w.cq.cohort == nil {
+			return cmp.Or(c, queueLess(a.w, b.w))
+		}
+		return s.fairCompare(a, b, shares)
+	})
+	return slices.Values(sorted)
 }
 
 func cohortName(cq *clusterQueue) string {
@@ -333,23 +377,20 @@ func cohortName(cq *clusterQueue) string {
 	return cq.cohort.name
 }
 
-// fairLess is Kueue's fair-sharing tournament comparison.
-func (s *state) fairLess(a, b *entry, shares map[*entry]drs) bool {
-	if a == b {
-		return false
-	}
+// fairCompare is Kueue's fair-sharing tournament comparison of two entries of a cohort.
+func (s *state) fairCompare(a, b *entry, shares map[*entry]drs) int {
 	da, db := shares[a], shares[b]
 	if s.version >= V0_19 {
 		// FairSharingPrioritizeNonBorrowing: an entry that does not borrow goes first.
 		ab, bb := da.borrowingOn(a.a.usage), db.borrowingOn(b.a.usage)
 		if ab != bb {
-			return !ab
+			if ab {
+				return 1
+			}
+			return -1
 		}
 	}
-	if c := compareDRS(da, db); c != 0 {
-		return c < 0
-	}
-	return queueLess(a.w, b.w) < 0
+	return cmp.Or(compareDRS(da, db), queueLess(a.w, b.w))
 }
 
 func podSetFlavors(name string, count int32, flavors map[corev1.ResourceName]string) PodSetFlavors {

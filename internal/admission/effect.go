@@ -13,8 +13,13 @@ import (
 // Simulate predicts from now without it. A pending Workload that Kueue would admit anyway
 // (it has not yet had its turn) is not the change's effect, and neither is a ClusterQueue that
 // already ran over its nominal quota of a flavor-resource whose nominal quota stays the same.
+// It cannot be stopped: EffectContext and Planner.Effect can.
 func Effect(now, next Cluster) Outcome {
-	base, after := Simulate(now), Simulate(next)
+	return difference(Simulate(now), Simulate(next))
+}
+
+// difference is after less base, as Effect describes it.
+func difference(base, after Outcome) Outcome {
 	out := Outcome{Version: after.Version}
 	for _, t := range after.Teams {
 		was := base.Team(t.ClusterQueue)

@@ -149,8 +149,8 @@ func (l *ledger) fits(cq *clusterQueue, usage quantities) bool {
 }
 
 // drs is Kueue's dominant resource share of a ClusterQueue: per resource, what it borrows
-// beyond its nominal quota over what the cohort could lend it, per mille; the largest, divided
-// by the fair-sharing weight.
+// beyond its nominal quota over what its cohort lends of that resource in all flavors, per
+// mille; the largest, divided by the fair-sharing weight.
 type drs struct {
 	weight   float64
 	ratio    float64
@@ -211,13 +211,13 @@ func (l *ledger) drs(cq *clusterQueue) drs {
 	if d, ok := l.shares[cq]; ok {
 		return d
 	}
-	d := l.drsWith(cq, nil)
+	d := l.drsWith(cq, nil, 1)
 	l.shares[cq] = d
 	return d
 }
 
-// drsWith is the queue's share were it to use extra more.
-func (l *ledger) drsWith(cq *clusterQueue, extra quantities) drs {
+// drsWith is the queue's share were it to use extra more (sign 1) or less (sign -1).
+func (l *ledger) drsWith(cq *clusterQueue, extra quantities, sign int64) drs {
 	d := drs{weight: cq.fairWeight}
 	if cq.cohort == nil {
 		return d
@@ -230,7 +230,7 @@ func (l *ledger) drsWith(cq *clusterQueue, extra quantities) drs {
 	var borrowing []borrowed
 	usage := l.cq[cq]
 	for _, fr := range cq.frs {
-		b := usage[fr] + extra[fr] - cq.quotas[fr].nominal
+		b := usage[fr] + sign*extra[fr] - cq.quotas[fr].nominal
 		if b <= 0 {
 			continue
 		}
@@ -242,7 +242,7 @@ func (l *ledger) drsWith(cq *clusterQueue, extra quantities) drs {
 		}
 	}
 	for _, b := range borrowing {
-		lr := cq.lendable[b.resource]
+		lr := cq.cohort.lendable[b.resource]
 		if lr <= 0 {
 			continue
 		}

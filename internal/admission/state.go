@@ -60,9 +60,6 @@ type clusterQueue struct {
 	quotas map[flavorResource]quota
 	// frs are the quotas' flavor-resources, sorted.
 	frs []flavorResource
-	// lendable is, per resource, the most the queue could use of what its cohort has: the
-	// denominator of its dominant resource share. It depends on quotas only.
-	lendable map[corev1.ResourceName]int64
 
 	withinClusterQueue  string
 	reclaimWithinCohort string
@@ -109,6 +106,9 @@ type cohort struct {
 	cqs  []*clusterQueue
 	// subtreeQuota is what the members lend: nominal quota minus what lending limits keep.
 	subtreeQuota quantities
+	// lendable is subtreeQuota by resource, over all flavors: the denominator of every
+	// member's dominant resource share (Kueue's calculateLendable of the cohort).
+	lendable map[corev1.ResourceName]int64
 }
 
 // podSet is one pod set of a Workload.
@@ -179,12 +179,18 @@ type state struct {
 	flavorLabels map[string]map[string]string
 	// live is the quota in use; each scheduling cycle works on a copy.
 	live *ledger
+	// fairIndex is shared by the fair-sharing preemption searches of the cycle being nominated.
+	fairIndex *fairIndex
+	// searched is the last preemption search of the flavor assignment being made.
+	searched searched
 	// afterCycle, when set (by tests), is called after each cycle with the ledger it started from.
 	afterCycle func(before *ledger)
 	// nextSeq is the seq of the next admission.
 	nextSeq int64
 	// clock is the simulated time of evictions and admissions: after every given timestamp.
 	clock time.Time
+	// stop, when set, stops the simulation once its context is done.
+	stop *stopper
 }
 
 func quantityPtr(name corev1.ResourceName, q *resource.Quantity) *int64 {
