@@ -145,7 +145,8 @@ func (r Report) Markdown() string {
 		b.WriteString("This plan changes no compute quota.\n")
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%d compute quota change(s), predicted together, as %s schedules them.\n\n", len(r.Changes), r.Version)
+	fmt.Fprintf(&b, "%d compute quota change(s), predicted together on the cluster as it is now (modelled on %s).\n\n",
+		len(r.Changes), r.Version)
 	if len(r.Refused) > 0 {
 		fmt.Fprintf(&b, "**Reads refused**: the cluster refused %s, so the prediction is made without what they tell. "+
 			"The ClusterRole of `%s` grants them.\n\n", strings.Join(r.Refused, ", "), Role)
