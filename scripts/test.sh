@@ -91,10 +91,11 @@ upgrade_test='TestAccKueueVersions_upgradedFromV1beta1Storage'
 # The acceptance tests that need no shared control plane, which the first phase runs beside the
 # others in a test process that does not attach to it: the task-governance tests (each on the
 # control plane with the SageMaker API emulator that their process starts) and the admission
-# preview's differential test (scenarios of its own against Kueue's manager). The shared control
-# plane then has one test process at a time, whose check for objects left behind counts only
-# its own.
-beside_tests=('TestAccTaskGovernance_.*' 'TestAccAdmissionPreview_differential')
+# preview's differential test (scenarios of its own against Kueue's manager), and the plan review's
+# workflow test (a package of its own, cmd/hyperpod-plan-review, on its own control plane). The
+# shared control plane then has one test process at a time, whose check for objects left behind
+# counts only its own.
+beside_tests=('TestAccTaskGovernance_.*' 'TestAccAdmissionPreview_differential' 'TestAccPlanReview_workflow')
 beside="$(IFS='|'; printf '%s' "${beside_tests[*]}")"
 
 # The admission preview's differential test runs a sample of seeds in `make test` (sized by the
