@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -115,7 +116,13 @@ func (p *admissionPreview) warnQuotaChange(ctx context.Context, at path.Path, te
 	}
 	key := name + "\x00deleted"
 	if next != nil {
-		key = fmt.Sprintf("%s\x00%+v", name, next.Spec)
+		// The spec's JSON, not its %v: that prints the addresses its pointers hold, which differ
+		// each time the same change is planned.
+		spec, err := json.Marshal(next.Spec)
+		if err != nil {
+			return false
+		}
+		key = name + "\x00" + string(spec)
 	}
 	return p.warn(ctx, at, key, diags, func(ctx context.Context) previewWarning {
 		outcome, err := p.planner.Effect(ctx, p.snap.Cluster.WithQueue(name, next), name)

@@ -357,7 +357,7 @@ func TestAccAdmissionPreview_unreachable(t *testing.T) {
 	}
 	got, ok := previewsIn(diags)["No admission preview"]
 	if !ok || !strings.Contains(got.Detail, "connection refused") || !strings.Contains(got.Detail, "The plan itself is not affected") {
-		t.Errorf("want a warning that no preview was made because the cluster refused the connection, got %+v", diags)
+		t.Errorf("want a warning that no preview was made because the cluster refused the connection, got %+v\n%s", diags, r)
 	}
 	cli.writeConfig("provider \"hyperpod\" {\n}\n" + quotaOf("1"))
 	if r := cli.destroy(3 * time.Minute); r.exitCode != 0 {
@@ -491,5 +491,26 @@ func TestAdmissionPreviewBudget(t *testing.T) {
 	if previews != 0 || len(warnings) != 1 || warnings[0].Summary() != "No admission preview" ||
 		!strings.Contains(warnings[0].Detail(), "took longer than 1ns in all") {
 		t.Errorf("%d previews, warnings %v; want none and one that says the previews took too long", previews, warnings)
+	}
+}
+
+// The fast path and then the framework plan the same change from models of their own: the same
+// ClusterQueue rendered twice, with pointers of its own each time, is the same change, and
+// carries the plan's one warning both times.
+func TestAdmissionPreviewSameChangeRenderedTwice(t *testing.T) {
+	render := func() *kueue.ClusterQueue {
+		cq := at.MakeClusterQueue(quota.ClusterQueueName("t")).Cohort("c").
+			ResourceGroup(at.MakeFlavorQuotas("p4").Resource("nvidia.com/gpu", "4").Obj()).
+			Preemption(kueue.PreemptionLowerPriority, kueue.PreemptionAny, kueue.PreemptionNever).Obj()
+		return &cq
+	}
+	reads := 0
+	p := &admissionPreview{state: failingState{&reads}}
+	for i := range 2 {
+		var diags diag.Diagnostics
+		p.warnQuotaChange(context.Background(), path.Root("resources"), "t", quota.ClusterQueueName("t"), render(), &diags)
+		if len(diags) != 1 {
+			t.Errorf("plan %d of the same change: %v, want the plan's warning", i+1, diags)
+		}
 	}
 }

@@ -1,0 +1,98 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+)
+
+// A new quota is previewed like a change, and the prediction comes true on apply: the quota of
+// a team whose LocalQueue already holds a job starts that job, and as it lends to the cohort it
+// joins, a borrower's waiting job starts too.
+func TestAccAdmissionPreview_newQuota(t *testing.T) {
+	acctest.RequireKueue(t)
+	const lender, borrower, newcomer = "e2e-newq-lender", "e2e-newq-borrower", "e2e-newq-newcomer"
+	e2eCleanup(t, lender, borrower, newcomer)
+	const cohort = "\n  cohort = \"e2e-newq\""
+	base := "provider \"hyperpod\" {\n}\n" +
+		e2eTeam(lender, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`+cohort+`
+  resource_sharing = { strategy = "Lend" }`) +
+		e2eTeam(borrower, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`+cohort+`
+  resource_sharing = { strategy = "LendAndBorrow", borrow_limit = 100 }`)
+	// The newcomer's namespace and LocalQueue exist before its quota does.
+	newcomerNamespace := "\nresource \"hyperpod_team_namespace\" \"newcomer\" {\n  team          = \"" + newcomer +
+		"\"\n  force_destroy = true\n}\n"
+	withQuota := base + newcomerNamespace + `
+resource "hyperpod_compute_quota" "newcomer" {
+  name      = "` + newcomer + `-quota"
+  team      = hyperpod_team_namespace.newcomer.team
+  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]` + cohort + `
+  resource_sharing = { strategy = "Lend" }
+}
+`
+	cli := newTFCLI(t)
+	cli.writeConfig(base + newcomerNamespace)
+	cli.init()
+	if r := cli.apply(3 * time.Minute); r.exitCode != 0 {
+		t.Fatalf("apply: %s", r)
+	}
+	jobs := suiteJobs()
+	// The cohort's 8 GPUs are in use: the borrower runs 6 (2 borrowed), the lender 2; the
+	// borrower's next 2-GPU job waits for room, and the newcomer's job for a ClusterQueue.
+	jobs.submit(t, borrower, "big", "ml.g5.12xlarge", "", gpus("6"))
+	if _, err := jobs.workloadOf(borrower, "big", admitted, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	jobs.submit(t, lender, "own", "ml.g5.12xlarge", "", gpus("2"))
+	if _, err := jobs.workloadOf(lender, "own", admitted, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	jobs.submit(t, borrower, "next", "ml.g5.12xlarge", "", gpus("2"))
+	next, err := jobs.workloadOf(borrower, "next", pendingForQuota, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs.submit(t, newcomer, "early", "ml.g5.12xlarge", "", gpus("2"))
+	early, err := jobs.workloadOf(newcomer, "early", heldBecause("doesn't exist", "does not exist"), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cli.writeConfig(withQuota)
+	r, diags := cli.planJSON(2 * time.Minute)
+	if r.exitCode != 2 {
+		t.Fatalf("plan of the new quota: want exit 2, got %s", r)
+	}
+	got, ok := previewsIn(diags)["Admission preview: team "+newcomer]
+	if !ok {
+		t.Fatalf("no admission preview for the new quota among %+v", diags)
+	}
+	for _, part := range []string{
+		"creating this quota",
+		"ClusterQueue " + quota.ClusterQueueName(borrower) + ":\n  admitted " + next.GetNamespace() + "/" + next.GetName() +
+			" on ml.g5.12xlarge, borrowing",
+		"ClusterQueue " + quota.ClusterQueueName(newcomer) + ":\n  admitted " + early.GetNamespace() + "/" + early.GetName() +
+			" on ml.g5.12xlarge",
+	} {
+		if !strings.Contains(got.Detail, part) {
+			t.Errorf("preview lacks %q:\n%s", part, got.Detail)
+		}
+	}
+
+	// What the preview said is what Kueue does.
+	if r := cli.apply(3 * time.Minute); r.exitCode != 0 {
+		t.Fatalf("apply of the new quota: %s", r)
+	}
+	for team, job := range map[string]string{borrower: "next", newcomer: "early"} {
+		if _, err := jobs.workloadOf(team, job, admitted, time.Minute); err != nil {
+			t.Errorf("the preview said %s's job %s is admitted: %v", team, job, err)
+		}
+	}
+	jobs.deleteAllWork(t, []string{lender, borrower, newcomer})
+	if r := cli.destroy(3 * time.Minute); r.exitCode != 0 {
+		t.Errorf("destroy: %s", r)
+	}
+}
