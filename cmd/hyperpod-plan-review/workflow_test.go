@@ -152,7 +152,7 @@ provider "hyperpod" {
 		t.Fatalf("the workflow wrote no review: %v", err)
 	}
 	md := string(report)
-	t.Logf("the review:\n%s", md)
+	t.Logf("the workflow's commands:\n%s\nthe review:\n%s", r.output.String(), md)
 	for _, want := range []string{
 		// The role lets it read the manager's Deployment, whose image says which Kueue to model.
 		", the manager's version",
