@@ -66,7 +66,7 @@ func TestQuotaChangesOfPlanInstanceTypes(t *testing.T) {
 		{name: "no provider block: the built-in catalog", quotaTypes: []string{builtin}},
 		{name: "an invalid override is the provider's error", quotaTypes: []string{builtin},
 			instanceTypes: map[string]any{"constant_value": map[string]any{custom: map[string]any{"accelerators": 2}}},
-			wantErr: custom},
+			wantErr:       custom},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
