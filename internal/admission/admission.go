@@ -69,6 +69,19 @@
 // What it cannot predict it reports as Undetermined with one of UndeterminedReasons instead of
 // guessing. A Workload reported Undetermined is taken to stay as it is (pending, or holding
 // the quota it holds), and the rest of the prediction follows from that.
+//
+// Stopping and cost: SimulateContext, EffectContext and Planner.Effect check their context
+// before every scheduling cycle, every head's flavor assignment and every ClusterQueue a
+// fair-sharing preemption search reaches, and return a *Stopped error (SimulationStopped)
+// instead of an outcome once it is done. A Planner is made once per state of the cluster (a
+// plan's read) and makes each cohort's prediction without the change once, for every preview
+// of that cohort. A cycle costs, per head, the flavor assigner and, when it needs preemption, a
+// search of the candidates: classical preemption looks at every admitted Workload of the
+// cohort's queues that borrow; fair-sharing preemption shares per cycle the cohort's queues
+// ordered by share and each queue's candidates in order, and reaches only the queues whose
+// Workloads can pass its strategies, so a search usually looks at a few queues. One preview of
+// a cohort of 1000 teams and 4000 jobs, half of them pending (BenchmarkPreview1000Teams), took
+// 1.7 s of CPU without fair sharing and 0.3 s with it, on a loaded 2-core machine.
 package admission
 
 import (
@@ -192,7 +205,8 @@ type Cluster struct {
 }
 
 // Simulate runs Kueue's scheduling cycles from the state c until nothing changes, and reports
-// per ClusterQueue what changed and what is left over nominal quota.
+// per ClusterQueue what changed and what is left over nominal quota. It cannot be stopped:
+// SimulateContext can.
 func Simulate(c Cluster) Outcome {
 	return simulate(c)
 }
@@ -250,8 +264,9 @@ func (o Outcome) Team(clusterQueue string) TeamOutcome {
 func (o Outcome) Empty() bool { return len(o.Teams) == 0 }
 
 // TeamOutcome is what happens in one ClusterQueue. Every list is sorted by Workload
-// (namespace, then name), OverNominal by flavor then resource. A Workload appears in at most
-// one of Admitted, Preempted and Undetermined.
+// (namespace, then name), OverNominal by flavor then resource and each one's Workloads in the
+// order Kueue would preempt them. A Workload appears in at most one of Admitted, Preempted and
+// Undetermined.
 type TeamOutcome struct {
 	ClusterQueue string
 	// Admitted are pending Workloads that get admitted.
@@ -318,9 +333,14 @@ type OverNominal struct {
 	// Used and Nominal are in Kueue's units: millicores for cpu, bytes for memory, counts otherwise.
 	Used    int64
 	Nominal int64
-	// Workloads are the admitted Workloads that use this flavor-resource.
+	// Workloads are the admitted Workloads that use this flavor-resource, in the order Kueue
+	// takes them when it preempts in this ClusterQueue (its candidate order): the lowest
+	// priority first, then the most recently admitted.
 	Workloads []WorkloadRef
 }
+
+// Over is how much more than its nominal quota the ClusterQueue uses, in Kueue's units.
+func (n OverNominal) Over() int64 { return n.Used - n.Nominal }
 
 // Undetermined is a Workload whose admission or preemption cannot be predicted.
 type Undetermined struct {
@@ -352,8 +372,12 @@ const (
 	// not evaluate (an operator other than In, NotIn, Exists, DoesNotExist, or a field selector).
 	NodeAffinity UndeterminedReason = "NodeAffinity"
 	// NoFixpoint: scheduling did not settle within the simulator's cycle budget (Workloads
-	// preempting each other in turn); the Workloads still waiting are undetermined.
+	// preempting each other in turn); the Workloads still waiting in that cohort are undetermined.
 	NoFixpoint UndeterminedReason = "NoFixpoint"
+	// SimulationStopped: the prediction's context was done (its deadline passed, or it was
+	// cancelled) before scheduling settled. It marks no single Workload: the whole prediction
+	// is refused with a *Stopped error (SimulateContext, EffectContext, Planner.Effect).
+	SimulationStopped UndeterminedReason = "SimulationStopped"
 
 	// The reasons below mark every pending Workload of the ClusterQueues concerned (taken to
 	// stay pending); the Workloads those queues hold keep their quota.
@@ -398,7 +422,7 @@ const (
 // "cannot determine" only for a listed reason.
 var UndeterminedReasons = []UndeterminedReason{
 	TopologyAwareScheduling, PartialAdmission, AdmissionChecks, UnknownPriorityClass, NodeAffinity, NoFixpoint,
-	QueueingStrategy, FlavorFungibility, HierarchicalCohort, CohortQuota, NamespaceSelector, PreemptionStrategies,
+	SimulationStopped, QueueingStrategy, FlavorFungibility, HierarchicalCohort, CohortQuota, NamespaceSelector, PreemptionStrategies,
 	WaitForPodsReady, ManagerConfiguration, KueueRelease,
 }
 
@@ -445,8 +469,9 @@ func (t TeamOutcome) String() string {
 		for i, w := range n.Workloads {
 			refs[i] = w.String()
 		}
-		fmt.Fprintf(&b, "  over nominal quota: %s %s uses %s of %s, preemptible: %s\n", n.Flavor, n.Resource,
-			formatAmount(n.Resource, n.Used), formatAmount(n.Resource, n.Nominal), strings.Join(refs, ", "))
+		fmt.Fprintf(&b, "  over nominal quota by %s: %s %s uses %s of %s; preemptible first to last: %s\n",
+			formatAmount(n.Resource, n.Over()), n.Flavor, n.Resource, formatAmount(n.Resource, n.Used),
+			formatAmount(n.Resource, n.Nominal), strings.Join(refs, ", "))
 	}
 	for _, u := range t.Undetermined {
 		fmt.Fprintf(&b, "  cannot determine %s: %s", u.Workload, u.Reason)

@@ -1,6 +1,7 @@
 package admission_test
 
 import (
+	"cmp"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
 	at "github.com/quotaworks/terraform-provider-hyperpod/internal/admission/admissiontest"
@@ -379,9 +382,10 @@ func TestFairSharing(t *testing.T) {
 	}{
 		{
 			// Without fair sharing, borrowWithinCohort Never: b would borrow, so it does not preempt.
+			// a's Workloads, of one priority, are preemptible the most recently admitted first.
 			name: "classical: a borrowing team does not preempt another borrower",
 			c:    fairCohort(false),
-			want: []string{"a over p4 nvidia.com/gpu 9/2: ns-a/a1,ns-a/a2,ns-a/a3", "b over p4 nvidia.com/gpu 2/2: ns-b/b1"}[:1],
+			want: []string{"a over p4 nvidia.com/gpu 9/2: ns-a/a3,ns-a/a2,ns-a/a1", "b over p4 nvidia.com/gpu 2/2: ns-b/b1"}[:1],
 		},
 		{
 			// Kueue docs, fair sharing: a queue may preempt from one with a higher share when its
@@ -391,9 +395,10 @@ func TestFairSharing(t *testing.T) {
 			c:    fairCohort(true),
 			want: []string{
 				"a preempted ns-a/a3 by ns-b/wb: InCohortFairSharing",
-				"a over p4 nvidia.com/gpu 6/2: ns-a/a1,ns-a/a2",
+				"a over p4 nvidia.com/gpu 6/2: ns-a/a2,ns-a/a1",
 				"b admitted ns-b/wb on p4",
-				"b over p4 nvidia.com/gpu 5/2: ns-b/b1,ns-b/wb",
+				// wb, admitted in the prediction, is b's most recent admission.
+				"b over p4 nvidia.com/gpu 5/2: ns-b/wb,ns-b/b1",
 			},
 		},
 		{
@@ -530,10 +535,13 @@ func TestAdmissionChecksAreUndetermined(t *testing.T) {
 func TestString(t *testing.T) {
 	o := admission.Simulate(fairCohort(true))
 	got := o.String()
+	// a keeps a1 and a2, 3 GPUs each, on a nominal quota of 2; a2 was admitted after a1.
+	used, nominal := 2*3, 2
 	for _, want := range []string{
 		"ClusterQueue a:\n",
 		"  preempted ns-a/a3 by ns-b/wb (ClusterQueue b): InCohortFairSharing\n",
-		"  over nominal quota: p4 nvidia.com/gpu uses 6 of 2, preemptible: ns-a/a1, ns-a/a2\n",
+		fmt.Sprintf("  over nominal quota by %d: p4 nvidia.com/gpu uses %d of %d; preemptible first to last: ns-a/a2, ns-a/a1\n",
+			used-nominal, used, nominal),
 		"ClusterQueue b:\n",
 		"  admitted ns-b/wb on p4, borrowing, after preemption\n",
 	} {
@@ -582,5 +590,61 @@ func TestFairSharingReclaimWithinNominalByVersion(t *testing.T) {
 				t.Errorf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 			}
 		})
+	}
+}
+
+// TestOverNominalPreemptionOrder: a team left over its nominal quota lists its running
+// Workloads in the order Kueue's preemption takes them (CandidatesOrdering): the lower
+// priority first, then the most recent quota reservation, then by UID.
+func TestOverNominalPreemptionOrder(t *testing.T) {
+	type job struct {
+		name        string
+		priority    int32
+		admittedAgo time.Duration
+		uid         string
+	}
+	jobs := []job{
+		{"old-low", 0, 3 * time.Hour, "u1"},
+		{"new-low", 0, time.Hour, "u2"},
+		{"tie-b", 0, 2 * time.Hour, "u3"},
+		{"tie-a", 0, 2 * time.Hour, "u4"},
+		{"high", 10, 30 * time.Minute, "u5"},
+	}
+	const nominal = 1
+	var wls []kueue.Workload
+	for _, j := range jobs {
+		w := running(j.name, "a", "p4", "1", j.priority, j.admittedAgo)
+		w.UID = types.UID(j.uid)
+		wls = append(wls, w)
+	}
+	// The quota was lowered under what its running Workloads hold: they keep running.
+	c := cluster([]kueue.ClusterQueue{at.MakeClusterQueue("a").ResourceGroup(gpus("p4", fmt.Sprint(nominal))).Obj()}, wls...)
+
+	want := slices.Clone(jobs)
+	slices.SortFunc(want, func(a, b job) int {
+		return cmp.Or(cmp.Compare(a.priority, b.priority), cmp.Compare(a.admittedAgo, b.admittedAgo), cmp.Compare(a.uid, b.uid))
+	})
+	var wantRefs []string
+	for _, j := range want {
+		wantRefs = append(wantRefs, "ns-a/"+j.name)
+	}
+	over := admission.Simulate(c).Team("a").OverNominal
+	if len(over) != 1 {
+		t.Fatalf("over nominal: %+v, want one flavor-resource", over)
+	}
+	var got []string
+	for _, w := range over[0].Workloads {
+		got = append(got, w.String())
+	}
+	if !slices.Equal(got, wantRefs) {
+		t.Errorf("preemptible %v, want %v", got, wantRefs)
+	}
+	if over[0].Over() != int64(len(jobs)-nominal) {
+		t.Errorf("over by %d, want %d", over[0].Over(), len(jobs)-nominal)
+	}
+	line := fmt.Sprintf("over nominal quota by %d: p4 %s uses %d of %d; preemptible first to last: %s\n",
+		len(jobs)-nominal, gpu, len(jobs), nominal, strings.Join(wantRefs, ", "))
+	if text := admission.Simulate(c).String(); !strings.Contains(text, line) {
+		t.Errorf("String() lacks %q:\n%s", line, text)
 	}
 }

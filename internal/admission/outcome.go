@@ -56,7 +56,7 @@ func (s *state) outcome() Outcome {
 				continue
 			}
 			n := OverNominal{Flavor: fr.flavor, Resource: string(fr.resource), Used: used, Nominal: nominal}
-			for _, w := range cq.sortedAdmitted() {
+			for _, w := range preemptionOrder(cq) {
 				if w.usage[fr] > 0 {
 					n.Workloads = append(n.Workloads, w.ref)
 				}
@@ -78,5 +78,14 @@ func (s *state) outcome() Outcome {
 		out.Teams = append(out.Teams, *t)
 	}
 	slices.SortFunc(out.Teams, func(a, b TeamOutcome) int { return cmp.Compare(a.ClusterQueue, b.ClusterQueue) })
+	return out
+}
+
+// preemptionOrder is the ClusterQueue's admitted Workloads in Kueue's candidate order, which
+// is the same for a preemptor of this queue and of another: the lowest priority first, then
+// the most recently admitted (by the time of the quota reservation, then by UID).
+func preemptionOrder(cq *clusterQueue) []*workload {
+	out := slices.Clone(cq.admitted)
+	slices.SortFunc(out, candidateOrder(cq))
 	return out
 }

@@ -17,6 +17,8 @@ type Planner struct {
 
 	mu        sync.Mutex
 	baselines map[string]*baseline
+	// made, when set (by tests), is called for every baseline made.
+	made func()
 }
 
 // baseline is one component's prediction from the state as read, made once.
@@ -102,6 +104,9 @@ func (p *Planner) baseline(ctx context.Context, start time.Time, key componentKe
 			b = &baseline{done: make(chan struct{})}
 			p.baselines[key.id] = b
 			p.mu.Unlock()
+			if p.made != nil {
+				p.made()
+			}
 			b.out, b.err = SimulateContext(ctx, p.now.CohortOf(key.queue))
 			if b.err != nil {
 				p.mu.Lock()
