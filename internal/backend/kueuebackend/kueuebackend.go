@@ -72,7 +72,9 @@ type kueueState struct {
 // own Kueue.
 const GrantPreviewReads = "The ClusterRole hyperpod-provider in examples/rbac/clusterrole.yaml grants every read " +
 	"the provider makes: apply it and bind it to the identity the provider authenticates as, or turn previews off " +
-	"with admission_preview = false in the provider block (or HYPERPOD_ADMISSION_PREVIEW=false)."
+	"with admission_preview = false in the provider block (or HYPERPOD_ADMISSION_PREVIEW=false). A job that only " +
+	"plans, such as a pull request's review, needs only the read-only ClusterRole hyperpod-plan-review in " +
+	"examples/rbac/plan-review-clusterrole.yaml."
 
 // KueueStateGranted is the Kueue reads of client, whose refusals name grant as what grants them.
 func KueueStateGranted(client *kube.Client, grant string) backend.KueueState {

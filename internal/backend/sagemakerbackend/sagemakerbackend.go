@@ -81,7 +81,9 @@ func (needsKubernetes) Snapshot(context.Context) (backend.KueueSnapshot, error) 
 const grantPreviewReads = "The ClusterRole hyperpod-provider-task-governance in " +
 	"examples/rbac/task-governance-clusterrole.yaml grants every read the provider makes over Kubernetes: apply it " +
 	"and bind it to the identity the provider authenticates as, or turn previews off with admission_preview = false " +
-	"in the provider block (or HYPERPOD_ADMISSION_PREVIEW=false)."
+	"in the provider block (or HYPERPOD_ADMISSION_PREVIEW=false). A job that only plans, such as a pull request's " +
+	"review, needs only the read-only ClusterRole hyperpod-plan-review in examples/rbac/plan-review-clusterrole.yaml " +
+	"over Kubernetes."
 
 var errNamespaces = errNeedsKubernetes("A team's namespace is a Kubernetes Namespace")
 
