@@ -12,8 +12,8 @@ provider "hyperpod" {
   admission_preview = true
 }
 
-# Three teams share the H100s of one cohort. research lends its idle GPUs and borrows up to as
-# many again; evaluation lends only; serving keeps its own.
+# Three teams share the 16 H100s of two ml.p5.48xlarge nodes in one cohort. research lends its
+# idle GPUs and borrows up to as many again; evaluation lends only; serving keeps its own.
 resource "hyperpod_compute_quota" "research" {
   name              = "research"
   team              = "research"
@@ -39,4 +39,11 @@ resource "hyperpod_compute_quota" "serving" {
   fair_share_weight = 10
   resource_sharing  = { strategy = "DontLend" }
   resources         = [{ instance_type = "ml.p5.48xlarge", accelerators = 4 }]
+}
+
+# Each team's namespace, with the queue its jobs name (label kueue.x-k8s.io/queue-name:
+# hyperpod-ns-<team>-localqueue).
+resource "hyperpod_team_namespace" "teams" {
+  for_each = toset(["research", "evaluation", "serving"])
+  team     = each.key
 }
