@@ -162,8 +162,12 @@ func (c *cleaner) createWorkloads(ctx context.Context, n int, jobs []int) error 
 
 // workloadStates counts the bench's Workloads by what Kueue decided: admitted (holding quota),
 // pending after Kueue tried them (QuotaReserved False, with Kueue's reason), and not tried yet.
+// Kueue tries the head of each queue: while it is inadmissible, the jobs behind it in its
+// queue, which ask for no less, may wait untried.
 type workloadStates struct {
 	Admitted, Pending, Untried int
+	// TeamsTried counts the namespaces with a pending Workload that Kueue tried.
+	TeamsTried int
 	// PendingMessage is one pending Workload's QuotaReserved message: why Kueue keeps it.
 	PendingMessage string
 }
@@ -174,6 +178,7 @@ func (c *cleaner) workloadStates(ctx context.Context) (workloadStates, error) {
 	if err != nil {
 		return s, fmt.Errorf("listing Workloads: %w", err)
 	}
+	tried := map[string]bool{}
 	for _, item := range list.Items {
 		var w kueue.Workload
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, &w); err != nil {
@@ -186,10 +191,12 @@ func (c *cleaner) workloadStates(ctx context.Context) (workloadStates, error) {
 		case reserved != nil && reserved.Status == metav1.ConditionFalse:
 			s.Pending++
 			s.PendingMessage = reserved.Message
+			tried[w.Namespace] = true
 		default:
 			s.Untried++
 		}
 	}
+	s.TeamsTried = len(tried)
 	return s, nil
 }
 
@@ -218,7 +225,8 @@ func (c *cleaner) waitWorkloads(ctx context.Context, what string, done func(work
 			return s, err
 		}
 		if time.Now().After(deadline) {
-			err := fmt.Errorf("%s: not settled after %s: %d admitted, %d pending, %d not tried by Kueue yet", what, settleTimeout, s.Admitted, s.Pending, s.Untried)
+			err := fmt.Errorf("%s: not settled after %s: %d admitted, %d pending (of %d teams), %d not tried by Kueue yet",
+				what, settleTimeout, s.Admitted, s.Pending, s.TeamsTried, s.Untried)
 			if s.PendingMessage != "" {
 				err = fmt.Errorf("%w; Kueue says of a pending one: %s", err, s.PendingMessage)
 			}
@@ -341,7 +349,8 @@ func onOff(on bool) string {
 
 // setUpJobs applies the teams (preview off: there is nothing to preview yet), then creates the
 // running jobs and waits until Kueue has admitted them all, then the pending ones and waits
-// until Kueue has tried each and admitted none of them.
+// until Kueue has admitted none of them and found no quota for the first of each team's (the
+// other asks for as much).
 func (b *bench) setUpJobs(ctx context.Context, dir string, n int, jr *jobsResult) error {
 	b.logf("%s, %d teams: applying the teams (load average %.2f)", opPlanChangedWithJobs, n, loadAverage())
 	wall, err := b.tf.run(ctx, dir, fmt.Sprintf("%d-jobs apply", n), 0, argsApply...)
@@ -375,7 +384,7 @@ func (b *bench) setUpJobs(ctx context.Context, dir string, n int, jr *jobsResult
 		if s.Admitted > admitted {
 			return false, fmt.Errorf("Kueue admitted %d jobs, %d more than the quotas hold: the pending jobs found free quota", s.Admitted, s.Admitted-admitted)
 		}
-		return s.Admitted == admitted && s.Pending == jr.PendingJobs, nil
+		return s.Admitted == admitted && s.Pending+s.Untried == jr.PendingJobs && s.TeamsTried == n, nil
 	})
 	if err != nil {
 		return err
@@ -391,8 +400,9 @@ func (b *bench) setUpJobs(ctx context.Context, dir string, n int, jr *jobsResult
 	if !jr.FairSharing {
 		b.note(fmt.Sprintf("%s, %d teams: %d of %d ClusterQueues report a fair-sharing share: the preview models Kueue without fair sharing", opPlanChangedWithJobs, n, reporting, queues))
 	}
-	b.logf("  %d jobs (%d admitted, %d pending) in %.1f s after an apply of %.1f s; fair sharing reported by %d of %d ClusterQueues",
-		jr.Jobs, s.Admitted, s.Pending, jr.Setup.JobsSeconds, jr.Setup.ApplySeconds, reporting, queues)
+	b.logf("  %d jobs (%d admitted, %d pending: %d tried by Kueue, the others queued behind them) in %.1f s after an apply of %.1f s; "+
+		"fair sharing reported by %d of %d ClusterQueues", jr.Jobs, s.Admitted, s.Pending+s.Untried, s.Pending, jr.Setup.JobsSeconds,
+		jr.Setup.ApplySeconds, reporting, queues)
 	return nil
 }
 

@@ -155,7 +155,7 @@ func TestCountPreviews(t *testing.T) {
 func jobsPlanOf(walls []float64, previews int) jobsPlan {
 	var p jobsPlan
 	for _, w := range walls {
-		p.Runs = append(p.Runs, jobsSample{runSample: runSample{WallSeconds: w, Requests: &requestCounts{Total: 10}}, Previews: previews})
+		p.Runs = append(p.Runs, jobsSample{runSample: runSample{WallSeconds: w, CPUSeconds: w / 2, Requests: &requestCounts{Total: 10}}, Previews: previews})
 	}
 	return p
 }
@@ -168,6 +168,9 @@ func TestJobsResultFinish(t *testing.T) {
 	}
 	if j.PreviewWait.N != 3 || j.PreviewWait.Max != 3 || j.PreviewWait.Min != 0.5 {
 		t.Errorf("waits %+v: want the per-run differences 3, 0.5, 1", j.PreviewWait)
+	}
+	if j.PreviewCPU.N != 3 || j.PreviewCPU.Max != 1.5 {
+		t.Errorf("CPU differences %+v: want the per-run differences 1.5, 0.25, 0.5", j.PreviewCPU)
 	}
 	if j.PreviewOn.Previews.Max != 20 || j.PreviewOff.Previews.Max != 0 {
 		t.Errorf("previews %+v / %+v", j.PreviewOn.Previews, j.PreviewOff.Previews)

@@ -254,15 +254,21 @@ func benchOnLocalCluster(ctx context.Context, r runner, res *results, h prepared
 			return err
 		}
 	}
-	if !r.opts.ShapesOnly {
-		if err := b.runPlansWithJobs(ctx, res); err != nil {
+	if !r.opts.PreviewOnly {
+		if err := b.runShapes(ctx, res, repo, p.providerBlock); err != nil {
 			return err
 		}
 	}
-	if r.opts.PreviewOnly {
+	if r.opts.ShapesOnly || len(r.opts.PreviewTeams) == 0 {
 		return nil
 	}
-	return b.runShapes(ctx, res, repo, p.providerBlock)
+	// Kueue's manager only now, on the same control plane: the sections above are measured
+	// without it, and jobs are pending or admitted only where it runs.
+	r.logf("starting Kueue's manager for %s", opPlanChangedWithJobs)
+	if err := cluster.StartKueue(ctx, h.assets, 0); err != nil {
+		return err
+	}
+	return b.runPlansWithJobs(ctx, res)
 }
 
 // buildProvider builds the provider and the no-op provider (internal/cmd/noopprovider: the same

@@ -37,6 +37,9 @@ type jobsResult struct {
 	// PreviewWait is, per run, the wall time with the preview on minus that with it off: the
 	// time the plan waited for its previews.
 	PreviewWait summary `json:"preview_wait_seconds"`
+	// PreviewCPU is, per run, the CPU time with the preview on minus that with it off: what the
+	// previews cost Terraform and the provider, which other work on the machine moves less.
+	PreviewCPU summary `json:"preview_cpu_seconds"`
 }
 
 // jobsSetup is what preparing the cluster took: not measured against anything, reported so its
@@ -86,11 +89,12 @@ func (j *jobsResult) finish() {
 	j.PreviewOn.finish()
 	j.PreviewOff.finish()
 	j.Ratio = ratio(j.PreviewOn.Wall.Median, j.PreviewOff.Wall.Median)
-	var waits []float64
+	var waits, cpu []float64
 	for i := range min(len(j.PreviewOn.Runs), len(j.PreviewOff.Runs)) {
-		waits = append(waits, j.PreviewOn.Runs[i].WallSeconds-j.PreviewOff.Runs[i].WallSeconds)
+		on, off := j.PreviewOn.Runs[i], j.PreviewOff.Runs[i]
+		waits, cpu = append(waits, on.WallSeconds-off.WallSeconds), append(cpu, on.CPUSeconds-off.CPUSeconds)
 	}
-	j.PreviewWait = summarize(waits)
+	j.PreviewWait, j.PreviewCPU = summarize(waits), summarize(cpu)
 }
 
 // measuredBoth reports whether the plan ran with both settings.
@@ -102,10 +106,13 @@ func (j *jobsResult) measuredBoth() bool {
 const previewIntro = "The admission preview predicts, during plan, what a quota change does to the jobs of its cohort; it " +
 	"reads the cluster's Kueue objects and Workloads once per plan and simulates the cohort once per changed quota. " +
 	"**" + opPlanChangedWithJobs + "**: N teams of one `hyperpod_team_namespace` and one `hyperpod_compute_quota` each, all in " +
-	"the default cohort with `fair_share_weight = 1`, on the local control plane whose Kueue manager runs with fair " +
-	"sharing. Each team has four jobs (Workloads of one pod and one GPU of the jobs' instance type, created straight " +
+	"the default cohort with `fair_share_weight = 1`, on the same local control plane as the sections above with " +
+	"Kueue's manager started for this section only (it runs with fair sharing; the sections above run without a " +
+	"manager). Each team has four jobs (Workloads of one pod and one GPU of the jobs' instance type, created straight " +
 	"through the API): its quota of that type is two GPUs, which its first two jobs hold, so no GPU of that type is " +
-	"free in the cohort and the other two stay pending (Kueue's reason is quoted below). The plan raises the quota of " +
+	"free in the cohort and the other two stay pending: the setup waits until Kueue has tried the first pending job of " +
+	"every team and admitted none (its reason is quoted below; the second, which asks for as much, may wait untried " +
+	"behind it). The plan raises the quota of " +
 	"20 teams (every team's below 20 teams) by one GPU, which starts one pending job of each. It is planned with the " +
 	"provider's default (`admission_preview` on) and with `admission_preview = false` in the provider block, in the same " +
 	"state, one after the other in each run (which goes first alternates). Waiting for previews is the plan's wall " +
@@ -138,11 +145,11 @@ func renderPreview(b *strings.Builder, p *previewResults) {
 			}
 		}
 		fmt.Fprintf(b, "\n| teams | jobs (pending) | ratio on / off (target %gx) | waiting for previews per run (s; cap %.0f s) | "+
-			"setup (s): apply, jobs, clean | fair sharing reported |\n", maxPreviewPlanRatio, previewWaitCap.Seconds())
-		b.WriteString("|---:|---:|---:|---|---|---|\n")
+			"CPU on - off (s, median) | setup (s): apply, jobs, clean | fair sharing reported |\n", maxPreviewPlanRatio, previewWaitCap.Seconds())
+		b.WriteString("|---:|---:|---:|---|---:|---|---|\n")
 		for _, j := range p.Scenarios {
-			fmt.Fprintf(b, "| %d | %d (%d) | %s | %s | %.1f, %.1f, %.1f | %s |\n", j.Teams, j.Jobs, j.PendingJobs, ratioText(j.Ratio),
-				waitsText(j), j.Setup.ApplySeconds, j.Setup.JobsSeconds, j.Setup.CleanSeconds, yesNo(j.FairSharing))
+			fmt.Fprintf(b, "| %d | %d (%d) | %s | %s | %.2f | %.1f, %.1f, %.1f | %s |\n", j.Teams, j.Jobs, j.PendingJobs, ratioText(j.Ratio),
+				waitsText(j), j.PreviewCPU.Median, j.Setup.ApplySeconds, j.Setup.JobsSeconds, j.Setup.CleanSeconds, yesNo(j.FairSharing))
 		}
 		b.WriteString("\n")
 		for _, j := range p.Scenarios {
