@@ -3,10 +3,12 @@
 // count, Terraform apply, no-op plan, plan with one quota changed, refresh-only and destroy
 // (and a plan of new resources), each timed, with the provider's peak RSS and the API requests
 // it made (counted by a proxy, or by the emulator), next to floors for the same work (Terraform
-// core on terraform_data, and the requests the work needs sent one after another).
+// core on terraform_data, and the requests the work needs sent one after another). Its admission
+// preview section plans quota changes of one cohort whose teams have jobs, with the preview on and
+// off, and runs internal/admission's BenchmarkPreview1000Teams.
 // It writes bench/results/<date>.md and .json and exits non-zero when a target is missed.
 //
-//	go run ./internal/cmd/bench [-paths kubernetes,sagemaker] [-teams 10,100,500,1000] [-runs 3]   (make bench BENCH_FLAGS=...)
+//	go run ./internal/cmd/bench [-paths kubernetes,sagemaker] [-teams 10,100,500,1000] [-runs 3] [-preview-teams 100,1000]   (make bench BENCH_FLAGS=...)
 //
 // Started by Terraform as terraform-provider-hyperpod (a copy of this binary in the
 // dev_overrides directory, with HYPERPOD_BENCH_REAL_PROVIDER set), it is the wrapper that
