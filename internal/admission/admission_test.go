@@ -418,6 +418,16 @@ func TestFairSharing(t *testing.T) {
 		at.MakeClusterQueue("l").Cohort("c").ResourceGroup(gpus("p4", "4", "0")).Obj(),
 	}, pending("wa", "a", "4", 0, 0), pending("wb", "b", "4", 0, time.Hour))
 	weighted.FairSharing = true
+	// Kueue's share divides what a queue borrows by what its whole cohort lends (the cohort's
+	// calculateLendable), whatever the queue's own borrowing limit: a would borrow 4 of 8
+	// (500), b 5 of 8 (625), so a goes first, though b's Workload is older, and b's then no
+	// longer fits (nor may it preempt a, whose share is below b's).
+	limited := cluster([]kueue.ClusterQueue{
+		at.MakeClusterQueue("a").Cohort("c").ResourceGroup(gpus("p4", "0", "4")).Obj(),
+		at.MakeClusterQueue("b").Cohort("c").ResourceGroup(gpus("p4", "0")).Obj(),
+		at.MakeClusterQueue("l").Cohort("c").ResourceGroup(gpus("p4", "8", "0")).Obj(),
+	}, pending("wa", "a", "4", 0, 0), pending("wb", "b", "5", 0, time.Hour))
+	limited.FairSharing = true
 	tests = append(tests, struct {
 		name string
 		c    admission.Cluster
@@ -427,6 +437,14 @@ func TestFairSharing(t *testing.T) {
 		// halves its share (500 against b's 1000).
 		name: "fair sharing order: the heavier weight is admitted first",
 		c:    weighted,
+		want: []string{"a admitted ns-a/wa on p4", "a over p4 nvidia.com/gpu 4/0: ns-a/wa"},
+	}, struct {
+		name string
+		c    admission.Cluster
+		want []string
+	}{
+		name: "fair sharing order: shares over the cohort's lendable quota, not the queue's borrowing limit",
+		c:    limited,
 		want: []string{"a admitted ns-a/wa on p4", "a over p4 nvidia.com/gpu 4/0: ns-a/wa"},
 	})
 	for _, tt := range tests {
