@@ -195,20 +195,43 @@ func guideEdit(t *testing.T, config, name, old, new string) string {
 func guideJobs(t *testing.T) {
 	t.Helper()
 	jobs := suiteJobs()
-	step := func(team, job, n string, decided func(*unstructured.Unstructured) bool) {
+	step := func(team, job, n string, decided func(*unstructured.Unstructured) bool) *unstructured.Unstructured {
 		t.Helper()
 		jobs.submit(t, team, job, guideP5, "", gpus(n))
-		if _, err := jobs.workloadOf(team, job, decided, time.Minute); err != nil {
+		w, err := jobs.workloadOf(team, job, decided, time.Minute)
+		if err != nil {
 			t.Fatal(err)
 		}
+		return w
 	}
-	step("research", "pretrain", "8", admitted)
+	pretrain := step("research", "pretrain", "8", admitted)
+	// Kueue preempts the most recently admitted of a team's jobs first, by the time of their
+	// QuotaReserved condition, which it records to the second: finetune is admitted in a later
+	// second than pretrain, or their order would be a tie that Kueue breaks by UID, at random.
+	afterSecondOf(t, pretrain, "QuotaReserved")
 	step("research", "finetune", "4", admitted)
 	if err := waitBorrowed(acc.dynamic, "research", guideP5, "nvidia.com/gpu", "4"); err != nil {
 		t.Fatal(err)
 	}
 	step("research", "sweep", "2", pendingForQuota)
 	step("evaluation", "regression", "6", pendingForQuota)
+}
+
+// afterSecondOf returns once the clock is past the second in which w's condition typ last
+// changed: a Kubernetes condition's time has a resolution of one second.
+func afterSecondOf(t *testing.T, w *unstructured.Unstructured, typ string) {
+	t.Helper()
+	var at string
+	for _, c := range conditions(w) {
+		if c["type"] == typ {
+			at, _ = c["lastTransitionTime"].(string)
+		}
+	}
+	changed, err := time.Parse(time.RFC3339, at)
+	if err != nil {
+		t.Fatalf("the %s condition of Workload %s has no time (%q): %v", typ, w.GetName(), at, err)
+	}
+	time.Sleep(time.Until(changed.Add(time.Second)))
 }
 
 // planWarning is the warning of the plan's output whose summary is summary, as the CLI printed
