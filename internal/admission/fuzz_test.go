@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -98,6 +99,11 @@ func FuzzSimulate(f *testing.F) {
 			t.Fatalf("two runs differ:\n%s\n---\n%s", o, again)
 		}
 		checkOutcome(t, c, o)
+		// Each cohort settles on its own: the Planner's baselines, made cohort by cohort,
+		// are the whole cluster's prediction.
+		if e, err := NewPlanner(c).Effect(context.Background(), c); err != nil || !e.Empty() {
+			t.Fatalf("the effect of no change, cohort by cohort, is %v:\n%s", err, e)
+		}
 	})
 }
 
