@@ -189,9 +189,11 @@ func (r Report) writeJobs(b *strings.Builder) {
 			fmt.Fprintf(b, "| %s | %s | %s |\n", t.ClusterQueue, p.Workload, what)
 		}
 		for _, n := range t.OverNominal {
-			for _, w := range n.Workloads {
-				fmt.Fprintf(b, "| %s | %s | keeps running, now preemptible: the team uses %d of its nominal %d of %s on %s |\n",
-					t.ClusterQueue, w, n.Used, n.Nominal, n.Resource, n.Flavor)
+			used, nominal, over := n.Amounts()
+			for i, w := range n.Workloads {
+				fmt.Fprintf(b, "| %s | %s | keeps running, now preemptible (%d of %d in the order Kueue would preempt): "+
+					"the team uses %s of its nominal %s of %s on %s, %s over |\n",
+					t.ClusterQueue, w, i+1, len(n.Workloads), used, nominal, n.Resource, n.Flavor, over)
 			}
 		}
 		for _, u := range t.Undetermined {
