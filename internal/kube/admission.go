@@ -167,15 +167,14 @@ func ListKueue(ctx context.Context, c *Client) (KueueSnapshot, error) {
 	if managerFound && errs[7] == nil {
 		release, tag, args := managerRelease(manager)
 		if release.Version != 0 {
-			s.Version, s.VersionFound = release.Version, true
-			if release.String() != release.Version.String() {
-				s.ManagerMinor = release.Minor
-			}
+			s.Cluster, s.VersionFound = s.Cluster.WithRelease(release), true
 		} else {
 			s.ManagerTag = tag
 		}
 		gates = featureGates(args)
 	}
+	// The gates change decisions whether or not the configuration could be read.
+	s.Manager = s.Manager.WithFeatureGates(gates)
 	if configFound && errs[8] == nil {
 		if m, err := admission.ParseManagerConfig([]byte(config.Data[kueue.ManagerConfigKey])); err == nil {
 			s.Cluster = s.Cluster.WithManager(m.WithFeatureGates(gates))

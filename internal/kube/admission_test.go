@@ -36,10 +36,7 @@ func TestManagerRelease(t *testing.T) {
 		s.Version = admission.Latest
 		s.Manager.Known = true
 		if release.Version != 0 {
-			s.Version, s.VersionFound = release.Version, true
-			if release.String() != release.Version.String() {
-				s.ManagerMinor = release.Minor
-			}
+			s.Cluster, s.VersionFound = s.Cluster.WithRelease(release), true
 		}
 		if got := s.VersionText(); got != c.text {
 			t.Errorf("%s: VersionText() = %q, want %q", c.image, got, c.text)
