@@ -88,25 +88,54 @@ type namespaceLabels struct {
 // documents). Fair sharing counts as enabled when the configuration says so or, without it,
 // when a ClusterQueue reports a fair-sharing status, which the manager writes only then.
 func ListKueue(ctx context.Context, c *Client) (KueueSnapshot, error) {
-	ctx = WithoutRetries(ctx)
-	var s KueueSnapshot
-	var nsList []namespaceLabels
-	var manager appsv1.Deployment
-	var config corev1.ConfigMap
-	var managerFound, configFound bool
-	// Every read runs at once; a refused read is reported with every other refused one.
-	reads := []struct {
-		read     RefusedRead
-		optional bool
-		do       func() error
-	}{
-		{RefusedRead{Verb: "list", GVR: kueue.ClusterQueues}, false, func() error { return List(ctx, c, kueue.ClusterQueues, &s.ClusterQueues) }},
-		{RefusedRead{Verb: "list", GVR: kueue.LocalQueues}, false, func() error { return List(ctx, c, kueue.LocalQueues, &s.LocalQueues) }},
-		{RefusedRead{Verb: "list", GVR: kueue.ResourceFlavors}, false, func() error { return List(ctx, c, kueue.ResourceFlavors, &s.ResourceFlavors) }},
-		{RefusedRead{Verb: "list", GVR: kueue.WorkloadPriorityClasses}, false, func() error {
+	r := &kueueReads{}
+	if err := r.run(WithoutRetries(ctx), c); err != nil {
+		return KueueSnapshot{}, err
+	}
+	return r.snapshot(), nil
+}
+
+// kueueReads are the admission preview's reads and what they found.
+type kueueReads struct {
+	s                         KueueSnapshot
+	namespaces                []namespaceLabels
+	manager                   appsv1.Deployment
+	config                    corev1.ConfigMap
+	managerFound, configFound bool
+	// failed are the optional reads that failed: what they would have told is not known.
+	failed map[schema.GroupVersionResource]bool
+}
+
+// kueueRead is one request of the preview: the permission it needs, whether the preview can do
+// without it, and the request.
+type kueueRead struct {
+	read     RefusedRead
+	optional bool
+	do       func() error
+}
+
+// run sends every read at once. A refused read that the preview needs fails the snapshot with
+// every other refused one; a refused optional read is reported beside it.
+func (r *kueueReads) run(ctx context.Context, c *Client) error {
+	s := &r.s
+	list := func(gvr schema.GroupVersionResource, out func() error) kueueRead {
+		return kueueRead{RefusedRead{Verb: "list", GVR: gvr}, false, out}
+	}
+	get := func(gvr schema.GroupVersionResource, name string, found *bool, out any) kueueRead {
+		return kueueRead{RefusedRead{Verb: "get", GVR: gvr, Namespace: kueue.ManagerNamespace, Name: name}, true,
+			func() (err error) {
+				*found, err = c.Get(ctx, gvr, kueue.ManagerNamespace, name, out)
+				return err
+			}}
+	}
+	reads := []kueueRead{
+		list(kueue.ClusterQueues, func() error { return List(ctx, c, kueue.ClusterQueues, &s.ClusterQueues) }),
+		list(kueue.LocalQueues, func() error { return List(ctx, c, kueue.LocalQueues, &s.LocalQueues) }),
+		list(kueue.ResourceFlavors, func() error { return List(ctx, c, kueue.ResourceFlavors, &s.ResourceFlavors) }),
+		list(kueue.WorkloadPriorityClasses, func() error {
 			return List(ctx, c, kueue.WorkloadPriorityClasses, &s.WorkloadPriorityClasses)
-		}},
-		{RefusedRead{Verb: "list", GVR: kueue.Workloads}, false, func() error { return List(ctx, c, kueue.Workloads, &s.Workloads) }},
+		}),
+		list(kueue.Workloads, func() error { return List(ctx, c, kueue.Workloads, &s.Workloads) }),
 		{RefusedRead{Verb: "list", GVR: kueue.Cohorts}, true, func() error {
 			// A Kueue that does not serve Cohorts has none.
 			if err := List(ctx, c, kueue.Cohorts, &s.Cohorts); !apierrors.IsNotFound(err) {
@@ -114,46 +143,48 @@ func ListKueue(ctx context.Context, c *Client) (KueueSnapshot, error) {
 			}
 			return nil
 		}},
-		{RefusedRead{Verb: "list", GVR: namespaces}, true, func() error { return List(ctx, c, namespaces, &nsList) }},
-		{RefusedRead{Verb: "get", GVR: deployments, Namespace: kueue.ManagerNamespace, Name: kueue.ManagerDeployment}, true,
-			func() (err error) {
-				managerFound, err = c.Get(ctx, deployments, kueue.ManagerNamespace, kueue.ManagerDeployment, &manager)
-				return err
-			}},
-		{RefusedRead{Verb: "get", GVR: configMaps, Namespace: kueue.ManagerNamespace, Name: kueue.ManagerConfigMap}, true,
-			func() (err error) {
-				configFound, err = c.Get(ctx, configMaps, kueue.ManagerNamespace, kueue.ManagerConfigMap, &config)
-				return err
-			}},
+		{RefusedRead{Verb: "list", GVR: namespaces}, true, func() error { return List(ctx, c, namespaces, &r.namespaces) }},
+		get(deployments, kueue.ManagerDeployment, &r.managerFound, &r.manager),
+		get(configMaps, kueue.ManagerConfigMap, &r.configFound, &r.config),
 	}
 	errs := make([]error, len(reads))
 	var wg sync.WaitGroup
-	for i, r := range reads {
-		wg.Go(func() { errs[i] = r.do() })
+	for i, read := range reads {
+		wg.Go(func() { errs[i] = read.do() })
 	}
 	wg.Wait()
 	var refused []RefusedRead
+	r.failed = map[schema.GroupVersionResource]bool{}
 	for i, err := range errs {
 		switch {
+		case err == nil:
 		case apierrors.IsForbidden(err) && reads[i].optional:
 			s.Refused = append(s.Refused, reads[i].read)
+			r.failed[reads[i].read.GVR] = true
 		case apierrors.IsForbidden(err):
 			refused = append(refused, reads[i].read)
+		case reads[i].optional:
+			// What it would have told is not known: the preview must not fail for it.
+			r.failed[reads[i].read.GVR] = true
 		}
 	}
 	if len(refused) > 0 {
-		return KueueSnapshot{}, &ReadsRefusedError{Reads: refused}
+		return &ReadsRefusedError{Reads: refused}
 	}
 	for i, err := range errs {
-		// An optional read that failed otherwise leaves what it would have told unknown: the
-		// preview must not fail for it.
-		if err != nil && !apierrors.IsForbidden(err) && !reads[i].optional {
-			return KueueSnapshot{}, err
+		if err != nil && !reads[i].optional {
+			return err
 		}
 	}
-	if errs[6] == nil {
-		s.NamespaceLabels = make(map[string]map[string]string, len(nsList))
-		for _, ns := range nsList {
+	return nil
+}
+
+// snapshot is what the reads found, with the manager's release and configuration applied.
+func (r *kueueReads) snapshot() KueueSnapshot {
+	s := r.s
+	if !r.failed[namespaces] {
+		s.NamespaceLabels = make(map[string]map[string]string, len(r.namespaces))
+		for _, ns := range r.namespaces {
 			s.NamespaceLabels[ns.Metadata.Name] = ns.Metadata.Labels
 		}
 	}
@@ -164,8 +195,8 @@ func ListKueue(ctx context.Context, c *Client) (KueueSnapshot, error) {
 	}
 	s.Version = admission.Latest
 	var gates map[string]bool
-	if managerFound && errs[7] == nil {
-		release, tag, args := managerRelease(manager)
+	if r.managerFound && !r.failed[deployments] {
+		release, tag, args := managerRelease(r.manager)
 		if release.Version != 0 {
 			s.Cluster, s.VersionFound = s.Cluster.WithRelease(release), true
 		} else {
@@ -175,14 +206,14 @@ func ListKueue(ctx context.Context, c *Client) (KueueSnapshot, error) {
 	}
 	// The gates change decisions whether or not the configuration could be read.
 	s.Manager = s.Manager.WithFeatureGates(gates)
-	if configFound && errs[8] == nil {
-		if m, err := admission.ParseManagerConfig([]byte(config.Data[kueue.ManagerConfigKey])); err == nil {
+	if r.configFound && !r.failed[configMaps] {
+		if m, err := admission.ParseManagerConfig([]byte(r.config.Data[kueue.ManagerConfigKey])); err == nil {
 			s.Cluster = s.Cluster.WithManager(m.WithFeatureGates(gates))
 		} else {
 			s.ConfigProblem = err.Error()
 		}
 	}
-	return s, nil
+	return s
 }
 
 // featureGates are the gates of the manager's --feature-gates flag (nil when it has none, or

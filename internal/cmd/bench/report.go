@@ -81,6 +81,30 @@ func writeResults(dir, name string, r *results) (string, string, error) {
 	return md, js, nil
 }
 
+// sectionFlags are the flags of the sections beside the main one (shapes, the admission preview),
+// as the run's command line gave them.
+func sectionFlagsOf(st settings) string {
+	flags := " -shapes-teams none"
+	if len(st.ShapesTeams) > 0 {
+		flags = fmt.Sprintf(" -shapes-teams %s -shapes %s", joinInts(st.ShapesTeams), strings.Join(st.Shapes, ","))
+	}
+	if st.ShapesOnly {
+		flags += " -shapes-only"
+	}
+	previewTeams := "none"
+	if len(st.PreviewTeams) > 0 {
+		previewTeams = joinInts(st.PreviewTeams)
+	}
+	flags += " -preview-teams " + previewTeams
+	if !st.PreviewBenchmark {
+		flags += " -preview-benchmark=false"
+	}
+	if st.PreviewOnly {
+		flags += " -preview-only"
+	}
+	return flags
+}
+
 func renderMarkdown(r *results) string {
 	var b strings.Builder
 	m := r.Machine
@@ -101,24 +125,7 @@ func renderMarkdown(r *results) string {
 	if sm {
 		b.WriteString(" SageMaker path: `task_governance` against the SageMaker API emulator (internal/sagemakeremulator) in the bench process, no Kubernetes connection; the emulator counts the calls.")
 	}
-	sectionFlags := " -shapes-teams none"
-	if len(r.Settings.ShapesTeams) > 0 {
-		sectionFlags = fmt.Sprintf(" -shapes-teams %s -shapes %s", joinInts(r.Settings.ShapesTeams), strings.Join(r.Settings.Shapes, ","))
-	}
-	if r.Settings.ShapesOnly {
-		sectionFlags += " -shapes-only"
-	}
-	previewTeams := "none"
-	if len(r.Settings.PreviewTeams) > 0 {
-		previewTeams = joinInts(r.Settings.PreviewTeams)
-	}
-	sectionFlags += " -preview-teams " + previewTeams
-	if !r.Settings.PreviewBenchmark {
-		sectionFlags += " -preview-benchmark=false"
-	}
-	if r.Settings.PreviewOnly {
-		sectionFlags += " -preview-only"
-	}
+	sectionFlags := sectionFlagsOf(r.Settings)
 	fmt.Fprintf(&b, "\n\nStarted %s, finished %s. `make bench BENCH_FLAGS='-paths %s -teams %s -runs %d%s'`. Terraform default parallelism (10) unless a command says otherwise.",
 		r.StartedAt, r.FinishedAt, strings.Join(r.Settings.Paths, ","), joinInts(r.Settings.Teams), r.Settings.Runs, sectionFlags)
 	if kube {
