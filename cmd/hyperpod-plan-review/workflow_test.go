@@ -492,8 +492,10 @@ func waitForWorkload(t *testing.T, ns, job, condition, status, reason string) ad
 	defer cancel()
 	workloads := acctest.Current().Dynamic.Resource(kueue.Workloads).Namespace(ns)
 	lw := &cache.ListWatch{
-		ListFunc:  func(o metav1.ListOptions) (runtime.Object, error) { return workloads.List(ctx, o) },
-		WatchFunc: func(o metav1.ListOptions) (watch.Interface, error) { return workloads.Watch(ctx, o) },
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return workloads.List(ctx, o) },
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return workloads.Watch(ctx, o)
+		},
 	}
 	var found admission.WorkloadRef
 	_, err := watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{}, nil, func(ev watch.Event) (bool, error) {

@@ -198,7 +198,7 @@ func (r *kueueReads) snapshot() KueueSnapshot {
 	if r.managerFound && !r.failed[deployments] {
 		release, tag, args := managerRelease(r.manager)
 		if release.Version != 0 {
-			s.Cluster, s.VersionFound = s.Cluster.WithRelease(release), true
+			s.Cluster, s.VersionFound = s.WithRelease(release), true
 		} else {
 			s.ManagerTag = tag
 		}
@@ -208,7 +208,7 @@ func (r *kueueReads) snapshot() KueueSnapshot {
 	s.Manager = s.Manager.WithFeatureGates(gates)
 	if r.configFound && !r.failed[configMaps] {
 		if m, err := admission.ParseManagerConfig([]byte(r.config.Data[kueue.ManagerConfigKey])); err == nil {
-			s.Cluster = s.Cluster.WithManager(m.WithFeatureGates(gates))
+			s.Cluster = s.WithManager(m.WithFeatureGates(gates))
 		} else {
 			s.ConfigProblem = err.Error()
 		}

@@ -36,7 +36,7 @@ func TestManagerRelease(t *testing.T) {
 		s.Version = admission.Latest
 		s.Manager.Known = true
 		if release.Version != 0 {
-			s.Cluster, s.VersionFound = s.Cluster.WithRelease(release), true
+			s.Cluster, s.VersionFound = s.WithRelease(release), true
 		}
 		if got := s.VersionText(); got != c.text {
 			t.Errorf("%s: VersionText() = %q, want %q", c.image, got, c.text)

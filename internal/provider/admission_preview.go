@@ -192,11 +192,11 @@ func (p *admissionPreview) warn(ctx context.Context, at path.Path, key string, d
 			"The cluster refused %s, which the admission preview reads once per plan; the previews of this plan were "+
 				"made without it. %s", strings.Join(w.refused.Reads, ", "), w.refused.Grant))
 	}
-	switch {
-	case w.cannot == "":
+	switch w.cannot {
+	case "":
 		diags.AddAttributeWarning(at, w.summary, w.detail)
 		return true
-	case w.cannot == tooMany:
+	case tooMany:
 		if p.carries(noticeTooMany, key) {
 			diags.AddAttributeWarning(at, "No admission preview past "+fmt.Sprint(maxPreviews)+" changes", fmt.Sprintf(
 				"This plan changes more than %d quotas or priority classes. The first %d changes planned carry a preview "+

@@ -182,7 +182,7 @@ func (c *cleaner) workloadStates(ctx context.Context) (workloadStates, error) {
 	for _, item := range list.Items {
 		var w kueue.Workload
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, &w); err != nil {
-			return s, fmt.Errorf("Workload %s/%s: %w", item.GetNamespace(), item.GetName(), err)
+			return s, fmt.Errorf("reading Workload %s/%s: %w", item.GetNamespace(), item.GetName(), err)
 		}
 		reserved := condition(w.Status.Conditions, kueue.WorkloadQuotaReserved)
 		switch {
@@ -382,7 +382,7 @@ func (b *bench) setUpJobs(ctx context.Context, dir string, n int, jr *jobsResult
 	}
 	s, err := b.cleaner.waitWorkloads(ctx, "pending jobs", func(s workloadStates) (bool, error) {
 		if s.Admitted > admitted {
-			return false, fmt.Errorf("Kueue admitted %d jobs, %d more than the quotas hold: the pending jobs found free quota", s.Admitted, s.Admitted-admitted)
+			return false, fmt.Errorf("the Kueue manager admitted %d jobs, %d more than the quotas hold: the pending jobs found free quota", s.Admitted, s.Admitted-admitted)
 		}
 		return s.Admitted == admitted && s.Pending+s.Untried == jr.PendingJobs && s.TeamsTried == n, nil
 	})

@@ -176,7 +176,7 @@ func execute(ctx context.Context, opts options, res *results, logf func(string, 
 		// Before the control plane starts: the benchmark measures CPU, on a machine as quiet as it gets.
 		res.preview().Benchmarks = runPreviewBenchmarks(ctx, repo, tmp, opts.CommandTimeout, logf)
 	}
-	if slices.Contains(opts.Paths, pathKubernetes) && !(opts.PreviewOnly && len(opts.PreviewTeams) == 0) {
+	if slices.Contains(opts.Paths, pathKubernetes) && (!opts.PreviewOnly || len(opts.PreviewTeams) > 0) {
 		if h.assets, err = resolveAssets(ctx, repo, opts.Assets); err != nil {
 			return repo, err
 		}
