@@ -348,6 +348,10 @@ func cwUnmodelledSpec(u *unstructured.Unstructured) (map[string]any, error) {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &cq); err != nil {
 		return nil, err
 	}
+	// The fields the type reads only for the admission preview are no more the provider's than
+	// the ones it does not read: the renderer never sets them.
+	cq.Spec.QueueingStrategy, cq.Spec.FlavorFungibility = "", nil
+	cq.Spec.AdmissionChecksStrategy, cq.Spec.AdmissionScope = nil, nil
 	modelled, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&cq)
 	if err != nil {
 		return nil, err
