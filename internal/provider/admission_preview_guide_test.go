@@ -195,43 +195,22 @@ func guideEdit(t *testing.T, config, name, old, new string) string {
 func guideJobs(t *testing.T) {
 	t.Helper()
 	jobs := suiteJobs()
-	step := func(team, job, n string, decided func(*unstructured.Unstructured) bool) *unstructured.Unstructured {
+	step := func(team, job, class, n string, decided func(*unstructured.Unstructured) bool) {
 		t.Helper()
-		jobs.submit(t, team, job, guideP5, "", gpus(n))
-		w, err := jobs.workloadOf(team, job, decided, time.Minute)
-		if err != nil {
+		jobs.submit(t, team, job, guideP5, class+"-priority", gpus(n))
+		if _, err := jobs.workloadOf(team, job, decided, time.Minute); err != nil {
 			t.Fatal(err)
 		}
-		return w
 	}
-	pretrain := step("research", "pretrain", "8", admitted)
-	// Kueue preempts the most recently admitted of a team's jobs first, by the time of their
-	// QuotaReserved condition, which it records to the second: finetune is admitted in a later
-	// second than pretrain, or their order would be a tie that Kueue breaks by UID, at random.
-	afterSecondOf(t, pretrain, "QuotaReserved")
-	step("research", "finetune", "4", admitted)
+	// finetune has the lower priority, so Kueue's order of preemption among research's jobs is
+	// decided by priority, not by the second in which each was admitted.
+	step("research", "pretrain", "training", "8", admitted)
+	step("research", "finetune", "experimentation", "4", admitted)
 	if err := waitBorrowed(acc.dynamic, "research", guideP5, "nvidia.com/gpu", "4"); err != nil {
 		t.Fatal(err)
 	}
-	step("research", "sweep", "2", pendingForQuota)
-	step("evaluation", "regression", "6", pendingForQuota)
-}
-
-// afterSecondOf returns once the clock is past the second in which w's condition typ last
-// changed: a Kubernetes condition's time has a resolution of one second.
-func afterSecondOf(t *testing.T, w *unstructured.Unstructured, typ string) {
-	t.Helper()
-	var at string
-	for _, c := range conditions(w) {
-		if c["type"] == typ {
-			at, _ = c["lastTransitionTime"].(string)
-		}
-	}
-	changed, err := time.Parse(time.RFC3339, at)
-	if err != nil {
-		t.Fatalf("the %s condition of Workload %s has no time (%q): %v", typ, w.GetName(), at, err)
-	}
-	time.Sleep(time.Until(changed.Add(time.Second)))
+	step("research", "sweep", "experimentation", "2", pendingForQuota)
+	step("evaluation", "regression", "training", "6", pendingForQuota)
 }
 
 // planWarning is the warning of the plan's output whose summary is summary, as the CLI printed
@@ -357,19 +336,14 @@ func checkKueueCarriesOut(t *testing.T, r review.Report) {
 
 // waitWorkloadNamed waits until decided holds for the Workload namespace/name.
 func waitWorkloadNamed(namespace, name string, decided func(*unstructured.Unstructured) bool) error {
-	deadline := time.Now().Add(time.Minute)
-	var last *unstructured.Unstructured
-	for time.Now().Before(deadline) {
-		w, err := acc.dynamic.Resource(kueue.Workloads).Namespace(namespace).Get(context.Background(), name, metav1.GetOptions{})
-		if err == nil {
-			last = w
-			if decided(w) {
-				return nil
+	return acctest.Eventually(context.Background(), time.Minute, "Workload "+namespace+"/"+name,
+		func(ctx context.Context) (bool, string, error) {
+			w, err := acc.dynamic.Resource(kueue.Workloads).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return false, err.Error(), nil
 			}
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return fmt.Errorf("not within a minute; conditions %v", conditionsOf(last))
+			return decided(w), fmt.Sprintf("conditions %v", conditions(w)), nil
+		})
 }
 
 // unreachableWarning is the warning of a plan whose cluster cannot be reached: config's provider

@@ -107,30 +107,29 @@ func workloadOf(team, job string, decided func(*unstructured.Unstructured) bool,
 
 // workloadOf is workloadOf on c.
 func (c jobCluster) workloadOf(team, job string, decided func(*unstructured.Unstructured) bool, timeout time.Duration) (*unstructured.Unstructured, error) {
-	deadline := time.Now().Add(timeout)
-	var last *unstructured.Unstructured
-	for time.Now().Before(deadline) {
-		list, err := c.dynamic.Resource(kueue.Workloads).Namespace(quota.NamespaceName(team)).List(context.Background(), metav1.ListOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("listing Workloads: %w", err)
-		}
-		for i := range list.Items {
-			w := &list.Items[i]
-			for _, o := range w.GetOwnerReferences() {
-				if o.Kind == "Job" && o.Name == job {
-					last = w
-					if decided(w) {
-						return w, nil
+	var found *unstructured.Unstructured
+	err := acctest.Eventually(context.Background(), timeout, "the Workload of Job "+job+" decided",
+		func(ctx context.Context) (bool, string, error) {
+			list, err := c.dynamic.Resource(kueue.Workloads).Namespace(quota.NamespaceName(team)).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, "", fmt.Errorf("listing Workloads: %w", err)
+			}
+			state := "kueue made no Workload for it"
+			for i := range list.Items {
+				w := &list.Items[i]
+				for _, o := range w.GetOwnerReferences() {
+					if o.Kind == "Job" && o.Name == job {
+						if decided(w) {
+							found = w
+							return true, "", nil
+						}
+						state = fmt.Sprintf("conditions %v", conditions(w))
 					}
 				}
 			}
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	if last == nil {
-		return nil, fmt.Errorf("kueue made no Workload for Job %s within %s", job, timeout)
-	}
-	return nil, fmt.Errorf("workload of Job %s not decided within %s; conditions %v", job, timeout, conditions(last))
+			return false, state, nil
+		})
+	return found, err
 }
 
 // jobUnsuspended waits until Kueue has unsuspended an admitted Job.

@@ -41,6 +41,15 @@ resource "hyperpod_compute_quota" "serving" {
   resources         = [{ instance_type = "ml.p5.48xlarge", accelerators = 4 }]
 }
 
+# Two priorities: Kueue preempts a team's lower-priority jobs first (a job selects its class with
+# the label kueue.x-k8s.io/priority-class: <name>-priority).
+resource "hyperpod_cluster_scheduler_config" "priorities" {
+  priority_classes = [
+    { name = "training", weight = 100 },
+    { name = "experimentation", weight = 25 },
+  ]
+}
+
 # Each team's namespace, with the queue its jobs name (label kueue.x-k8s.io/queue-name:
 # hyperpod-ns-<team>-localqueue).
 resource "hyperpod_team_namespace" "teams" {
