@@ -22,6 +22,10 @@ import (
 type readCache struct {
 	mu      sync.Mutex
 	entries map[objectKey]*cacheEntry
+	// running and waiting are the fresh reads in flight and the next ones, by object.
+	running, waiting map[objectKey]*cacheEntry
+	// joined, when set (by tests), is called each time a caller of fresh has joined a read.
+	joined func()
 }
 
 type objectKey struct {
@@ -121,4 +125,75 @@ func (c *readCache) has(key objectKey) bool {
 	defer c.mu.Unlock()
 	_, ok := c.entries[key]
 	return ok
+}
+
+// fresh reads an object with a request that starts after the call, for a caller that must know
+// the object as it is now, not as this process last saw it. Callers that arrive while such a
+// read is in flight form the next one together: however many ask at once, at most one read per
+// object is in flight and one more waits, and each caller's answer comes from a read that
+// started after it asked. The answer replaces the cached entry.
+func (c *readCache) fresh(ctx context.Context, key objectKey, fetch fetchFunc) ([]byte, bool, error) {
+	for {
+		c.mu.Lock()
+		if c.waiting == nil {
+			c.waiting, c.running = map[objectKey]*cacheEntry{}, map[objectKey]*cacheEntry{}
+		}
+		group, leader := c.waiting[key], false
+		if group == nil {
+			group, leader = &cacheEntry{ready: make(chan struct{})}, true
+			c.waiting[key] = group
+		}
+		previous := c.running[key]
+		joined := c.joined
+		c.mu.Unlock()
+		if joined != nil {
+			joined()
+		}
+		if leader {
+			c.lead(ctx, key, group, previous, fetch)
+			return group.raw, group.found, group.err
+		}
+		select {
+		case <-group.ready:
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+		// The leader gave up because its own context ended; ours has not.
+		if group.err != nil && isContextError(group.err) && ctx.Err() == nil {
+			continue
+		}
+		return group.raw, group.found, group.err
+	}
+}
+
+// lead waits for the read in flight, if any, then reads for its group.
+func (c *readCache) lead(ctx context.Context, key objectKey, group, previous *cacheEntry, fetch fetchFunc) {
+	if previous != nil {
+		select {
+		case <-previous.ready:
+		case <-ctx.Done():
+			group.err = ctx.Err()
+		}
+	}
+	c.mu.Lock()
+	delete(c.waiting, key)
+	if group.err == nil {
+		c.running[key] = group
+	}
+	c.mu.Unlock()
+	if group.err == nil {
+		group.raw, group.found, group.err = fetch(ctx)
+	}
+	c.mu.Lock()
+	if c.running[key] == group {
+		delete(c.running, key)
+	}
+	if group.err == nil {
+		if c.entries == nil {
+			c.entries = map[objectKey]*cacheEntry{}
+		}
+		c.entries[key] = group
+	}
+	c.mu.Unlock()
+	close(group.ready)
 }

@@ -65,6 +65,28 @@ func (c *Client) Get(ctx context.Context, gvr schema.GroupVersionResource, names
 	return true, nil
 }
 
+// GetNow is Get answered by a GET that starts after the call, for a caller that must know the
+// object as it is now rather than as this process last saw it (another process may have deleted
+// it since). Concurrent callers of one object share reads (readCache.fresh); the answer is what
+// later Gets return.
+func (c *Client) GetNow(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, out any) (found bool, err error) {
+	if err := c.init(ctx); err != nil {
+		return false, err
+	}
+	ctx, tl := withTally(ctx)
+	defer func() { err = tl.explain(err) }()
+	raw, found, err := c.cache.fresh(ctx, objectKey{gvr, namespace, name}, func(ctx context.Context) ([]byte, bool, error) {
+		return c.fetch(ctx, gvr, namespace, name)
+	})
+	if err != nil || !found {
+		return false, err
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return true, fmt.Errorf("decoding %s %q: %w", gvr.Resource, name, err)
+	}
+	return true, nil
+}
+
 // fetch is one GET, bypassing the cache.
 func (c *Client) fetch(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) ([]byte, bool, error) {
 	raw, err := rawOf(c.json.Get().AbsPath(objectPath(gvr, namespace, name)...).Do(ctx))

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -95,5 +96,69 @@ func TestAccConcurrentWriters_flavorDeletedWhileAnotherRunUsesIt(t *testing.T) {
 				),
 			},
 		},
+	})
+}
+
+// Another run deletes a flavor as unused, and it is gone, after this run found it and before
+// this run writes the ClusterQueue that uses it: nothing then holds the flavor for the queue,
+// and the other run's look after its delete came too early to see the queue. The create reads
+// the flavor once more after writing the queue, gives it back, and the queue is active.
+func TestAccConcurrentWriters_flavorGoneBeforeTheQueueIsWritten(t *testing.T) {
+	acctest.RequireKueue(t)
+	const team, flavor = "cw-flavor-gone", "ml.g6e.2xlarge"
+	cwCleanupFlavor(t, flavor)
+
+	// The create's write of the ClusterQueue waits at the gate while the other run deletes the
+	// flavor and it goes.
+	applyHeld := newGate(t)
+	proxy := acctest.HoldingProxy(t, func(r *http.Request) {
+		if r.Method == http.MethodPatch && strings.HasSuffix(r.URL.Path, "/clusterqueues/"+quota.ClusterQueueName(team)) {
+			applyHeld.Hold()
+		}
+	})
+	otherRunDeleted := make(chan error, 1)
+	go func() {
+		select {
+		case <-applyHeld.Arrived():
+		case <-t.Context().Done():
+			return
+		}
+		err := acc.dynamic.Resource(kueue.ResourceFlavors).Delete(context.Background(), flavor, metav1.DeleteOptions{})
+		if err == nil {
+			err = acctest.Eventually(context.Background(), time.Minute, "ResourceFlavor "+flavor+" gone",
+				func(ctx context.Context) (bool, string, error) {
+					_, err := acc.dynamic.Resource(kueue.ResourceFlavors).Get(ctx, flavor, metav1.GetOptions{})
+					if apierrors.IsNotFound(err) {
+						return true, "", nil
+					}
+					return false, fmt.Sprintf("still there (%v)", err), nil
+				})
+		}
+		otherRunDeleted <- err
+		applyHeld.Open()
+	}()
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf("provider \"hyperpod\" {\n  host = %q\n}\n", proxy) +
+				acctest.Quota(team).Resource(flavor).Count(1).HCL(),
+			Check: resource.ComposeTestCheckFunc(
+				func(*terraform.State) error {
+					if err := <-otherRunDeleted; err != nil {
+						return fmt.Errorf("the other run's delete of the flavor: %w", err)
+					}
+					rf, err := cwGet(kueue.ResourceFlavors, "", flavor)
+					if err != nil {
+						return fmt.Errorf("ResourceFlavor %s after the create: %w, want it given back", flavor, err)
+					}
+					if rf.GetDeletionTimestamp() != nil {
+						return fmt.Errorf("ResourceFlavor %s is being deleted", flavor)
+					}
+					return nil
+				},
+				checkQueueActive(t, team),
+			),
+		}},
 	})
 }

@@ -126,6 +126,15 @@ func (s *teamQuotas) Put(ctx context.Context, rc quota.ResolvedConfig, owner str
 		return written, createdFlavors, requestError(backend.OpApply, kindClusterQueue, "", cq.Name, err)
 	}
 	tflog.Info(ctx, "applied ClusterQueue", map[string]any{"name": cq.Name})
+	for _, e := range rc.Resources {
+		created, err := s.confirmFlavor(ctx, e.Configured.InstanceType)
+		if created {
+			createdFlavors = append(createdFlavors, e.Configured.InstanceType)
+		}
+		if err != nil {
+			return RecordOf(kindClusterQueue, applied.ObjectMeta), createdFlavors, err
+		}
+	}
 	if lost := quota.SpecDrift(cq.Spec, applied.Spec); len(lost) > 0 {
 		return RecordOf(kindClusterQueue, applied.ObjectMeta), createdFlavors, notKept(cq.Name, lost)
 	}
@@ -175,6 +184,24 @@ func (s *teamQuotas) ensureFlavor(ctx context.Context, instanceType string) (cre
 	}
 	tflog.Info(ctx, "created ResourceFlavor", map[string]any{"name": instanceType})
 	return true, nil
+}
+
+// confirmFlavor makes sure a flavor the queue just written uses still exists. What this process
+// read of it may be older than a delete by another run that found no queue using it: that
+// run's second look, after its delete, sees this queue only if it was written by then, and
+// Kueue keeps a flavor a queue uses only if the queue exists before the delete. A read that
+// starts after the queue was written closes the gap: it finds the flavor, or this run gives it
+// back.
+func (s *teamQuotas) confirmFlavor(ctx context.Context, instanceType string) (created bool, err error) {
+	var rf kueue.ResourceFlavor
+	found, err := s.kube.GetNow(ctx, kueue.ResourceFlavors, "", instanceType, &rf)
+	if err != nil {
+		return false, requestError(backend.OpRead, kindResourceFlavor, "", instanceType, err)
+	}
+	if found && rf.DeletionTimestamp == nil {
+		return false, nil
+	}
+	return s.ensureFlavor(ctx, instanceType)
 }
 
 // awaitDeletedFlavor handles a flavor being deleted, by the last quota that used it in this run
