@@ -1,6 +1,6 @@
 # assets-common.sh: what the build scripts of the test assets share (controlplane-assets.sh,
-# tofu-assets.sh). Sourced, never run: the caller sets log_name (the prefix of its log lines)
-# and tools_module (its module under tools/) first.
+# tofu-assets.sh, terraform-assets.sh). Sourced, never run: the caller sets log_name (the prefix
+# of its log lines) first, and tools_module (its module under tools/) when it has one.
 
 log() { printf '%s: %s\n' "${log_name}" "$*" >&2; }
 die() {
@@ -9,8 +9,10 @@ die() {
 }
 
 repo_root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd -P)
-tools_dir="${repo_root}/tools/${tools_module}"
-[[ -f "${tools_dir}/go.mod" ]] || die "cannot find ${tools_dir}/go.mod (is the script inside the repository?)"
+if [[ -n "${tools_module:-}" ]]; then
+	tools_dir="${repo_root}/tools/${tools_module}"
+	[[ -f "${tools_dir}/go.mod" ]] || die "cannot find ${tools_dir}/go.mod (is the script inside the repository?)"
+fi
 command -v go >/dev/null 2>&1 || die "go is not on PATH"
 # Never let a go.work elsewhere change what gets built.
 export GOWORK=off

@@ -2,11 +2,11 @@
 # test.sh: what `make test` and `make test-all` run, phase by phase, with a timing summary.
 #
 #   scripts/test.sh          builds, unit tests, the acceptance suite under Terraform, under
-#                            OpenTofu the tests whose outcome depends on the CLI (both on the
-#                            newest Kubernetes and the default Kueue, the task-governance
-#                            add-on's), and the tests whose outcome depends on the cluster's
-#                            versions on the oldest supported Kueue and on the oldest supported
-#                            Kubernetes minor (with the default Kueue)
+#                            OpenTofu and under the newest Terraform the tests whose outcome
+#                            depends on the CLI (all on the newest Kubernetes and the default
+#                            Kueue, the task-governance add-on's), and the tests whose outcome
+#                            depends on the cluster's versions on the oldest supported Kueue and on
+#                            the oldest supported Kubernetes minor (with the default Kueue)
 #   scripts/test.sh --all    the full cross product: every acceptance test under every CLI and
 #                            on every supported Kueue release; the oldest Kubernetes minor runs
 #                            the version-dependent tests as in `make test`
@@ -24,7 +24,8 @@
 # first phase beside the others, in a test process of their own (.cache/test/acc-terraform-beside.log).
 #
 # Environment: TERRAFORM (terraform binary, default: the one on PATH), TOFU (an OpenTofu binary
-# instead of building one), KUBE_CONFIG_PATH (an existing, disposable cluster instead of the local
+# instead of building one), TERRAFORM_LATEST (a Terraform 1.15.0 binary instead of building one,
+# scripts/terraform-assets.sh), KUBE_CONFIG_PATH (an existing, disposable cluster instead of the local
 # control plane), TEST_TIMEOUT (go test -timeout of an acceptance phase, default 60m),
 # HYPERPOD_DIFFERENTIAL_SEEDS (the admission preview's differential seeds: N for 1 to N, or A-B;
 # default: a sample per Kueue release, 40 with --all).
@@ -66,6 +67,20 @@ opentofu_tests=(
 	'TestAccTaskGovernance_quotaLifecycle'
 	'TestAccTaskGovernance_oneOwnerAndAdoption'
 	'TestAccTaskGovernance_tags'
+	'TestFunction_.*'
+)
+
+# The acceptance tests the newest Terraform runs in `make test`, besides the terraform on PATH:
+# those whose outcome depends on what its newer releases changed in the CLI: import by ID and by
+# identity (import blocks with identity need Terraform >= 1.12, so only this phase runs them under
+# Terraform), -generate-config-out, provider functions, and the plan's warnings as the CLI's JSON
+# carries them (the admission preview, and the saved plan plan-review reads). moved and removed
+# blocks never reach the provider (it has no state moves or upgrades): the CLI alone handles them.
+terraform_latest_tests=(
+	'TestAccIdentity_teamResources'
+	'TestAccComputeQuota_import'
+	'TestAccAdoption_hyperpodShapes'
+	'TestAccAdmissionPreview_plan'
 	'TestFunction_.*'
 )
 
@@ -111,6 +126,8 @@ if [[ -z "${terraform}" ]]; then
 	exit 1
 fi
 timeout=${TEST_TIMEOUT:-60m}
+# Nothing goes out at test time: Terraform's update check (checkpoint) stays off in every phase.
+export CHECKPOINT_DISABLE=1
 # The unit phase runs provider functions through the CLI too; never let plugin-testing download one.
 export TF_ACC_TERRAFORM_PATH="${terraform}"
 
@@ -201,11 +218,11 @@ run() {
 	fi
 }
 
-# The control planes and OpenTofu build in two background jobs while the foreground vets and
-# runs the unit tests: the first builds the first acceptance phase's control plane; the second, at
-# a lower priority, what the other phases need, in their order, so it takes the CPU the rest leave
-# idle (while modules download, while a build links, while tests wait on the cluster) rather than
-# slowing them. A phase whose build is not done yet waits for it, and the wait shows in the time
+# The control planes, OpenTofu and the newest Terraform build in two background jobs while the
+# foreground vets and runs the unit tests: the first builds the first acceptance phase's control
+# plane; the second, at a lower priority, what the other phases need, in their order, so it takes
+# the CPU the rest leave idle (while modules download, while a build links, while tests wait on
+# the cluster) rather than slowing them. A phase whose build is not done yet waits for it, and the wait shows in the time
 # table. With warm caches every build is a no-op.
 assets_log=${logs}/assets.log
 # emit <name> <command...>: run a build command and pass on the path it prints as "<name> <path>",
@@ -229,6 +246,11 @@ build_later() {
 		printf 'tofu %s\n' "${TOFU}"
 	else
 		emit tofu nice -n 10 scripts/tofu-assets.sh
+	fi
+	if [[ -n "${TERRAFORM_LATEST:-}" ]]; then
+		printf 'terraform-latest %s\n' "${TERRAFORM_LATEST}"
+	else
+		emit terraform-latest nice -n 10 scripts/terraform-assets.sh
 	fi
 	emit kueue-v0.15.0 nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.15.0 scripts/controlplane-assets.sh
 	if ${all}; then
@@ -298,7 +320,7 @@ stop_builders() {
 	builders=()
 }
 
-begin "builds (go vet, the harness; control planes and OpenTofu in the background, ${assets_log})"
+begin "builds (go vet, the harness; control planes, OpenTofu and Terraform in the background, ${assets_log})"
 rm -f -- "${logs}/.builds"
 mkfifo -- "${logs}/.builds"
 set -m # gives each background job a process group of its own
@@ -367,17 +389,23 @@ start_cluster() {
 	finish ok
 }
 
-# check_selection <log> <patterns...>: a renamed test must not drop out of a selection unnoticed.
-# The log of the tests run beside (acceptance) counts too.
+# check_selection [--passed] <log> <patterns...>: a renamed test must not drop out of a selection
+# unnoticed; with --passed, nor may one that skips. The log of the tests run beside (acceptance)
+# counts too.
 check_selection() {
+	local results='PASS|SKIP' missing='no test matches'
+	if [[ "$1" == --passed ]]; then
+		results='PASS' missing='no test passed that matches'
+		shift
+	fi
 	local files=("$1") pattern
 	shift
 	if [[ -f "${files[0]%.log}-beside.log" ]]; then
 		files+=("${files[0]%.log}-beside.log")
 	fi
 	for pattern in "$@"; do
-		if ! grep -qhE "^--- (PASS|SKIP): ${pattern} \(" -- "${files[@]}"; then
-			echo "no test matches '${pattern}' of a selection in scripts/test.sh: was it renamed?" >&2
+		if ! grep -qhE "^--- (${results}): ${pattern} \(" -- "${files[@]}"; then
+			echo "${missing} '${pattern}' of a selection in scripts/test.sh: was it renamed (or skipped)?" >&2
 			exit 1
 		fi
 	done
@@ -429,6 +457,26 @@ TF_ACC_TERRAFORM_PATH="${tofu}" TF_ACC_PROVIDER_HOST=registry.opentofu.org TF_CL
 	run "${logs}/acc-opentofu.log" go test -count=1 -timeout "${timeout}" ./internal/provider -run "${selection}" -v
 if ! ${all}; then
 	check_selection "${logs}/acc-opentofu.log" "${opentofu_tests[@]}"
+fi
+finish ok
+
+# The newest Terraform, built from source (scripts/terraform-assets.sh), on the same control
+# plane. Its registry host is plugin-testing's default, as for the terraform on PATH.
+selection="^($(IFS='|'; printf '%s' "${terraform_latest_tests[*]}"))\$"
+label="CLI-dependent tests"
+if ${all}; then
+	selection='^(TestAcc|TestFunction_)'
+	label="all tests"
+fi
+next_build terraform-latest
+terraform_latest=${built}
+begin "acceptance, Terraform $("${terraform_latest}" version | sed -nE '1s/^Terraform v//p') (${label}), Kubernetes ${k8s}, Kueue ${kueue_version}"
+TF_ACC_TERRAFORM_PATH="${terraform_latest}" \
+	run "${logs}/acc-terraform-latest.log" go test -count=1 -timeout "${timeout}" ./internal/provider -run "${selection}" -v
+if ! ${all}; then
+	# The newest CLI skips none of them: a test that it skipped (a version check) would hide
+	# what the phase is for.
+	check_selection --passed "${logs}/acc-terraform-latest.log" "${terraform_latest_tests[@]}"
 fi
 finish ok
 stop_cluster
