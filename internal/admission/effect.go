@@ -85,6 +85,15 @@ func (c Cluster) WithQueue(name string, next *kueue.ClusterQueue) Cluster {
 	return c
 }
 
+// WithLocalQueue is c with lq, unless c has a LocalQueue of that namespace and name already.
+func (c Cluster) WithLocalQueue(lq kueue.LocalQueue) Cluster {
+	if slices.ContainsFunc(c.LocalQueues, func(q kueue.LocalQueue) bool { return q.Namespace == lq.Namespace && q.Name == lq.Name }) {
+		return c
+	}
+	c.LocalQueues = append(slices.Clip(c.LocalQueues), lq)
+	return c
+}
+
 // CohortOf is the part of c that admission in the cohorts of the named ClusterQueues depends
 // on: those cohorts' ClusterQueues (a ClusterQueue without a cohort is one of its own), the
 // LocalQueues that feed them and their Workloads. Kueue admits and preempts within a cohort

@@ -17,6 +17,7 @@ import (
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -207,6 +208,9 @@ type KueueState interface {
 	// Snapshot lists them, each kind once, every request sent once. A snapshot that cannot be
 	// made because the store refused reads it needs fails with a *ReadsRefused.
 	Snapshot(ctx context.Context) (KueueSnapshot, error)
+	// WithQuota is c as the store holds it once the team's quota is written as the ClusterQueue
+	// next (nil: deleted), with whatever else the store writes with it.
+	WithQuota(c admission.Cluster, team string, next *kueue.ClusterQueue) admission.Cluster
 }
 
 // KueueSnapshot is what the admission preview starts from.

@@ -125,7 +125,7 @@ func (p *admissionPreview) warnQuotaChange(ctx context.Context, at path.Path, te
 		key = name + "\x00" + string(spec)
 	}
 	return p.warn(ctx, at, key, diags, func(ctx context.Context) previewWarning {
-		outcome, err := p.planner.Effect(ctx, p.snap.Cluster.WithQueue(name, next), name)
+		outcome, err := p.planner.Effect(ctx, p.state.WithQuota(p.snap.Cluster, team, next), name)
 		if err != nil {
 			return previewWarning{cannot: cannotPredict(err, p.budget)}
 		}

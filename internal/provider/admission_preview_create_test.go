@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -10,19 +11,37 @@ import (
 )
 
 // A new quota is previewed like a change, and the prediction comes true on apply: the quota of
-// a team whose LocalQueue already holds a job starts that job, and as it lends to the cohort it
+// a team whose namespace already holds a job starts that job, and as it lends to the cohort it
 // joins, a borrower's waiting job starts too.
 func TestAccAdmissionPreview_newQuota(t *testing.T) {
 	acctest.RequireKueue(t)
 	const lender, borrower, newcomer = "e2e-newq-lender", "e2e-newq-borrower", "e2e-newq-newcomer"
 	e2eCleanup(t, lender, borrower, newcomer)
-	const cohort = "\n  cohort = \"e2e-newq\""
-	base := "provider \"hyperpod\" {\n}\n" +
+	newQuotaStory(t, previewPath{provider: "provider \"hyperpod\" {\n}\n", cohort: "e2e-newq", jobs: suiteJobs(),
+		settled: func() error { return nil }}, lender, borrower, newcomer)
+}
+
+// The same through the SageMaker API: the add-on writes the new team's LocalQueue with its
+// ClusterQueue, so the preview counts the job waiting in the team's namespace for a queue.
+func TestAccTaskGovernance_admissionPreviewNewQuota(t *testing.T) {
+	tg := acctest.RequireTaskGovernance(t)
+	const lender, borrower, newcomer = "tg-newq-lender", "tg-newq-borrower", "tg-newq-newcomer"
+	tgCleanup(t, tg, lender, borrower, newcomer)
+	newQuotaStory(t, previewPath{provider: tg.ProviderHCL(), jobs: tgJobs(tg),
+		settled: func() error { return tg.Emulator.Settle(context.Background()) }}, lender, borrower, newcomer)
+}
+
+func newQuotaStory(t *testing.T, p previewPath, lender, borrower, newcomer string) {
+	cohort := ""
+	if p.cohort != "" {
+		cohort = "\n  cohort = \"" + p.cohort + "\""
+	}
+	base := p.provider +
 		e2eTeam(lender, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`+cohort+`
   resource_sharing = { strategy = "Lend" }`) +
 		e2eTeam(borrower, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`+cohort+`
   resource_sharing = { strategy = "LendAndBorrow", borrow_limit = 100 }`)
-	// The newcomer's namespace and LocalQueue exist before its quota does.
+	// The newcomer's namespace exists before its quota does.
 	newcomerNamespace := "\nresource \"hyperpod_team_namespace\" \"newcomer\" {\n  team          = \"" + newcomer +
 		"\"\n  force_destroy = true\n}\n"
 	withQuota := base + newcomerNamespace + `
@@ -39,9 +58,12 @@ resource "hyperpod_compute_quota" "newcomer" {
 	if r := cli.apply(3 * time.Minute); r.exitCode != 0 {
 		t.Fatalf("apply: %s", r)
 	}
-	jobs := suiteJobs()
+	if err := p.settled(); err != nil {
+		t.Fatal(err)
+	}
+	jobs := p.jobs
 	// The cohort's 8 GPUs are in use: the borrower runs 6 (2 borrowed), the lender 2; the
-	// borrower's next 2-GPU job waits for room, and the newcomer's job for a ClusterQueue.
+	// borrower's next 2-GPU job waits for room, and the newcomer's job for a queue.
 	jobs.submit(t, borrower, "big", "ml.g5.12xlarge", "", gpus("6"))
 	if _, err := jobs.workloadOf(borrower, "big", admitted, time.Minute); err != nil {
 		t.Fatal(err)
@@ -85,6 +107,9 @@ resource "hyperpod_compute_quota" "newcomer" {
 	// What the preview said is what Kueue does.
 	if r := cli.apply(3 * time.Minute); r.exitCode != 0 {
 		t.Fatalf("apply of the new quota: %s", r)
+	}
+	if err := p.settled(); err != nil {
+		t.Fatal(err)
 	}
 	for team, job := range map[string]string{borrower: "next", newcomer: "early"} {
 		if _, err := jobs.workloadOf(team, job, admitted, time.Minute); err != nil {

@@ -208,7 +208,17 @@ func previewStory(t *testing.T, p previewPath, lender, borrower, extra string) {
 }
 
 // failingState is a cluster that cannot be reached, counting the reads sent to it.
-type failingState struct{ reads *int }
+// queueOnly places a quota as the Kubernetes path's store holds it: its ClusterQueue alone.
+type queueOnly struct{}
+
+func (queueOnly) WithQuota(c admission.Cluster, team string, next *kueue.ClusterQueue) admission.Cluster {
+	return c.WithQueue(quota.ClusterQueueName(team), next)
+}
+
+type failingState struct {
+	queueOnly
+	reads *int
+}
 
 func (f failingState) Snapshot(context.Context) (backend.KueueSnapshot, error) {
 	*f.reads++
@@ -224,7 +234,7 @@ func TestAdmissionPreviewWithoutCluster(t *testing.T) {
 	next := *prior
 	next.Spec.CohortName = "c"
 	reads := 0
-	p := &admissionPreview{state: failingState{&reads}}
+	p := &admissionPreview{state: failingState{reads: &reads}}
 	for range 2 {
 		var diags diag.Diagnostics
 		if p.warnQuotaChange(context.Background(), path.Root("resources"), "t", prior.Name, &next, &diags) {
@@ -245,13 +255,13 @@ func TestAdmissionPreviewWithoutCluster(t *testing.T) {
 	}
 	reads = 0
 	var diags diag.Diagnostics
-	off := &admissionPreview{off: "admission_preview = false", state: failingState{&reads}}
+	off := &admissionPreview{off: "admission_preview = false", state: failingState{reads: &reads}}
 	if off.warnQuotaChange(context.Background(), path.Root("resources"), "t", prior.Name, &next, &diags) || len(diags) != 0 || reads != 0 {
 		t.Errorf("previews off: %d reads, %v", reads, diags)
 	}
 	// A cluster that does not exist yet (the provider's configuration waits for it): no read,
 	// and a warning that says why.
-	notYet := &admissionPreview{unavailable: "the provider's host are not known until apply", state: failingState{&reads}}
+	notYet := &admissionPreview{unavailable: "the provider's host are not known until apply", state: failingState{reads: &reads}}
 	if notYet.warnQuotaChange(context.Background(), path.Root("resources"), "t", prior.Name, &next, &diags) || reads != 0 ||
 		len(diags) != 1 || !strings.Contains(diags[0].Detail(), "host are not known until apply") {
 		t.Errorf("provider configuration not known: %d reads, %v", reads, diags)
@@ -259,7 +269,7 @@ func TestAdmissionPreviewWithoutCluster(t *testing.T) {
 }
 
 // emptyState is a reachable cluster without Kueue objects.
-type emptyState struct{}
+type emptyState struct{ queueOnly }
 
 func (emptyState) Snapshot(context.Context) (backend.KueueSnapshot, error) {
 	return backend.KueueSnapshot{Version: "Kueue v0.19"}, nil
@@ -289,7 +299,10 @@ func TestAdmissionPreviewBound(t *testing.T) {
 }
 
 // clusterState is a reachable cluster holding c.
-type clusterState struct{ c admission.Cluster }
+type clusterState struct {
+	queueOnly
+	c admission.Cluster
+}
 
 func (s clusterState) Snapshot(context.Context) (backend.KueueSnapshot, error) {
 	return backend.KueueSnapshot{Cluster: s.c, Version: "Kueue v0.19"}, nil
@@ -317,7 +330,7 @@ func TestAdmissionPreviewPriorityClasses(t *testing.T) {
 		WorkloadPriorityClasses: []kueue.WorkloadPriorityClass{
 			quota.RenderPriorityClass(prior[0], ""), quota.RenderPriorityClass(prior[1], "")},
 	}
-	p := &admissionPreview{state: clusterState{c}}
+	p := &admissionPreview{state: clusterState{c: c}}
 	var diags diag.Diagnostics
 	p.warnPriorityChange(context.Background(), path.Root("priority_classes"), prior, prior, &diags)
 	if len(diags) != 0 {
@@ -368,6 +381,7 @@ func TestAccAdmissionPreview_unreachable(t *testing.T) {
 // refusingState is a cluster that refuses reads: required ones fail the snapshot, optional ones
 // are reported beside it.
 type refusingState struct {
+	queueOnly
 	required, optional []string
 	c                  admission.Cluster
 }
@@ -433,8 +447,8 @@ func TestAdmissionPreviewRefusedReads(t *testing.T) {
 func TestAdmissionPreviewWarningsPerPlan(t *testing.T) {
 	reads := 0
 	for name, p := range map[string]*admissionPreview{
-		"unreachable": {state: failingState{&reads}},
-		"unavailable": {unavailable: "the provider's host are not known until apply", state: failingState{&reads}},
+		"unreachable": {state: failingState{reads: &reads}},
+		"unavailable": {unavailable: "the provider's host are not known until apply", state: failingState{reads: &reads}},
 		"reachable":   {state: emptyState{}},
 	} {
 		warnings, previews := planChanges(p, 1000)
@@ -463,7 +477,7 @@ func TestAdmissionPreviewNewQuota(t *testing.T) {
 		Workloads:       []kueue.Workload{pending},
 	}
 	next := at.MakeClusterQueue(name).ResourceGroup(at.MakeFlavorQuotas("p4").Resource(gpu, "4").Obj()).Obj()
-	p := &admissionPreview{state: clusterState{c}}
+	p := &admissionPreview{state: clusterState{c: c}}
 	var diags diag.Diagnostics
 	if !p.warnQuotaChange(context.Background(), path.Root("resources"), "new", name, &next, &diags) || len(diags) != 1 {
 		t.Fatalf("a new quota: %v, want one preview", diags)
@@ -486,7 +500,7 @@ func TestAdmissionPreviewBudget(t *testing.T) {
 		ResourceFlavors: []kueue.ResourceFlavor{at.MakeResourceFlavor("p4")},
 		Workloads:       []kueue.Workload{at.MakeWorkload("p", "ns-a").Queue("lq").Request(gpu, "8").Obj()},
 	}
-	p := &admissionPreview{state: clusterState{c}, budget: time.Nanosecond}
+	p := &admissionPreview{state: clusterState{c: c}, budget: time.Nanosecond}
 	warnings, previews := planChanges(p, 3)
 	if previews != 0 || len(warnings) != 1 || warnings[0].Summary() != "No admission preview" ||
 		!strings.Contains(warnings[0].Detail(), "took longer than 1ns in all") {
@@ -505,7 +519,7 @@ func TestAdmissionPreviewSameChangeRenderedTwice(t *testing.T) {
 		return &cq
 	}
 	reads := 0
-	p := &admissionPreview{state: failingState{&reads}}
+	p := &admissionPreview{state: failingState{reads: &reads}}
 	for i := range 2 {
 		var diags diag.Diagnostics
 		p.warnQuotaChange(context.Background(), path.Root("resources"), "t", quota.ClusterQueueName("t"), render(), &diags)
