@@ -32,15 +32,8 @@ func TestAccTaskGovernance_admissionPreviewNewQuota(t *testing.T) {
 }
 
 func newQuotaStory(t *testing.T, p previewPath, lender, borrower, newcomer string) {
-	cohort := ""
-	if p.cohort != "" {
-		cohort = "\n  cohort = \"" + p.cohort + "\""
-	}
-	base := p.provider +
-		e2eTeam(lender, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`+cohort+`
-  resource_sharing = { strategy = "Lend" }`) +
-		e2eTeam(borrower, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`+cohort+`
-  resource_sharing = { strategy = "LendAndBorrow", borrow_limit = 100 }`)
+	cohort := lendingCohort{lender: lender, borrower: borrower, cohort: p.cohort}
+	base := p.provider + cohort.quotas(1)
 	// The newcomer's namespace exists before its quota does.
 	newcomerNamespace := "\nresource \"hyperpod_team_namespace\" \"newcomer\" {\n  team          = \"" + newcomer +
 		"\"\n  force_destroy = true\n}\n"
@@ -48,7 +41,7 @@ func newQuotaStory(t *testing.T, p previewPath, lender, borrower, newcomer strin
 resource "hyperpod_compute_quota" "newcomer" {
   name      = "` + newcomer + `-quota"
   team      = hyperpod_team_namespace.newcomer.team
-  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]` + cohort + `
+  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]` + cohort.cohortLine() + `
   resource_sharing = { strategy = "Lend" }
 }
 `
@@ -62,21 +55,9 @@ resource "hyperpod_compute_quota" "newcomer" {
 		t.Fatal(err)
 	}
 	jobs := p.jobs
-	// The cohort's 8 GPUs are in use: the borrower runs 6 (2 borrowed), the lender 2; the
-	// borrower's next 2-GPU job waits for room, and the newcomer's job for a queue.
-	jobs.submit(t, borrower, "big", "ml.g5.12xlarge", "", gpus("6"))
-	if _, err := jobs.workloadOf(borrower, "big", admitted, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	jobs.submit(t, lender, "own", "ml.g5.12xlarge", "", gpus("2"))
-	if _, err := jobs.workloadOf(lender, "own", admitted, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	jobs.submit(t, borrower, "next", "ml.g5.12xlarge", "", gpus("2"))
-	next, err := jobs.workloadOf(borrower, "next", pendingForQuota, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The cohort's GPUs are in use and the borrower's next job waits (lendingCohort.fill); the
+	// newcomer's job waits for a queue.
+	next := cohort.fill(t, jobs)
 	jobs.submit(t, newcomer, "early", "ml.g5.12xlarge", "", gpus("2"))
 	early, err := jobs.workloadOf(newcomer, "early", heldBecause("doesn't exist", "does not exist"), time.Minute)
 	if err != nil {

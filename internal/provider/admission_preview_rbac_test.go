@@ -129,16 +129,8 @@ func TestAccTaskGovernance_admissionPreviewShippedRole(t *testing.T) {
 // previewAsShippedRole is the story of TestAccAdmissionPreview_plan run as p's user: the
 // lender's second instance lends the GPUs the borrower's pending job waits for.
 func previewAsShippedRole(t *testing.T, p previewRolePath, lender, borrower string) {
-	cohort := ""
-	if p.cohort != "" {
-		cohort = "\n  cohort = \"" + p.cohort + "\""
-	}
-	config := func(lenderCount int) string {
-		return p.provider + e2eTeam(lender, fmt.Sprintf(`  resources = [{ instance_type = "ml.g5.12xlarge", count = %d }]`, lenderCount)+cohort+`
-  resource_sharing = { strategy = "Lend" }`) +
-			e2eTeam(borrower, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`+cohort+`
-  resource_sharing = { strategy = "LendAndBorrow", borrow_limit = 100 }`)
-	}
+	cohort := lendingCohort{lender: lender, borrower: borrower, cohort: p.cohort}
+	config := func(lenderCount int) string { return p.provider + cohort.quotas(lenderCount) }
 	cli := newTFCLI(t)
 	cli.writeConfig(config(1))
 	cli.init()
@@ -155,21 +147,7 @@ func previewAsShippedRole(t *testing.T, p previewRolePath, lender, borrower stri
 	if err := p.settled(); err != nil {
 		t.Fatal(err)
 	}
-	// The cohort has 8 GPUs: the borrower runs 6 (2 borrowed), the lender 2, and the borrower's
-	// next 2-GPU job waits for room.
-	p.jobs.submit(t, borrower, "big", "ml.g5.12xlarge", "", gpus("6"))
-	if _, err := p.jobs.workloadOf(borrower, "big", admitted, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	p.jobs.submit(t, lender, "own", "ml.g5.12xlarge", "", gpus("2"))
-	if _, err := p.jobs.workloadOf(lender, "own", admitted, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	p.jobs.submit(t, borrower, "next", "ml.g5.12xlarge", "", gpus("2"))
-	next, err := p.jobs.workloadOf(borrower, "next", pendingForQuota, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
+	next := cohort.fill(t, p.jobs)
 	nextRef := admission.WorkloadRef{Namespace: next.GetNamespace(), Name: next.GetName()}
 
 	cli.writeConfig(config(2))

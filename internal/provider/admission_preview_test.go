@@ -80,19 +80,13 @@ func TestAccTaskGovernance_admissionPreview(t *testing.T) {
 }
 
 func previewStory(t *testing.T, p previewPath, lender, borrower, extra string) {
-	cohort := ""
-	if p.cohort != "" {
-		cohort = "\n  cohort = \"" + p.cohort + "\""
-	}
+	cohort := lendingCohort{lender: lender, borrower: borrower, cohort: p.cohort}
 	config := func(lenderCount int, previews bool) string {
 		provider := p.provider
 		if !previews {
 			provider = strings.Replace(provider, "provider \"hyperpod\" {", "provider \"hyperpod\" {\n  admission_preview = false", 1)
 		}
-		return provider + e2eTeam(lender, `  resources = [{ instance_type = "ml.g5.12xlarge", count = `+strconv.Itoa(lenderCount)+` }]`+cohort+`
-  resource_sharing = { strategy = "Lend" }`) +
-			e2eTeam(borrower, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 1 }]`+cohort+`
-  resource_sharing = { strategy = "LendAndBorrow", borrow_limit = 100 }`)
+		return provider + cohort.quotas(lenderCount)
 	}
 	cli := newTFCLI(t)
 	cli.writeConfig(config(1, true))
@@ -103,22 +97,7 @@ func previewStory(t *testing.T, p previewPath, lender, borrower, extra string) {
 	if err := p.settled(); err != nil {
 		t.Fatal(err)
 	}
-
-	// The cohort has 8 GPUs: the borrower runs 6 (2 borrowed), the lender 2, and the borrower's
-	// next 2-GPU job waits for room.
-	p.jobs.submit(t, borrower, "big", "ml.g5.12xlarge", "", gpus("6"))
-	if _, err := p.jobs.workloadOf(borrower, "big", admitted, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	p.jobs.submit(t, lender, "own", "ml.g5.12xlarge", "", gpus("2"))
-	if _, err := p.jobs.workloadOf(lender, "own", admitted, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	p.jobs.submit(t, borrower, "next", "ml.g5.12xlarge", "", gpus("2"))
-	next, err := p.jobs.workloadOf(borrower, "next", pendingForQuota, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
+	next := cohort.fill(t, p.jobs)
 	nextRef := admission.WorkloadRef{Namespace: next.GetNamespace(), Name: next.GetName()}
 
 	if r, diags := cli.planJSON(2 * time.Minute); r.exitCode != 0 || len(previewsIn(diags)) != 0 {
