@@ -131,17 +131,16 @@ func TestRenderLendAndBorrowDefault(t *testing.T) {
 func TestRenderStrategies(t *testing.T) {
 	cat := catalog.Builtin()
 	tests := []struct {
-		name          string
-		sharing       Sharing
-		borrow, lend  []string
-		cohortMatters bool
+		name         string
+		sharing      Sharing
+		borrow, lend []string
 	}{
-		{"LendAndBorrow 100", Sharing{BorrowLimit: i64(100)}, []string{"48", "192Gi", "4", "0", "1"}, none(5), true},
-		{"LendAndBorrow 0", Sharing{Strategy: str(StrategyLendAndBorrow), BorrowLimit: i64(0)}, zeros(5), none(5), true},
-		{"LendAndBorrow 10000", Sharing{BorrowLimit: i64(10000)}, []string{"4800", "19200Gi", "400", "0", "100"}, none(5), true},
-		{"LendAndBorrow 33 rounds down per unit", Sharing{BorrowLimit: i64(33)}, []string{"15840m", "64880Mi", "1", "0", "0"}, none(5), true},
-		{"Lend", Sharing{Strategy: str(StrategyLend)}, zeros(5), none(5), true},
-		{"DontLend", Sharing{Strategy: str(StrategyDontLend)}, zeros(5), zeros(5), true},
+		{"LendAndBorrow 100", Sharing{BorrowLimit: i64(100)}, []string{"48", "192Gi", "4", "0", "1"}, none(5)},
+		{"LendAndBorrow 0", Sharing{Strategy: str(StrategyLendAndBorrow), BorrowLimit: i64(0)}, zeros(5), none(5)},
+		{"LendAndBorrow 10000", Sharing{BorrowLimit: i64(10000)}, []string{"4800", "19200Gi", "400", "0", "100"}, none(5)},
+		{"LendAndBorrow 33 rounds down per unit", Sharing{BorrowLimit: i64(33)}, []string{"15840m", "64880Mi", "1", "0", "0"}, none(5)},
+		{"Lend", Sharing{Strategy: str(StrategyLend)}, zeros(5), none(5)},
+		{"DontLend", Sharing{Strategy: str(StrategyDontLend)}, zeros(5), zeros(5)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
