@@ -2,16 +2,12 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
-	"reflect"
 	"sort"
-	"strings"
 	"sync"
-	"unicode/utf8"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -33,14 +29,22 @@ var fastTypes = map[string]bool{"hyperpod_compute_quota": true, "hyperpod_team_n
 //   - a destroy, a provider configuration that deferred its resources, a plan the
 //     resource deferred, a changed identity, or a private state the plan changed or that is not
 //     a JSON object of JSON values (the framework reads those its own way);
-//   - a read whose Read deferred or left an identity the framework refuses (it reads again and
-//     words the error); a read's own diagnostics are answered here, as Read already ran;
+//   - a read whose Read deferred, left an identity the framework refuses (the framework reads
+//     again and words the error) or wrote a private key outside privateStateKeys (which only
+//     the framework can write back); a read's own diagnostics are answered here, as Read
+//     already ran;
+//   - a plan or read with a private key of the framework's other than the import mark, and
+//     every plan and read when the probe at start found the framework's private state not as
+//     the fast path handles it (fastpath_probe.go);
 //   - an upgrade from another schema version, or of a state that does not decode;
 //   - every other RPC (apply, import, data sources...).
 type fastServer struct {
 	tfprotov6.ProviderServer
 	provider  *hyperpodProvider
 	resources map[string]*fastResource
+	// private is the framework's handling of private state that the probe found; nil when
+	// plans and reads must go to the framework.
+	private *privateConventions
 
 	mu       sync.Mutex
 	data     any // the provider's ResourceData since ConfigureProvider
@@ -57,8 +61,15 @@ type fastResource struct {
 	identitySchema identityschema.Schema
 }
 
+// newFastServer is the fast path over fw, the framework's server of p.
 func newFastServer(ctx context.Context, p *hyperpodProvider, fw tfprotov6.ProviderServer) *fastServer {
-	s := &fastServer{ProviderServer: fw, provider: p, resources: map[string]*fastResource{}}
+	return newProbedFastServer(ctx, p, fw, providerserver.NewProtocol6WithError)
+}
+
+// newProbedFastServer is newFastServer with the probe's provider served by serve, in tests one
+// that simulates a changed framework.
+func newProbedFastServer(ctx context.Context, p *hyperpodProvider, fw tfprotov6.ProviderServer, serve frameworkServe) *fastServer {
+	s := &fastServer{ProviderServer: fw, provider: p, resources: map[string]*fastResource{}, private: probePrivate(ctx, serve)}
 	// The framework refuses every request while a schema is invalid; so does the fast path. It
 	// ignores provider_meta without a schema for it; the fast path serves no provider with one.
 	schemas, err := fw.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
@@ -176,63 +187,4 @@ func requiresReplace(paths path.Paths) ([]*tftypes.AttributePath, bool) {
 		out = append(out, tp)
 	}
 	return out, true
-}
-
-// fastPrivate is a prior private state as the framework reads it: its own keys (starting with
-// a dot) and the provider's.
-type fastPrivate struct {
-	framework, provider map[string][]byte
-}
-
-// parsePrivate reads raw as the framework's privatestate.NewData; ok is false where that would
-// differ (not a JSON object of JSON values) and the framework must answer.
-func parsePrivate(raw []byte) (fastPrivate, bool) {
-	p := fastPrivate{framework: map[string][]byte{}, provider: map[string][]byte{}}
-	if len(raw) == 0 {
-		return p, true
-	}
-	var all map[string][]byte
-	if json.Unmarshal(raw, &all) != nil {
-		return p, false
-	}
-	for k, v := range all {
-		if !utf8.Valid(v) || !json.Valid(v) {
-			return p, false
-		}
-		if strings.HasPrefix(k, ".") {
-			p.framework[k] = v
-		} else {
-			p.provider[k] = v
-		}
-	}
-	return p, true
-}
-
-// providerData is a new framework ProviderData holding p's keys, in h.Private (the framework
-// builds one only in its internal package; its zero value is ready to use).
-func (p fastPrivate) providerData(ctx context.Context, h *resource.ModifyPlanResponse) diag.Diagnostics {
-	pv := reflect.ValueOf(h).Elem().FieldByName("Private")
-	pv.Set(reflect.New(pv.Type().Elem()))
-	var diags diag.Diagnostics
-	for k, v := range p.provider {
-		diags.Append(h.Private.SetKey(ctx, k, v)...)
-	}
-	return diags
-}
-
-// bytes is the private state as the framework writes it back, unchanged.
-func (p fastPrivate) bytes() []byte {
-	merged := make(map[string][]byte, len(p.framework)+len(p.provider))
-	for _, m := range []map[string][]byte{p.framework, p.provider} {
-		for k, v := range m {
-			if len(v) > 0 {
-				merged[k] = v
-			}
-		}
-	}
-	if len(merged) == 0 {
-		return nil
-	}
-	out, _ := json.Marshal(merged)
-	return out
 }

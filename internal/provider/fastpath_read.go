@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -10,10 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
-
-// importBeforeRead is the framework's private key marking a state that an import wrote and no
-// read has seen yet; the first read drops it and may change the identity.
-const importBeforeRead = ".import_before_read"
 
 // ReadResource answers as the framework's ReadResource for fastTypes: the resource's Read on
 // the decoded state, its answer encoded, without the framework's two walks over the state
@@ -34,11 +29,12 @@ type readRequest struct {
 	state    tftypes.Value
 	identity *tfsdk.ResourceIdentity
 	private  fastPrivate
-	// afterImport says whether an import wrote the state (importBeforeRead, which the read drops).
+	// afterImport says whether an import wrote the state (the import mark, which the read
+	// drops; the read may then change the identity).
 	afterImport bool
 }
 
-func decodeRead(fr *fastResource, req *tfprotov6.ReadResourceRequest) (d readRequest, ok bool) {
+func decodeRead(ctx context.Context, c *privateConventions, fr *fastResource, req *tfprotov6.ReadResourceRequest) (d readRequest, ok bool) {
 	if req.CurrentState == nil {
 		return d, false
 	}
@@ -56,21 +52,18 @@ func decodeRead(fr *fastResource, req *tfprotov6.ReadResourceRequest) (d readReq
 		}
 		d.identity = &tfsdk.ResourceIdentity{Raw: raw, Schema: fr.identitySchema}
 	}
-	if d.private, ok = parsePrivate(req.Private); !ok {
+	if d.private, ok = c.parse(ctx, req.Private); !ok {
 		return d, false
 	}
-	if _, d.afterImport = d.private.framework[importBeforeRead]; d.afterImport {
-		delete(d.private.framework, importBeforeRead)
+	if _, d.afterImport = d.private.framework[c.importMark]; d.afterImport {
+		delete(d.private.framework, c.importMark)
 	}
 	return d, true
 }
 
 // read is the framework's answer to req, or nil where the framework must answer.
 func (s *fastServer) read(ctx context.Context, req *tfprotov6.ReadResourceRequest) *tfprotov6.ReadResourceResponse {
-	if !privateKeysReadable {
-		return nil
-	}
-	fr, d, r, ok := prepare(ctx, s, req.TypeName, func(fr *fastResource) (readRequest, bool) { return decodeRead(fr, req) })
+	fr, d, r, ok := prepare(ctx, s, req.TypeName, func(fr *fastResource) (readRequest, bool) { return decodeRead(ctx, s.private, fr, req) })
 	if !ok {
 		return nil
 	}
@@ -78,12 +71,10 @@ func (s *fastServer) read(ctx context.Context, req *tfprotov6.ReadResourceReques
 	if req.ClientCapabilities != nil {
 		rreq.ClientCapabilities.DeferralAllowed = req.ClientCapabilities.DeferralAllowed
 	}
-	var holder resource.ModifyPlanResponse
-	if diags := d.private.providerData(ctx, &holder); len(diags) > 0 {
+	if diags := setPrivate(ctx, &rreq.Private, d.private.provider); len(diags) > 0 {
 		return nil
 	}
-	rreq.Private = holder.Private
-	rresp := resource.ReadResponse{State: rreq.State, Private: holder.Private}
+	rresp := resource.ReadResponse{State: rreq.State, Private: rreq.Private} // one private state, as the framework passes it
 	if d.identity != nil {
 		reqID, respID := *d.identity, *d.identity
 		rreq.Identity, rresp.Identity = &reqID, &respID
@@ -92,7 +83,7 @@ func (s *fastServer) read(ctx context.Context, req *tfprotov6.ReadResourceReques
 	if rresp.Deferred != nil || !rresp.Diagnostics.HasError() && !identityKept(d, rresp.Identity) {
 		return nil // the framework answers these with its own errors, after a Read of its own
 	}
-	return encodeRead(fr, d, rresp)
+	return encodeRead(ctx, fr, d, rresp)
 }
 
 // identityKept reports whether Read left an identity the framework accepts: one, not null, and
@@ -108,7 +99,7 @@ func identityKept(d readRequest, id *tfsdk.ResourceIdentity) bool {
 }
 
 // encodeRead writes the answer as the framework's toproto6 does; nil where it cannot.
-func encodeRead(fr *fastResource, d readRequest, rresp resource.ReadResponse) *tfprotov6.ReadResourceResponse {
+func encodeRead(ctx context.Context, fr *fastResource, d readRequest, rresp resource.ReadResponse) *tfprotov6.ReadResourceResponse {
 	resp := &tfprotov6.ReadResourceResponse{Diagnostics: protoDiagnostics(rresp.Diagnostics)}
 	state, err := tfprotov6.NewDynamicValue(fr.tfType, rresp.State.Raw)
 	if err != nil {
@@ -122,7 +113,7 @@ func encodeRead(fr *fastResource, d readRequest, rresp resource.ReadResponse) *t
 		}
 		resp.NewIdentity = &tfprotov6.ResourceIdentityData{IdentityData: &id}
 	}
-	keys, ok := providerKeys(rresp.Private)
+	keys, ok := privateKeysOf(ctx, rresp.Private, d.private.provider)
 	if !ok {
 		return nil
 	}
@@ -148,36 +139,6 @@ func protoDiagnostics(diags diag.Diagnostics) []*tfprotov6.Diagnostic {
 	}
 	return out
 }
-
-// providerKeys are the keys of a framework ProviderData. The framework exposes them only to
-// itself (as JSON), so they are read from its one field; privateKeysReadable checks at start
-// that the field is still what this expects, else the framework answers every read.
-func providerKeys(pd any) (map[string][]byte, bool) {
-	v := reflect.ValueOf(pd)
-	if v.Kind() != reflect.Pointer || v.IsNil() {
-		return nil, true
-	}
-	f := v.Elem().FieldByName("data")
-	if f.Kind() != reflect.Map || f.Type().Key().Kind() != reflect.String || f.Type().Elem() != reflect.TypeFor[[]byte]() {
-		return nil, false
-	}
-	out := make(map[string][]byte, f.Len())
-	for it := f.MapRange(); it.Next(); {
-		out[it.Key().String()] = it.Value().Bytes()
-	}
-	return out, true
-}
-
-// privateKeysReadable says whether providerKeys reads what SetKey stores.
-var privateKeysReadable = func() bool {
-	var holder resource.ModifyPlanResponse
-	p := fastPrivate{provider: map[string][]byte{"k": []byte(`1`)}}
-	if len(p.providerData(context.Background(), &holder)) > 0 {
-		return false
-	}
-	keys, ok := providerKeys(holder.Private)
-	return ok && len(keys) == 1 && string(keys["k"]) == "1"
-}()
 
 // UpgradeResourceState answers as the framework's UpgradeResourceState for fastTypes when the
 // stored state has the schema's version: the state decoded from its JSON (attributes the schema

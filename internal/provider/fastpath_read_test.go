@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand"
+	"slices"
 	"testing"
 	"time"
 
@@ -16,10 +18,47 @@ import (
 
 // TestFastPathReadsAsTheFramework reads quotas and namespaces that the SageMaker emulator holds
 // (and one it does not) through the framework and through the fast path, with the private
-// states and identities Terraform may send: as written, none, marked by an import, unreadable,
-// with the provider's keys, and an identity that is missing, null or of another team. The answers must be the framework's,
-// and the fast path must have answered every read whose identity the framework accepts.
+// states and identities Terraform may send: as written, none, as an import wrote them, marked by
+// an import, unreadable, with the provider's keys, and an identity that is missing, null or of
+// another team. The answers must be the framework's, and the fast path must have answered every
+// read whose identity the framework accepts.
 func TestFastPathReadsAsTheFramework(t *testing.T) {
+	f := newReadFixture(t)
+	d := newDifferential(t, f.attrs)
+	var answered, accepted int
+	f.reads(t, d, func(req *tfprotov6.ReadResourceRequest, ok, fast bool) {
+		if ok && string(req.Private) != "not json" {
+			accepted++
+			if fast {
+				answered++
+			}
+		}
+	})
+	t.Logf("%d reads without an identity error, %d answered by the fast path", accepted, answered)
+	if answered != accepted || accepted < 20 {
+		t.Errorf("the fast path answered %d of the %d reads the framework answered without an identity error", answered, accepted)
+	}
+}
+
+// readFixture is what the read tests read: quotas that the SageMaker emulator holds, as written
+// and as the framework's import wrote them, namespaces, and a quota it does not hold.
+type readFixture struct {
+	attrs  func(tftypes.Object) map[string]tftypes.Value
+	states []storedState
+	// imported is the private state of the framework's import of a quota; marks are its keys
+	// of the framework's own (those outside privateStateKeys): the import mark.
+	imported []byte
+	marks    map[string][]byte
+}
+
+// storedState is a state as Terraform stores it.
+type storedState struct {
+	typeName string
+	state    *tfprotov6.DynamicValue
+	private  []byte
+}
+
+func newReadFixture(t *testing.T) *readFixture {
 	emu, err := sagemakeremulator.Start(sagemakeremulator.Options{
 		Clusters: []sagemakeremulator.Cluster{{Name: "c", InstanceGroups: []sagemakeremulator.InstanceGroup{
 			{Name: "p5", InstanceType: "ml.p5.48xlarge", Count: 4}, {Name: "trn1", InstanceType: "ml.trn1.32xlarge", Count: 4},
@@ -30,38 +69,50 @@ func TestFastPathReadsAsTheFramework(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = emu.Close() })
-	attrs := func(pt tftypes.Object) map[string]tftypes.Value {
+	f := &readFixture{attrs: func(pt tftypes.Object) map[string]tftypes.Value {
 		tg := pt.AttributeTypes["task_governance"].(tftypes.Object)
 		s := func(v string) tftypes.Value { return tftypes.NewValue(tftypes.String, v) }
 		return map[string]tftypes.Value{"task_governance": objectOf(tg, map[string]tftypes.Value{
 			"cluster_arn": s(emu.ClusterARN("c")), "endpoint": s(emu.URL()), "access_key": s("k"), "secret_key": s("s"),
 		})}
-	}
-	writer := newPlanCostServer(t, attrs)
-	type stored struct {
-		typeName string
-		state    *tfprotov6.DynamicValue
-		private  []byte
-	}
-	var states []stored
+	}}
+	writer := newPlanCostServer(t, f.attrs)
 	for i := range 3 {
 		team := fmt.Sprintf("team-%d", i)
 		s, p := writer.create(t, "hyperpod_compute_quota", writer.benchQuotaConfig(t, team))
-		states = append(states, stored{"hyperpod_compute_quota", s, p})
+		f.states = append(f.states, storedState{"hyperpod_compute_quota", s, p})
 		// A namespace is not written without Kubernetes: its state is its plan, made known.
-		states = append(states, stored{"hyperpod_team_namespace", plannedKnown(t, writer, "hyperpod_team_namespace", writer.benchNamespaceConfig(t, team)), nil})
+		f.states = append(f.states, storedState{"hyperpod_team_namespace", plannedKnown(t, writer, "hyperpod_team_namespace", writer.benchNamespaceConfig(t, team)), nil})
 	}
-	d := newDifferential(t, attrs)
-	ghost := objectOf(d.schemas["hyperpod_compute_quota"].ValueType().(tftypes.Object), map[string]tftypes.Value{
+	imp, err := writer.srv.ImportResourceState(context.Background(), &tfprotov6.ImportResourceStateRequest{TypeName: "hyperpod_compute_quota", ID: "team-0"})
+	if err != nil || len(imp.Diagnostics) > 0 || len(imp.ImportedResources) != 1 || len(imp.ImportedResources[0].Private) == 0 {
+		t.Fatalf("ImportResourceState: %v %v", err, imp)
+	}
+	f.imported, f.marks = imp.ImportedResources[0].Private, map[string][]byte{}
+	for k, v := range privateKeysIn(t, f.imported) {
+		if !slices.Contains(privateStateKeys, k) {
+			f.marks[k] = v
+		}
+	}
+	if len(f.marks) == 0 {
+		t.Fatalf("the framework's import wrote no key of its own: %s", f.imported)
+	}
+	f.states = append(f.states, storedState{"hyperpod_compute_quota", imp.ImportedResources[0].State, f.imported})
+	ghost := objectOf(writer.types["hyperpod_compute_quota"], map[string]tftypes.Value{
 		"id": tftypes.NewValue(tftypes.String, "ghost"), "team": tftypes.NewValue(tftypes.String, "ghost"),
 		"quota_id": tftypes.NewValue(tftypes.String, "abcdefghijkl")})
 	gv := dynamicValue(t, ghost.Type(), ghost)
-	states = append(states, stored{"hyperpod_compute_quota", &gv, nil})
-	var answered, accepted int
-	for i, s := range states {
+	f.states = append(f.states, storedState{"hyperpod_compute_quota", &gv, nil})
+	return f
+}
+
+// reads sends d each state of f with each private state and identity, requires the framework's
+// answers, and tells seen whether the framework accepted the identity and the fast path answered.
+func (f *readFixture) reads(t *testing.T, d *differential, seen func(req *tfprotov6.ReadResourceRequest, accepted, answered bool)) {
+	for i, s := range f.states {
 		team := objectAttributes(must(t, s.state, d.schemas[s.typeName].ValueType()))["team"]
-		for _, private := range [][]byte{s.private, nil, []byte(`{".import_before_read":"dHJ1ZQ=="}`), importMarked(t, s.private),
-			[]byte(`{"takeover":"dHJ1ZQ==","unnamed":"dHJ1ZQ=="}`), importMarked(t, []byte(`{"takeover":"dHJ1ZQ=="}`)), []byte("not json")} {
+		for _, private := range [][]byte{s.private, nil, f.imported, f.importMarked(t, s.private),
+			[]byte(`{"takeover":"dHJ1ZQ==","unnamed":"dHJ1ZQ=="}`), f.importMarked(t, []byte(`{"takeover":"dHJ1ZQ=="}`)), []byte("not json")} {
 			for _, idTeam := range []*tftypes.Value{nil, {}, &team, pointerTo(tftypes.NewValue(tftypes.String, "other"))} {
 				req := &tfprotov6.ReadResourceRequest{TypeName: s.typeName, CurrentState: s.state, Private: private}
 				if idTeam != nil {
@@ -72,24 +123,11 @@ func TestFastPathReadsAsTheFramework(t *testing.T) {
 					id := dynamicValue(t, identityType, v)
 					req.CurrentIdentity = &tfprotov6.ResourceIdentityData{IdentityData: &id}
 				}
-				label := fmt.Sprintf("read %d %s private %s identity %v", i, s.typeName, private, idTeam)
 				before := d.delegatedReads.Load()
-				ok := d.read(t, label, req)
-				if string(private) == "not json" {
-					continue
-				}
-				if ok {
-					accepted++
-					if d.delegatedReads.Load() == before {
-						answered++
-					}
-				}
+				accepted := d.read(t, fmt.Sprintf("read %d %s private %s identity %v", i, s.typeName, private, idTeam), req)
+				seen(req, accepted, d.delegatedReads.Load() == before)
 			}
 		}
-	}
-	t.Logf("%d reads without an identity error, %d answered by the fast path", accepted, answered)
-	if answered != accepted || accepted < 20 {
-		t.Errorf("the fast path answered %d of the %d reads the framework answered without an identity error", answered, accepted)
 	}
 }
 
@@ -126,17 +164,37 @@ func must(t *testing.T, v *tfprotov6.DynamicValue, ty tftypes.Type) tftypes.Valu
 	return out
 }
 
-// importMarked is private with the framework's mark of an import added.
-func importMarked(t *testing.T, private []byte) []byte {
+// importMarked is private with the framework's import mark added.
+func (f *readFixture) importMarked(t *testing.T, private []byte) []byte {
+	m := privateKeysIn(t, private)
+	maps.Copy(m, f.marks)
+	out, _ := json.Marshal(m)
+	return out
+}
+
+// hasImportMark reports whether a private state holds the framework's import mark.
+func (f *readFixture) hasImportMark(private []byte) bool {
+	m := map[string][]byte{}
+	if json.Unmarshal(private, &m) != nil {
+		return false
+	}
+	for k := range f.marks {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// privateKeysIn are the keys of a private state as Terraform stores it.
+func privateKeysIn(t *testing.T, private []byte) map[string][]byte {
 	m := map[string][]byte{}
 	if len(private) > 0 {
 		if err := json.Unmarshal(private, &m); err != nil {
 			t.Fatal(err)
 		}
 	}
-	m[importBeforeRead] = []byte("true")
-	out, _ := json.Marshal(m)
-	return out
+	return m
 }
 
 // read sends req to both and fails when the answers differ; it reports whether the framework

@@ -74,8 +74,9 @@ type planRequest struct {
 	private                 fastPrivate
 }
 
-// decodePlan decodes req for fr; ok is false where the framework must answer (a destroy).
-func decodePlan(fr *fastResource, req *tfprotov6.PlanResourceChangeRequest) (d planRequest, ok bool) {
+// decodePlan decodes req for fr; ok is false where the framework must answer (a destroy, a
+// private state parse refuses).
+func decodePlan(ctx context.Context, c *privateConventions, fr *fastResource, req *tfprotov6.PlanResourceChangeRequest) (d planRequest, ok bool) {
 	values := [3]tftypes.Value{}
 	for i, dv := range []*tfprotov6.DynamicValue{req.Config, req.ProposedNewState, req.PriorState} {
 		values[i] = tftypes.NewValue(fr.tfType, nil)
@@ -103,18 +104,18 @@ func decodePlan(fr *fastResource, req *tfprotov6.PlanResourceChangeRequest) (d p
 		}
 		d.identity = &tfsdk.ResourceIdentity{Raw: raw, Schema: fr.identitySchema}
 	}
-	d.private, ok = parsePrivate(req.PriorPrivate)
+	d.private, ok = c.parse(ctx, req.PriorPrivate)
 	return d, ok
 }
 
 // plan is the framework's answer to req, or nil where the framework must answer.
 func (s *fastServer) plan(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) *tfprotov6.PlanResourceChangeResponse {
-	fr, d, r, ok := prepare(ctx, s, req.TypeName, func(fr *fastResource) (planRequest, bool) { return decodePlan(fr, req) })
+	fr, d, r, ok := prepare(ctx, s, req.TypeName, func(fr *fastResource) (planRequest, bool) { return decodePlan(ctx, s.private, fr, req) })
 	if !ok {
 		return nil
 	}
 	pl := &fastPlanning{}
-	pl.diags.Append(d.private.providerData(ctx, &pl.private)...)
+	pl.diags.Append(setPrivate(ctx, &pl.private.Private, d.private.provider)...)
 	readConfig(ctx, fr.nodes, d.proposed, d.config, path.Empty(), &pl.diags)
 	planned := applyDefaults(ctx, fr.nodes, d.proposed, d.config, &pl.diags)
 	if !planned.Equal(d.prior) {
@@ -154,9 +155,7 @@ func (s *fastServer) modifyPlan(ctx context.Context, fr *fastResource, r resourc
 		rm.ModifyPlan(ctx, mreq, &mresp)
 	}
 	// The private state the plan returns is the prior one, unless something changed it.
-	var unchanged resource.ModifyPlanResponse
-	diags := d.private.providerData(ctx, &unchanged)
-	if len(mresp.Diagnostics) > 0 || len(diags) > 0 || mresp.Deferred != nil || !unchanged.Private.Equal(mresp.Private) ||
+	if len(mresp.Diagnostics) > 0 || mresp.Deferred != nil || !privateHoldsExactly(ctx, mresp.Private, d.private.provider) ||
 		d.identity != nil && (mresp.Identity == nil || !mresp.Identity.Raw.Equal(d.identity.Raw)) {
 		return nil
 	}

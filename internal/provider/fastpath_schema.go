@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -229,9 +228,13 @@ func nestedObjectType(children []*fastNode) types.ObjectType {
 // checkPlainType refuses types whose values validate themselves other than the framework's
 // own (typeCheck runs those where the framework does).
 func checkPlainType(ctx context.Context, t attr.Type) error {
-	//nolint:staticcheck // xattr.TypeWithValidate is deprecated, but the framework still runs it.
-	if _, ok := t.(xattr.TypeWithValidate); ok && reflect.TypeOf(t).PkgPath() != reflect.TypeFor[basetypes.Int64Type]().PkgPath() {
-		return fmt.Errorf("type %s validates values", t)
+	switch t.(type) {
+	case basetypes.Int64Type, basetypes.Float64Type, basetypes.ListType, basetypes.MapType, basetypes.SetType:
+	default:
+		//nolint:staticcheck // xattr.TypeWithValidate is deprecated, but the framework still runs it.
+		if _, ok := t.(xattr.TypeWithValidate); ok {
+			return fmt.Errorf("type %s validates values", t)
+		}
 	}
 	v, err := t.ValueFromTerraform(ctx, tftypes.NewValue(t.TerraformType(ctx), nil))
 	if err != nil {

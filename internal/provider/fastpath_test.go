@@ -59,6 +59,12 @@ type differential struct {
 
 func newDifferential(t *testing.T, providerAttrs func(tftypes.Object) map[string]tftypes.Value) *differential {
 	t.Helper()
+	return newProbedDifferential(t, providerAttrs, providerserver.NewProtocol6WithError)
+}
+
+// newProbedDifferential is newDifferential with the fast path's probe served by serve.
+func newProbedDifferential(t *testing.T, providerAttrs func(tftypes.Object) map[string]tftypes.Value, serve frameworkServe) *differential {
+	t.Helper()
 	ctx := context.Background()
 	d := &differential{}
 	fw, err := providerserver.NewProtocol6WithError(New("test")())()
@@ -71,7 +77,7 @@ func newDifferential(t *testing.T, providerAttrs func(tftypes.Object) map[string
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.fast = newFastServer(ctx, p, delegationCounter{inner, &d.delegatedValidates, &d.delegatedPlans, &d.delegatedReads, &d.delegatedUpgrades})
+	d.fast = newProbedFastServer(ctx, p, delegationCounter{inner, &d.delegatedValidates, &d.delegatedPlans, &d.delegatedReads, &d.delegatedUpgrades}, serve)
 	for typeName := range fastTypes {
 		if d.fast.resources[typeName] == nil {
 			t.Fatalf("the fast path does not serve %s", typeName)
@@ -174,17 +180,6 @@ func (d *differential) plan(t *testing.T, label string, req *tfprotov6.PlanResou
 		t.Errorf("%s: deferral differs: %v, %v", label, want.Deferred, got.Deferred)
 	}
 	return want
-}
-
-// sameDynamic reports whether a and b hold the same value of type t. Their bytes may differ:
-// msgpack writes a map's keys in Go's map order.
-func sameDynamic(t tftypes.Type, a, b *tfprotov6.DynamicValue) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	va, err1 := a.Unmarshal(t)
-	vb, err2 := b.Unmarshal(t)
-	return err1 == nil && err2 == nil && va.Equal(vb)
 }
 
 var identityType = tftypes.Object{AttributeTypes: map[string]tftypes.Type{"team": tftypes.String}}
@@ -462,39 +457,50 @@ func TestFastPathAnswersAsTheFramework(t *testing.T) {
 	for name, attrs := range differentialPaths {
 		t.Run(name, func(t *testing.T) {
 			d := newDifferential(t, attrs)
-			g := &valueGen{rnd: rand.New(rand.NewSource(int64(len(name))))}
 			var answered, clean int
-			for i := range 400 {
-				for typeName := range fastTypes {
-					s := d.schemas[typeName]
-					config := g.block(s.Block, true)
-					cfg := dynamicValue(t, s.ValueType(), config)
-					before := d.delegatedValidates.Load()
-					diags := d.validate(t, fmt.Sprintf("%s validate %d %s", typeName, i, config), &tfprotov6.ValidateResourceConfigRequest{TypeName: typeName, Config: &cfg})
-					if len(diags) == 0 && d.delegatedValidates.Load() != before {
-						t.Errorf("%s validate %d: the framework found nothing, yet the fast path handed it on: %s", typeName, i, config)
-					}
-					kind, req := d.request(t, g, typeName)
-					before = d.delegatedPlans.Load()
-					resp := d.plan(t, fmt.Sprintf("%s %s %d", typeName, kind, i), req)
-					if len(resp.Diagnostics) == 0 && !delegates(req) {
-						clean++
-						if d.delegatedPlans.Load() == before {
-							answered++
-						} else {
-							t.Errorf("%s %s %d: the framework found nothing, yet the fast path handed it on", typeName, kind, i)
-						}
+			d.plans(t, rand.New(rand.NewSource(int64(len(name)))), 400, func(label string, req *tfprotov6.PlanResourceChangeRequest, resp *tfprotov6.PlanResourceChangeResponse, fast bool) {
+				if len(resp.Diagnostics) == 0 && !delegates(req) {
+					clean++
+					if fast {
+						answered++
+					} else {
+						t.Errorf("%s: the framework found nothing, yet the fast path handed it on", label)
 					}
 				}
-				if t.Failed() {
-					return
-				}
-			}
+			})
 			if clean < 100 {
 				t.Errorf("only %d of the plans were valid: the generator proves too little", clean)
 			}
 			t.Logf("%d plans without diagnostics, %d answered by the fast path", clean, answered)
 		})
+	}
+}
+
+// plans sends d n seeded random validations and plans of each resource type, requires the
+// framework's answers, and tells seen each plan (with a label), the framework's answer and
+// whether the fast path answered. A validation the framework finds nothing in must be the fast
+// path's answer.
+func (d *differential) plans(t *testing.T, rnd *rand.Rand, n int, seen func(string, *tfprotov6.PlanResourceChangeRequest, *tfprotov6.PlanResourceChangeResponse, bool)) {
+	g := &valueGen{rnd: rnd}
+	for i := range n {
+		for typeName := range fastTypes {
+			s := d.schemas[typeName]
+			config := g.block(s.Block, true)
+			cfg := dynamicValue(t, s.ValueType(), config)
+			before := d.delegatedValidates.Load()
+			diags := d.validate(t, fmt.Sprintf("%s validate %d %s", typeName, i, config), &tfprotov6.ValidateResourceConfigRequest{TypeName: typeName, Config: &cfg})
+			if len(diags) == 0 && d.delegatedValidates.Load() != before {
+				t.Errorf("%s validate %d: the framework found nothing, yet the fast path handed it on: %s", typeName, i, config)
+			}
+			kind, req := d.request(t, g, typeName)
+			label := fmt.Sprintf("%s %s %d", typeName, kind, i)
+			before = d.delegatedPlans.Load()
+			resp := d.plan(t, label, req)
+			seen(label, req, resp, d.delegatedPlans.Load() == before)
+		}
+		if t.Failed() {
+			return
+		}
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"reflect"
 	"strings"
 	"sync"
 
@@ -284,22 +283,27 @@ func withEnvDescriptions(attrs map[string]schema.Attribute) map[string]schema.At
 }
 
 // withDescriptionSuffix returns a copy of a with suffix appended to its Description; ok is false
-// when a is nil or has no Description. Every attribute type has that field, but no method sets it.
+// when a is nil or of a kind not listed here. Every attribute kind has that field, but no method
+// sets it.
 func withDescriptionSuffix(a schema.Attribute, suffix string) (_ schema.Attribute, ok bool) {
-	if a == nil {
-		return nil, false
+	switch a := a.(type) {
+	case schema.StringAttribute:
+		a.Description += suffix
+		return a, true
+	case schema.BoolAttribute:
+		a.Description += suffix
+		return a, true
+	case schema.Int64Attribute:
+		a.Description += suffix
+		return a, true
+	case schema.Float64Attribute:
+		a.Description += suffix
+		return a, true
+	case schema.ListAttribute:
+		a.Description += suffix
+		return a, true
 	}
-	v := reflect.New(reflect.TypeOf(a)).Elem()
-	v.Set(reflect.ValueOf(a))
-	if v.Kind() != reflect.Struct {
-		return nil, false
-	}
-	d := v.FieldByName("Description")
-	if !d.IsValid() || d.Kind() != reflect.String {
-		return nil, false
-	}
-	d.SetString(d.String() + suffix)
-	return v.Interface().(schema.Attribute), true
+	return nil, false
 }
 
 func (p *hyperpodProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
