@@ -97,33 +97,90 @@ func (c Cluster) WithLocalQueue(lq kueue.LocalQueue) Cluster {
 // CohortOf is the part of c that admission in the cohorts of the named ClusterQueues depends
 // on: those cohorts' ClusterQueues (a ClusterQueue without a cohort is one of its own), the
 // LocalQueues that feed them and their Workloads. Kueue admits and preempts within a cohort
-// only, so simulating this part predicts the same for it as simulating all of c.
+// only, so simulating this part predicts the same for it as simulating all of c. When that part
+// is all of c (one cohort, as task governance makes), it is c itself, not a copy: a plan takes
+// it for every change it previews.
 func (c Cluster) CohortOf(names ...string) Cluster {
-	cohorts, queues := map[string]bool{}, map[string]bool{}
-	for _, q := range c.ClusterQueues {
-		if slices.Contains(names, q.Name) && q.Spec.CohortName != "" {
+	inQueue := c.members(names)
+	queues := make(map[string]bool, len(c.ClusterQueues))
+	nQueues := 0
+	for i, in := range inQueue {
+		if in {
+			queues[c.ClusterQueues[i].Name] = true
+			nQueues++
+		}
+	}
+	inLocal := make([]bool, len(c.LocalQueues))
+	local := map[[2]string]bool{}
+	nLocal := 0
+	for i, lq := range c.LocalQueues {
+		if queues[lq.Spec.ClusterQueue] {
+			inLocal[i] = true
+			local[[2]string{lq.Namespace, lq.Name}] = true
+			nLocal++
+		}
+	}
+	inWorkload := make([]bool, len(c.Workloads))
+	nWorkloads := 0
+	for i := range c.Workloads {
+		w := &c.Workloads[i]
+		admittedHere := w.Status.Admission != nil && queues[w.Status.Admission.ClusterQueue]
+		if admittedHere || local[[2]string{w.Namespace, w.Spec.QueueName}] {
+			inWorkload[i] = true
+			nWorkloads++
+		}
+	}
+	if nQueues == len(c.ClusterQueues) && nLocal == len(c.LocalQueues) && nWorkloads == len(c.Workloads) {
+		return c
+	}
+	out := c
+	out.ClusterQueues = kept(c.ClusterQueues, inQueue, nQueues)
+	out.LocalQueues = kept(c.LocalQueues, inLocal, nLocal)
+	out.Workloads = kept(c.Workloads, inWorkload, nWorkloads)
+	return out
+}
+
+// members marks the ClusterQueues of c that are named, or in the cohort of one named.
+func (c Cluster) members(names []string) []bool {
+	named := make(map[string]bool, len(names))
+	for _, n := range names {
+		named[n] = true
+	}
+	cohorts := map[string]bool{}
+	for i := range c.ClusterQueues {
+		q := &c.ClusterQueues[i]
+		if named[q.Name] && q.Spec.CohortName != "" {
 			cohorts[q.Spec.CohortName] = true
 		}
 	}
-	out := c
-	out.ClusterQueues, out.LocalQueues, out.Workloads = nil, nil, nil
-	for _, q := range c.ClusterQueues {
-		if slices.Contains(names, q.Name) || (q.Spec.CohortName != "" && cohorts[q.Spec.CohortName]) {
-			out.ClusterQueues = append(out.ClusterQueues, q)
-			queues[q.Name] = true
+	in := make([]bool, len(c.ClusterQueues))
+	for i := range c.ClusterQueues {
+		q := &c.ClusterQueues[i]
+		in[i] = named[q.Name] || (q.Spec.CohortName != "" && cohorts[q.Spec.CohortName])
+	}
+	return in
+}
+
+// memberNames are the names of the ClusterQueues members marks.
+func (c Cluster) memberNames(names []string) []string {
+	var out []string
+	for i, in := range c.members(names) {
+		if in {
+			out = append(out, c.ClusterQueues[i].Name)
 		}
 	}
-	local := map[[2]string]bool{}
-	for _, lq := range c.LocalQueues {
-		if queues[lq.Spec.ClusterQueue] {
-			out.LocalQueues = append(out.LocalQueues, lq)
-			local[[2]string{lq.Namespace, lq.Name}] = true
-		}
+	return out
+}
+
+// kept is the elements of all that keep marks, n of them, in order.
+func kept[T any](all []T, keep []bool, n int) []T {
+	if n == 0 {
+		return nil
 	}
-	for _, w := range c.Workloads {
-		admittedHere := w.Status.Admission != nil && queues[w.Status.Admission.ClusterQueue]
-		if admittedHere || local[[2]string{w.Namespace, w.Spec.QueueName}] {
-			out.Workloads = append(out.Workloads, w)
+	out := make([]T, 0, n)
+	for i := range all {
+		if keep[i] {
+			out = append(out, all[i])
 		}
 	}
 	return out

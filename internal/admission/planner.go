@@ -41,16 +41,13 @@ func NewPlanner(now Cluster) *Planner {
 // made again by the next caller that needs it.
 func (p *Planner) Effect(ctx context.Context, next Cluster, queues ...string) (Outcome, error) {
 	start := time.Now()
+	// A plan past its budget asks for every change left: answer at once, before any work.
+	if err := ctx.Err(); err != nil {
+		return Outcome{}, &Stopped{Cause: err}
+	}
 	now := p.now
 	if len(queues) > 0 {
-		var names []string
-		for _, q := range queues {
-			for _, c := range [...]Cluster{p.now, next} {
-				for _, cq := range c.CohortOf(q).ClusterQueues {
-					names = append(names, cq.Name)
-				}
-			}
-		}
+		names := append(p.now.memberNames(queues), next.memberNames(queues)...)
 		now, next = p.now.CohortOf(names...), next.CohortOf(names...)
 	}
 	base := Outcome{Version: now.Version.orLatest()}

@@ -177,3 +177,44 @@ func TestPlannerSharesBaseline(t *testing.T) {
 		t.Errorf("%d baselines made for one cohort: want the stopped one and one shared by the %d previews", got, len(results))
 	}
 }
+
+// A plan past its budget asks for the changes left, and each answer comes at once: no cohort is
+// taken, no baseline made.
+func TestPlannerPastItsDeadlineAnswersAtOnce(t *testing.T) {
+	now := randomCluster(7)
+	next, name := changed(now)
+	p := NewPlanner(now)
+	var made atomic.Int64
+	p.made = func() { made.Add(1) }
+	past, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
+	defer cancel()
+	_, err := p.Effect(past, next, name)
+	if _, ok := errors.AsType[*Stopped](err); !ok || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Effect past the deadline = %v, want a *Stopped for the deadline", err)
+	}
+	if made.Load() != 0 {
+		t.Errorf("%d baselines made past the deadline, want none", made.Load())
+	}
+}
+
+// The part of a one-cohort cluster that admission in the cohort depends on is the whole
+// cluster, given as it is: a plan takes it once per change previewed.
+func TestCohortOfOneCohortIsTheCluster(t *testing.T) {
+	c := randomCluster(5)
+	for i := range c.ClusterQueues {
+		c.ClusterQueues[i].Spec.CohortName = "one"
+	}
+	if len(c.Workloads) == 0 {
+		t.Fatal("the generated cluster has no Workloads")
+	}
+	got := c.CohortOf(c.ClusterQueues[0].Name)
+	if &got.Workloads[0] != &c.Workloads[0] || len(got.Workloads) != len(c.Workloads) {
+		t.Errorf("CohortOf of the one cohort copied its %d Workloads", len(c.Workloads))
+	}
+	// A second cohort's queue leaves the first's part: its Workloads are not the first's.
+	c.ClusterQueues[len(c.ClusterQueues)-1].Spec.CohortName = "other"
+	part := c.CohortOf(c.ClusterQueues[0].Name)
+	if len(part.ClusterQueues) != len(c.ClusterQueues)-1 {
+		t.Errorf("CohortOf kept %d ClusterQueues, want %d", len(part.ClusterQueues), len(c.ClusterQueues)-1)
+	}
+}

@@ -59,11 +59,12 @@ func (s *stopper) stopped() bool {
 // when ctx is done before scheduling settles. It checks ctx before every scheduling cycle and
 // before every Workload's flavor assignment and preemption search.
 func SimulateContext(ctx context.Context, c Cluster) (Outcome, error) {
-	s := newState(c)
-	s.stop = newStopper(ctx)
-	if s.stop.stopped() {
-		return Outcome{}, s.stop.err
+	stop := newStopper(ctx)
+	if stop.stopped() {
+		return Outcome{}, stop.err
 	}
+	s := newState(c)
+	s.stop = stop
 	s.run()
 	if s.stop.err != nil {
 		return Outcome{}, s.stop.err
