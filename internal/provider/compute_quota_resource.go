@@ -55,7 +55,8 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				}, "Replaces the quota when the name changes.", "Replaces the quota when the name changes.")},
 		}},
 		{&m.Description, schema.StringAttribute{
-			Optional: true, Description: "Free text, up to 1024 characters. Stored as an annotation on the ClusterQueue.",
+			Optional: true, Description: "Free text, up to 1024 characters: the compute quota's `Description` with " +
+				"`task_governance`, an annotation on the ClusterQueue on a cluster that runs its own Kueue.",
 			Validators: []validator.String{stringvalidator.LengthBetween(1, quota.MaxDescriptionLength)},
 		}},
 		{&m.Team, schema.StringAttribute{
@@ -76,26 +77,28 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 		}},
 		{&m.FairShareWeight, schema.Int64Attribute{
 			Optional: true, Computed: true,
-			Description: "Weight 0-100 (default 0, as in the AWS API) when teams compete for idle capacity; 0 is the " +
-				"lowest. It is the ClusterQueue's `fairSharing.weight`, which matters only when the Kueue manager runs " +
-				"with fair sharing on (HyperPod's `FairShare = Enabled`). Kueue counts a weight of 0 as an infinite " +
-				"share: a team left at 0 loses every fair-share contest and, while it borrows, is preempted first, " +
-				"even for a team that borrows more. Give every team that borrows a weight of at least 1 (Kueue's own " +
-				"default), and more to teams that should win.",
+			Description: "Weight 0-100 when teams compete for idle capacity (default 0, the AWS API's; 0 is the " +
+				"lowest): the compute quota's `FairShareWeight` with `task_governance`, the ClusterQueue's " +
+				"`fairSharing.weight` on a cluster that runs its own Kueue. It matters only when Kueue runs with fair " +
+				"sharing on (HyperPod's `FairShare = Enabled`); then a team that borrows needs at least 1, see " +
+				"[Fair sharing and `fair_share_weight`](../guides/quotas-and-kueue.md#fair-sharing-and-fair_share_weight).",
 			Validators: []validator.Int64{int64validator.Between(0, quota.MaxFairShareWeight)},
 		}},
 		{&m.Cohort, schema.StringAttribute{
 			Optional: true, Computed: true,
-			Description: "Kueue cohort of teams that lend to and borrow from each other (default `" + quota.DefaultCohort + "`).",
+			Description: "Kueue cohort of teams that lend to and borrow from each other (default `" + quota.DefaultCohort + "`). " +
+				"Only on a cluster that runs its own Kueue: with `task_governance` the add-on decides how teams share, and " +
+				"setting it is an error at plan time.",
 		}},
 		{&m.ClusterQueueName, schema.StringAttribute{
-			Computed: true, Description: "Name of the ClusterQueue, `hyperpod-ns-<team>-clusterqueue`.",
+			Computed: true, Description: "Name of the team's ClusterQueue, `hyperpod-ns-<team>-clusterqueue`: the one this " +
+				"resource writes, or with `task_governance` the one the add-on writes for the compute quota.",
 		}},
 		{&m.QuotaID, storeIDAttribute("compute quota", " (12 lowercase letters and digits)")},
 		{&m.OwnerID, ownerIDAttribute("ClusterQueue", apiHoldsNoOwner("compute quota"))},
 		{&m.Drift, driftAttribute("for the ClusterQueue a field outside the attributes (an extra resource group, the " +
 			"namespace selector, preemption), an edited label or annotation this provider owns, a deleted " +
-			"ResourceFlavor, or another owner")},
+			"ResourceFlavor, or another owner; with `task_governance`, a failed status with SageMaker's reason")},
 		{&m.ResourceSharing, schema.SingleNestedAttribute{
 			Optional: true, Computed: true,
 			Description: "How the team lends idle quota and borrows from the cohort.",
@@ -143,16 +146,22 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			Description: "1-15 entries, one per instance type. Size each by `count`, `accelerators`, `accelerator_partition`, `vcpu` or `memory_in_gib`; the unset amounts follow the ratio of the first one set (count, accelerators, partition, vcpu, memory).",
 			Validators:  []validator.List{listvalidator.SizeBetween(1, quota.MaxResources)},
 			NestedObject: schema.NestedAttributeObject{Attributes: attributesOf(&entry, []fieldSchema[schema.Attribute]{
-				{&entry.InstanceType, schema.StringAttribute{Required: true, Description: "Instance type, e.g. `ml.p5.48xlarge`; also the ResourceFlavor's name."}},
+				{&entry.InstanceType, schema.StringAttribute{Required: true, Description: "Instance type, e.g. `ml.p5.48xlarge`; on a cluster that runs its own Kueue also the ResourceFlavor's name."}},
 				{&entry.Count, schema.Int64Attribute{Optional: true, Description: "Whole instances. Not with `accelerators` or `accelerator_partition`."}},
 				{&entry.Accelerators, schema.Int64Attribute{Optional: true, Computed: true,
 					Description: "Accelerator devices. Computed: `count` x the type's accelerators when sized by count, else 0."}},
 				{&entry.VCPU, schema.Float64Attribute{Optional: true, Computed: true,
-					Description: "vCPU (at most 3 decimals). Computed: ratio x the type's vCPU, rounded down to 0.001."}},
+					Description: "vCPU (at most 3 decimals). Computed: ratio x the type's vCPU, rounded down to 0.001; with " +
+						"`task_governance`, further down to the nearest value the API's 32-bit number holds, and a configured " +
+						"value it cannot hold is an error at plan time."}},
 				{&entry.MemoryInGiB, schema.Float64Attribute{Optional: true, Computed: true,
-					Description: "Memory in GiB. Computed: ratio x the type's memory, rounded down to whole MiB."}},
+					Description: "Memory in GiB. Computed: ratio x the type's memory, rounded down to whole MiB; with " +
+						"`task_governance`, further down to the nearest value the API's 32-bit number holds, and a configured " +
+						"value it cannot hold is an error at plan time."}},
 				{&entry.EFA, schema.Int64Attribute{Optional: true, Computed: true,
-					Description: "EFA interfaces. Computed: the ratio rounded up x the type's EFA interfaces."}},
+					Description: "EFA interfaces. Computed: the ratio rounded up x the type's EFA interfaces. Only on a " +
+						"cluster that runs its own Kueue: with `task_governance` the add-on decides the EFA quota, it is not " +
+						"planned (null), and setting it is an error at plan time."}},
 				{&entry.Partition, schema.SingleNestedAttribute{
 					Optional:    true,
 					Description: "GPU partitions instead of whole GPUs (NVIDIA MIG). Not with `count` or `accelerators`.",
@@ -172,10 +181,12 @@ func (r *computeQuotaResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				"SageMaker has deleted the compute quota.")},
 	})
 	resp.Schema = schema.Schema{
-		Description: "A HyperPod task-governance compute quota for one team, written to the cluster as the Kueue " +
-			"ClusterQueue `hyperpod-ns-<team>-clusterqueue` (plus a ResourceFlavor per instance type when missing). " +
-			"Unset `accelerators`, `vcpu`, `memory_in_gib` and `efa` of each entry follow HyperPod's ratio rule and are " +
-			"computed during plan, exactly, so the plan shows the numbers that will be applied. Planning needs no cluster access.",
+		Description: "A HyperPod task-governance compute quota for one team: on a cluster that runs its own Kueue, the " +
+			"Kueue ClusterQueue `hyperpod-ns-<team>-clusterqueue` (plus a ResourceFlavor per instance type when missing); " +
+			"with the provider's `task_governance` block, the cluster's SageMaker compute quota for the team, which the " +
+			"task-governance add-on turns into that ClusterQueue. Unset `accelerators`, `vcpu`, `memory_in_gib` and `efa` " +
+			"of each entry follow HyperPod's ratio rule and are computed during plan, exactly, so the plan shows the " +
+			"numbers that will be applied. Planning needs no cluster access.",
 		Attributes: attributes,
 		Blocks:     blocks,
 	}

@@ -79,8 +79,9 @@ func (r *teamNamespaceResource) Schema(ctx context.Context, _ resource.SchemaReq
 		// in the plan; in state they are what the cluster holds, so a difference plans the repair.
 		{&m.Namespace, computedName("Name of the team's Namespace, `hyperpod-ns-<team>`.")},
 		{&m.LocalQueueName, computedName("Name of the team's Kueue LocalQueue, `hyperpod-ns-<team>-localqueue`; jobs " +
-			"select it with the label `kueue.x-k8s.io/queue-name`. Null in state when a refresh found the LocalQueue " +
-			"missing, so the next plan creates it again. With `task_governance` the add-on creates the LocalQueue, " +
+			"select it with the label `kueue.x-k8s.io/queue-name`. On a cluster that runs its own Kueue, null in state " +
+			"when a refresh found the LocalQueue missing, so the next plan creates it again. With `task_governance` the " +
+			"add-on creates the LocalQueue, " +
 			"under this name, once the team's `hyperpod_compute_quota` exists; the provider neither writes nor " +
 			"checks it, and state holds the name either way.")},
 		{&m.ClusterQueueName, computedName("Name of the ClusterQueue the LocalQueue feeds, " +
@@ -88,7 +89,7 @@ func (r *teamNamespaceResource) Schema(ctx context.Context, _ resource.SchemaReq
 			"is the LocalQueue's `spec.clusterQueue` as read from the cluster (null without a LocalQueue), so a " +
 			"LocalQueue that points elsewhere shows in the next plan and is recreated. With `task_governance` it is " +
 			"the name the add-on gives the team's ClusterQueue, as for `local_queue_name`.")},
-		{&m.OwnerID, ownerIDAttribute("Namespace and LocalQueue", "")},
+		{&m.OwnerID, ownerIDAttribute("Namespace (and on a cluster that runs its own Kueue its LocalQueue)", "")},
 		{&m.Drift, driftAttribute("a label this provider sets (`app.kubernetes.io/managed-by`, " +
 			"`sagemaker.amazonaws.com/quota-allocation-id`, `sagemaker.amazonaws.com/sagemaker-managed-queue`) or its " +
 			"owner annotation missing or edited on the Namespace or the LocalQueue; the LocalQueue missing, being " +
@@ -101,7 +102,9 @@ func (r *teamNamespaceResource) Schema(ctx context.Context, _ resource.SchemaReq
 	resp.Schema = schema.Schema{
 		Description: "A HyperPod team's namespace: the Namespace `hyperpod-ns-<team>`, labelled like the ones " +
 			"SageMaker HyperPod task governance creates, and the Kueue LocalQueue `hyperpod-ns-<team>-localqueue` in it, " +
-			"which feeds the team's ClusterQueue `hyperpod-ns-<team>-clusterqueue`. Pair it with a " +
+			"which feeds the team's ClusterQueue `hyperpod-ns-<team>-clusterqueue`. With the provider's " +
+			"`task_governance` block it writes the Namespace only, through the provider's Kubernetes connection, and " +
+			"the task-governance add-on creates the LocalQueue. Pair it with a " +
 			"`hyperpod_compute_quota` of the same `team`, which manages that ClusterQueue. Jobs reach the team's quota " +
 			"by running in this namespace with the label `kueue.x-k8s.io/queue-name: hyperpod-ns-<team>-localqueue`.",
 		Attributes: attributes,

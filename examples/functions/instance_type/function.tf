@@ -6,8 +6,9 @@ output "p4d" {
 
 # A quota of all the GPUs of one instance, without hard-coding how many (8 on ml.p5.48xlarge).
 resource "hyperpod_compute_quota" "one_p5_of_gpus" {
-  name = "vision-quota"
-  team = "vision"
+  name              = "vision-quota"
+  team              = "vision"
+  fair_share_weight = 1 # it borrows (the default strategy): see fair_share_weight
 
   resources = [{
     instance_type = "ml.p5.48xlarge"

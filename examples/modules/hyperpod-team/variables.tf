@@ -68,14 +68,12 @@ variable "description" {
 
 variable "fair_share_weight" {
   description = <<-EOT
-    The ClusterQueue's fairSharing.weight, 0-100: how strongly the team competes for idle
-    capacity when the Kueue manager runs with fair sharing on (HyperPod's FairShare = Enabled,
-    and the local control plane). Default 1 here, not the provider's 0 (the AWS API's default):
-    Kueue counts a weight of 0 as an infinite share, so a team at 0 loses every fair-share
-    contest and, while it borrows, is preempted first, even for a team that borrows more (see
-    fair_share_weight in docs/resources/compute_quota.md). 1 is Kueue's own default weight.
-    Give higher weights to the teams that should win idle capacity; set 0 explicitly for the AWS
-    behaviour. null counts as unset (1).
+    The quota's fair_share_weight, 0-100: how strongly the team competes for idle capacity when
+    Kueue runs with fair sharing on (HyperPod's FairShare = Enabled). Default 1 here, where the
+    provider keeps the AWS API's 0: a team that borrows (the module's teams do unless sharing says
+    otherwise) needs at least 1, as docs/guides/quotas-and-kueue.md ("Fair sharing and
+    fair_share_weight") explains. Give higher weights to the teams that should win idle
+    capacity; set 0 explicitly for the API's default. null counts as unset (1).
   EOT
   type        = number
   default     = 1

@@ -6,8 +6,9 @@ import {
 }
 
 resource "hyperpod_compute_quota" "example" {
-  name = "ml-research"
-  team = "ml-research"
+  name              = "ml-research"
+  team              = "ml-research"
+  fair_share_weight = 1 # a borrower's weight; the plan shows an update where the queue has another
 
   resources = [
     { instance_type = "ml.p5.48xlarge", accelerators = 8 },

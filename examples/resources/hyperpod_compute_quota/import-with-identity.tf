@@ -1,5 +1,5 @@
-# Terraform 1.12 and later (and OpenTofu with identity support): import by resource identity,
-# the team. The first apply records this resource as the queue's owner.
+# Terraform 1.12 and later (tested with Terraform 1.15.0 and OpenTofu v1.12.6): import by
+# resource identity, the team. The first apply records this resource as the queue's owner.
 import {
   to = hyperpod_compute_quota.example
   identity = {
@@ -8,7 +8,8 @@ import {
 }
 
 resource "hyperpod_compute_quota" "example" {
-  name      = "ml-research"
-  team      = "ml-research"
-  resources = [{ instance_type = "ml.p5.48xlarge", accelerators = 8 }]
+  name              = "ml-research"
+  team              = "ml-research"
+  fair_share_weight = 1
+  resources         = [{ instance_type = "ml.p5.48xlarge", accelerators = 8 }]
 }

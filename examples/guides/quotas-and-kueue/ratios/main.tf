@@ -46,8 +46,9 @@ resource "hyperpod_compute_quota" "data_prep" {
 #     efa = ceil(1/28) x 4 = 4.
 #   7 x mig-3g.40gb on ml.p5.48xlarge: r = 21/56 = 0.375, vcpu = 72, memory_in_gib = 768, efa = 32.
 resource "hyperpod_compute_quota" "notebooks" {
-  name = "guide-notebooks"
-  team = "guide-notebooks"
+  name              = "guide-notebooks"
+  team              = "guide-notebooks"
+  fair_share_weight = 1
 
   resources = [
     { instance_type = "ml.p4d.24xlarge", accelerator_partition = { type = "mig-1g.5gb", count = 2 } },
@@ -58,8 +59,9 @@ resource "hyperpod_compute_quota" "notebooks" {
 # Whole instances: r = count = 2 of ml.g5.12xlarge (4 A10G, 48 vCPU, 192 GiB, 1 EFA).
 #   accelerators = 8, vcpu = 96, memory_in_gib = 384, efa = 2.
 resource "hyperpod_compute_quota" "inference" {
-  name = "guide-inference"
-  team = "guide-inference"
+  name              = "guide-inference"
+  team              = "guide-inference"
+  fair_share_weight = 1
 
   resources = [
     { instance_type = "ml.g5.12xlarge", count = 2 },
@@ -70,8 +72,9 @@ resource "hyperpod_compute_quota" "inference" {
 #   8 of the 16 Trainium chips of an ml.trn1.32xlarge: r = 0.5, vcpu = 64, efa = ceil(0.5) x 8 = 8,
 #   memory_in_gib = 384 as configured (r would give 256).
 resource "hyperpod_compute_quota" "trainium" {
-  name = "guide-trainium"
-  team = "guide-trainium"
+  name              = "guide-trainium"
+  team              = "guide-trainium"
+  fair_share_weight = 1
 
   resources = [
     { instance_type = "ml.trn1.32xlarge", accelerators = 8, memory_in_gib = 384 },

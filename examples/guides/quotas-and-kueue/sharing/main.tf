@@ -29,8 +29,8 @@ resource "hyperpod_compute_quota" "evaluation" {
 # Lends and borrows (the default strategy). borrowingLimit = nominalQuota x borrow_limit / 100
 # per resource (here 100 %: 192 vCPU, 2048 GiB, 32 EFA), except where absolute_borrow_limits
 # sets a number: at most 4 extra H100s.
-# A weight of 10 wins idle compute over teams with lower weights when Kueue's fair sharing is
-# on; within the team, higher priority classes preempt lower ones (preempt_team_tasks).
+# With Kueue's fair sharing on, a weight of 10 wins idle compute over borrowers with lower
+# weights; within the team, higher priority classes preempt lower ones (preempt_team_tasks).
 resource "hyperpod_compute_quota" "research" {
   name               = "guide-research"
   team               = "guide-research"
@@ -66,13 +66,15 @@ resource "hyperpod_compute_quota" "inference" {
   ]
 }
 
-# Its own cohort: shares only with queues of cohort guide-sandbox-pool. Disabled: the queue
-# holds new jobs (stopPolicy Hold) while running ones finish.
+# Its own cohort: shares only with queues of cohort guide-sandbox-pool (cohort exists on the
+# Kubernetes path only). Disabled: the queue holds new jobs (stopPolicy Hold) while running ones
+# finish. It borrows (the default strategy), so it has a weight of at least 1.
 resource "hyperpod_compute_quota" "sandbox" {
-  name             = "guide-sandbox"
-  team             = "guide-sandbox"
-  cohort           = "guide-sandbox-pool"
-  activation_state = "Disabled"
+  name              = "guide-sandbox"
+  team              = "guide-sandbox"
+  cohort            = "guide-sandbox-pool"
+  activation_state  = "Disabled"
+  fair_share_weight = 1
 
   resources = [
     { instance_type = "ml.g5.12xlarge", accelerators = 1 },
