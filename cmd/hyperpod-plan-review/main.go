@@ -66,7 +66,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) 
 	} else if err != nil {
 		return fmt.Errorf("reading the cluster: %w", err)
 	}
-	in.Changes, in.Catalog, in.InstanceTypesUnknown = plan.Changes, plan.Catalog, plan.InstanceTypesUnknown
+	in.Changes, in.Catalog, in.InstanceTypesUnknown, in.Store = plan.Changes, plan.Catalog, plan.InstanceTypesUnknown, plan.Store
 	_, err = io.WriteString(stdout, review.Build(in).Markdown())
 	return err
 }

@@ -302,7 +302,7 @@ func reviewOf(t *testing.T, shown string) review.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in.Changes, in.Catalog, in.InstanceTypesUnknown = plan.Changes, plan.Catalog, plan.InstanceTypesUnknown
+	in.Changes, in.Catalog, in.InstanceTypesUnknown, in.Store = plan.Changes, plan.Catalog, plan.InstanceTypesUnknown, plan.Store
 	return review.Build(in)
 }
 

@@ -17,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend/kueuebackend"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend/sagemakerbackend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/review"
@@ -44,6 +46,8 @@ type PlanReview struct {
 	// InstanceTypesUnknown says why the provider block's instance_types are not in the plan, so
 	// that Catalog is the built-in one alone; "" when they are there or the block sets none.
 	InstanceTypesUnknown string
+	// Store places the changed quotas as the plan's store writes them.
+	Store review.Placement
 }
 
 // planProviderConfig is a provider block in the configuration section of `terraform show -json`.
@@ -83,7 +87,18 @@ func QuotaChangesOfPlan(ctx context.Context, r io.Reader) (PlanReview, error) {
 	if err != nil {
 		return PlanReview{}, err
 	}
-	return PlanReview{Changes: changes, Catalog: cat, InstanceTypesUnknown: unknown}, nil
+	return PlanReview{Changes: changes, Catalog: cat, InstanceTypesUnknown: unknown, Store: planStore(plan.Configuration.ProviderConfig)}, nil
+}
+
+// planStore is where the plan's provider block writes quotas: the SageMaker API, whose
+// task-governance add-on writes the Kueue objects, when the block has task_governance.
+func planStore(configs map[string]planProviderConfig) review.Placement {
+	for _, c := range configs {
+		if _, ok := c.Expressions["task_governance"]; ok && strings.HasSuffix(c.FullName, "/hyperpod") {
+			return sagemakerbackend.AddonPlacement()
+		}
+	}
+	return kueuebackend.QueuePlacement()
 }
 
 // planCatalog is the catalog of the plan's hyperpod provider block: the built-in one with the

@@ -3,10 +3,14 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
 // planJSON is a saved plan as `terraform show -json` prints it: the hyperpod provider block's
@@ -126,6 +130,44 @@ func TestQuotaChangesOfPlanInstanceTypes(t *testing.T) {
 			} else if hasCustom || builtinIt.VCPU != base.VCPU {
 				t.Errorf("without the provider block's instance_types the catalog must be the built-in one: %s %v, %s %+v",
 					custom, hasCustom, builtin, builtinIt)
+			}
+		})
+	}
+}
+
+// A plan whose provider block writes through the SageMaker API is reviewed with the quotas
+// placed as the task-governance add-on writes them: a new team's quota comes with its
+// LocalQueue, so a job already waiting in the team's namespace starts.
+func TestQuotaChangesOfPlanStore(t *testing.T) {
+	const team = "newteam"
+	for _, tc := range []struct {
+		name        string
+		expressions map[string]any
+		wantQueue   bool
+	}{
+		{"kubernetes", map[string]any{"config_path": map[string]any{"constant_value": "~/.kube/config"}}, false},
+		{"task governance", map[string]any{"task_governance": []any{map[string]any{}}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan := map[string]any{"format_version": "1.2", "configuration": map[string]any{"provider_config": map[string]any{
+				"hyperpod": map[string]any{"name": "hyperpod", "full_name": "registry.terraform.io/quotaworks/hyperpod",
+					"expressions": tc.expressions}}}}
+			raw, err := json.Marshal(plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			review, err := QuotaChangesOfPlan(context.Background(), strings.NewReader(string(raw)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var c admission.Cluster
+			c = review.Store.WithQuota(c, team, &kueue.ClusterQueue{})
+			got := slices.ContainsFunc(c.LocalQueues, func(lq kueue.LocalQueue) bool {
+				return lq.Namespace == quota.NamespaceName(team) && lq.Name == quota.LocalQueueName(team) &&
+					lq.Spec.ClusterQueue == quota.ClusterQueueName(team)
+			})
+			if got != tc.wantQueue {
+				t.Errorf("the team's LocalQueue placed with its quota: %v, want %v (%+v)", got, tc.wantQueue, c.LocalQueues)
 			}
 		})
 	}

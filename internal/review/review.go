@@ -53,6 +53,14 @@ type Input struct {
 	// Refused are the reads the cluster refused and the prediction is made without, as RBAC
 	// names them ("get deployments.apps kueue-system/kueue-controller-manager").
 	Refused []string
+	// Store places a changed quota in the cluster as the store writes it (the task-governance
+	// add-on writes the team's LocalQueue with it); nil places the ClusterQueue alone.
+	Store Placement
+}
+
+// Placement puts a team's quota, as the ClusterQueue next (nil: deleted), into a cluster.
+type Placement interface {
+	WithQuota(c admission.Cluster, team string, next *kueue.ClusterQueue) admission.Cluster
 }
 
 // Report is the combined effect of a plan's quota changes.
@@ -88,7 +96,11 @@ func (c InstanceTypeCapacity) Overcommitted() bool {
 func Build(in Input) Report {
 	after := in.Now
 	for _, c := range in.Changes {
-		if c.NotPredicted == "" {
+		switch {
+		case c.NotPredicted != "":
+		case in.Store != nil:
+			after = in.Store.WithQuota(after, c.Team, c.After)
+		default:
 			after = after.WithQueue(c.ClusterQueue, c.After)
 		}
 	}
