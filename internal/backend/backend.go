@@ -37,6 +37,11 @@ type Backend struct {
 	Namespaces TeamNamespaces
 	// Words words, in the store's own terms, what only the backend can say about a failure.
 	Words Words
+	// QuotaList and NamespaceList list what the store holds, for `terraform query`;
+	// PriorityClassList is set with PriorityClasses (SchedulerConfig lists itself: Get).
+	QuotaList         QuotaList
+	NamespaceList     NamespaceList
+	PriorityClassList PriorityClassList
 }
 
 // Traits is what the plan must know of a store.
@@ -126,6 +131,28 @@ type TeamQuotas interface {
 	Ref(team, name string) ObjectRef
 }
 
+// QuotaList lists the store's team quotas.
+type QuotaList interface {
+	// List hands the quotas f selects to page, one page of the store's list at a time, in the
+	// store's order, each as Get reads it (Config.Config.Team set even when ConfigErr is) with
+	// NotRepresented set. An error from page ends the listing and is returned.
+	List(ctx context.Context, f quota.ListFilter, page func([]*Quota) error) error
+}
+
+// NamespaceList lists the store's team namespaces.
+type NamespaceList interface {
+	// List hands the namespaces of the teams whose name starts with teamPrefix to page, one page
+	// of the store's list at a time, each as Get reads it with Team and NotRepresented set. An
+	// error from page ends the listing and is returned.
+	List(ctx context.Context, teamPrefix string, page func([]*TeamNamespace) error) error
+}
+
+// PriorityClassList lists the store's priority classes (a backend with PriorityClasses).
+type PriorityClassList interface {
+	// List returns every priority class the store holds, as Get reads it, in the store's order.
+	List(ctx context.Context) ([]*StoredPriorityClass, error)
+}
+
 // Quota is a team's quota as stored.
 type Quota struct {
 	Record
@@ -136,6 +163,9 @@ type Quota struct {
 	Named bool
 	// Usage is what the team's workloads hold, when the same read carries it (zero otherwise).
 	Usage quota.Usage
+	// NotRepresented is what an apply of Config would change in the stored quota beyond taking
+	// it over, in the store's words: what the resource's attributes cannot hold. Set by List.
+	NotRepresented []string
 	// Native is the backend's own object, for its own use.
 	Native any
 }
@@ -278,6 +308,10 @@ type TeamNamespace struct {
 	Labels, Annotations map[string]string
 	// Queue is the namespace's queue; nil when it does not exist.
 	Queue *TeamQueue
+	// Team and NotRepresented (what an apply would change in the namespace or its queue beyond
+	// taking them over, in the store's words) are set by List.
+	Team           string
+	NotRepresented []string
 	// Native is the backend's own object, for its own use.
 	Native any
 }

@@ -44,19 +44,31 @@ func (c *Client) listPages(ctx context.Context, gvr schema.GroupVersionResource,
 // List decodes every object of gvr in the cluster into *out, a slice of the kind's type. It
 // bypasses the read cache: what it returns is the cluster's state at the time of the LIST.
 func List[T any](ctx context.Context, c *Client, gvr schema.GroupVersionResource, out *[]T) error {
+	*out = nil
+	return ListPages(ctx, c, gvr, func(page []T) error {
+		*out = append(*out, page...)
+		return nil
+	})
+}
+
+// ListPages lists every object of gvr in the cluster a page at a time (listPageSize objects, the
+// next page asked for with the previous one's continue token), decodes each page into T and
+// hands it to onPage. An error from onPage ends the listing and is returned: a caller that has
+// what it needs stops without reading the other pages. It bypasses the read cache.
+func ListPages[T any](ctx context.Context, c *Client, gvr schema.GroupVersionResource, onPage func(page []T) error) error {
 	if err := c.init(ctx); err != nil {
 		return err
 	}
-	*out = nil
 	return c.listPages(ctx, gvr, "", func(items []json.RawMessage) error {
+		page := make([]T, 0, len(items))
 		for _, item := range items {
 			var obj T
 			if err := json.Unmarshal(item, &obj); err != nil {
 				return fmt.Errorf("decoding the %s list: %w", gvr.Resource, err)
 			}
-			*out = append(*out, obj)
+			page = append(page, obj)
 		}
-		return nil
+		return onPage(page)
 	})
 }
 

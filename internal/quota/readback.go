@@ -164,6 +164,18 @@ func FromClusterQueue(cat *catalog.Catalog, cq kueue.ClusterQueue) (Config, Reso
 	return cfg, rc, nil
 }
 
+// NotRepresented lists what an apply of rc, the configuration FromClusterQueue read from cq,
+// would change in cq's spec, in SpecDrift's words: what the resource's attributes cannot hold
+// (a second resource group, a resource the rendering does not cover or covers besides, ...).
+// Empty when rc renders to cq's spec exactly.
+func NotRepresented(cat *catalog.Catalog, cq kueue.ClusterQueue, rc ResolvedConfig) []string {
+	want, err := RenderClusterQueue(cat, rc)
+	if err != nil {
+		return []string{"the configuration read from the spec cannot be rendered: " + err.Error()}
+	}
+	return SpecDrift(want.Spec, cq.Spec)
+}
+
 // annotatedEntries are the annotation's resources entries by instance type (the first of each).
 func annotatedEntries(ann *configAnnotation) map[string]annotationEntry {
 	out := map[string]annotationEntry{}

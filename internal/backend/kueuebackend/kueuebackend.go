@@ -45,9 +45,11 @@ func AsAddon(client *kube.Client, cat *catalog.Catalog) backend.Backend {
 
 func newBackend(client *kube.Client, cat *catalog.Catalog, guard addonGuard) backend.Backend {
 	quotas := &teamQuotas{kube: client, catalog: cat, guard: guard}
+	namespaces := &teamNamespaces{kube: client, guard: guard}
+	classes := &priorityClasses{kube: client, guard: guard}
 	return backend.Backend{
 		Quotas:          quotas,
-		PriorityClasses: &priorityClasses{kube: client, guard: guard},
+		PriorityClasses: classes,
 		Capacity:        &clusterCapacity{kube: client},
 		Usage:           quotas,
 		Kueue:           kueueState{kube: client, grant: GrantPreviewReads},
@@ -58,8 +60,12 @@ func newBackend(client *kube.Client, cat *catalog.Catalog, guard addonGuard) bac
 				"(resource_sharing), not for the whole cluster",
 		}}},
 		Claims:     &claims{kube: client},
-		Namespaces: &teamNamespaces{kube: client, guard: guard},
+		Namespaces: namespaces,
 		Words:      words{quotas: quotas},
+
+		QuotaList:         quotas,
+		NamespaceList:     namespaces,
+		PriorityClassList: classes,
 	}
 }
 

@@ -30,9 +30,15 @@ type teamNamespaces struct {
 	guard       addonGuard
 }
 
+// Namespaces reads, writes and lists team namespaces.
+type Namespaces interface {
+	backend.TeamNamespaces
+	backend.NamespaceList
+}
+
 // NamespacesBesideAddon is the team namespaces of a cluster whose LocalQueues the
 // task-governance add-on creates: only the Namespace is written.
-func NamespacesBesideAddon(client *kube.Client) backend.TeamNamespaces {
+func NamespacesBesideAddon(client *kube.Client) Namespaces {
 	return &teamNamespaces{kube: client, addonQueues: true, guard: addonGuard{off: true}}
 }
 

@@ -26,9 +26,14 @@ func (s *priorityClasses) Get(ctx context.Context, class string) (*backend.Store
 	if err != nil || !found {
 		return nil, err
 	}
+	return storedClassOf(wpc)
+}
+
+// storedClassOf is the priority class wpc holds; its tags annotation must decode.
+func storedClassOf(wpc kueue.WorkloadPriorityClass) (*backend.StoredPriorityClass, error) {
 	tags, err := quota.TagsOf(wpc.ObjectMeta)
 	if err != nil {
-		return nil, &backend.RequestError{Op: backend.OpRead, Kind: kindPriorityClass, Name: name, Err: err}
+		return nil, &backend.RequestError{Op: backend.OpRead, Kind: kindPriorityClass, Name: wpc.Name, Err: err}
 	}
 	return &backend.StoredPriorityClass{Record: RecordOf(kindPriorityClass, wpc.ObjectMeta), Weight: int64(wpc.Value), Tags: tags, Native: wpc}, nil
 }

@@ -39,6 +39,11 @@ func (s *teamQuotas) Get(ctx context.Context, team string, _ *backend.Quota) (*b
 	if err != nil || !found {
 		return nil, err
 	}
+	return s.quotaOf(cq), nil
+}
+
+// quotaOf is the team's quota that cq holds.
+func (s *teamQuotas) quotaOf(cq kueue.ClusterQueue) *backend.Quota {
 	q := &backend.Quota{
 		Record: RecordOf(kindClusterQueue, cq.ObjectMeta),
 		Named:  cq.Annotations[quota.AnnotationName] != "",
@@ -48,7 +53,7 @@ func (s *teamQuotas) Get(ctx context.Context, team string, _ *backend.Quota) (*b
 	if !q.Terminating {
 		_, q.Config, q.ConfigErr = quota.FromClusterQueue(s.catalog, cq)
 	}
-	return q, nil
+	return q
 }
 
 // Tags are those Get read from the ClusterQueue's tags annotation.

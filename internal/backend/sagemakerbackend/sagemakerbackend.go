@@ -38,6 +38,8 @@ func New(api sagemakerclient.API, clusterARN string, cat *catalog.Catalog, poll 
 		Namespaces:      needsKubernetes{},
 		Claims:          noClaims{},
 		Words:           words{},
+		QuotaList:       quotas,
+		NamespaceList:   needsKubernetes{},
 		Traits: backend.Traits{AssignsIDs: true, CreatesWithContent: true, QueuesByAddon: true, StoreLimits: quota.StoreLimits{Float32Amounts: true, Unsupported: map[string]string{
 			"cohort": "the SageMaker API has no cohort field: the task-governance add-on decides how teams share idle " +
 				"capacity from resource_sharing and fair_share_weight",
@@ -50,7 +52,8 @@ func New(api sagemakerclient.API, clusterARN string, cat *catalog.Catalog, poll 
 		b.Capacity.(*clusterCapacity).nodes = reads.Capacity
 		b.Usage = reads.Usage
 		b.Kueue = addonKueue{kueuebackend.KueueStateGranted(kubernetes, grantPreviewReads)}
-		b.Namespaces = kueuebackend.NamespacesBesideAddon(kubernetes)
+		namespaces := kueuebackend.NamespacesBesideAddon(kubernetes)
+		b.Namespaces, b.NamespaceList = namespaces, namespaces
 	}
 	return b
 }
@@ -121,6 +124,9 @@ func (needsKubernetes) Work(context.Context, string) (int, int, error)        { 
 func (needsKubernetes) Drift(*backend.TeamNamespace, string, string) []string { return nil }
 func (needsKubernetes) Imported(*backend.TeamNamespace) (map[string]string, map[string]string) {
 	return nil, nil
+}
+func (needsKubernetes) List(context.Context, string, func([]*backend.TeamNamespace) error) error {
+	return errNamespaces
 }
 
 // noClaims: a create on this path claims nothing before its single request.
