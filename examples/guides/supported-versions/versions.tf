@@ -1,6 +1,6 @@
 terraform {
   # Provider functions (provider::hyperpod::...) need Terraform 1.8; everything else in this
-  # provider works with 1.11, the oldest version it is tested with.
+  # provider works with 1.11, the oldest supported version.
   required_version = ">= 1.11"
 
   required_providers {

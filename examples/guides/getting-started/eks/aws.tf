@@ -1,10 +1,6 @@
 # Cluster access for an EKS-orchestrated HyperPod cluster that already exists (created by
 # another configuration, or applied on its own first: see "Why not create the EKS cluster in
 # the same apply"). Then its endpoint and CA certificate are known while planning.
-#
-# (The guide's test, internal/provider/guides_examples_test.go, cannot plan this file: it needs
-# the AWS provider and credentials. It plans the rest of this directory against a local
-# cluster, and plans the provider block below with the data source replaced by fixed values.)
 
 variable "region" {
   type    = string

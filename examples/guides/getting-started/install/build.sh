@@ -10,3 +10,8 @@ make install
 # run terraform init again.
 cd /path/to/your/configuration
 rm -f .terraform.lock.hcl && terraform init
+
+# Later, to install the provider from the registry instead (terraform init never asks the
+# registry for a provider it finds in the local mirror), run in the clone:
+#   make uninstall
+# then remove the configuration's lock file and run terraform init again.

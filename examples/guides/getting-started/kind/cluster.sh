@@ -8,7 +8,7 @@ export KUBE_CONFIG_PATH="$PWD/.cache/kind/kubeconfig"
 terraform -chdir=examples/guides/getting-started/first-quota init
 terraform -chdir=examples/guides/getting-started/first-quota apply
 
-# make demo and make test use this cluster too while KUBE_CONFIG_PATH is set.
+# make demo uses this cluster too while KUBE_CONFIG_PATH is set.
 make demo
 
 # Remove it.
