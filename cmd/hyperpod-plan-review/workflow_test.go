@@ -22,7 +22,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
@@ -423,7 +422,7 @@ func readOnlyUser(t *testing.T, e *acctest.Env, name string) string {
 		t.Fatal(err)
 	}
 	// The authorizer learns of the binding from a watch: wait until it grants the role's reads.
-	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+	err = acctest.Eventually(ctx, 30*time.Second, "the authorizer granting "+name+" its role", func(ctx context.Context) (bool, string, error) {
 		for _, rule := range role.Rules {
 			for _, v := range rule.Verbs {
 				attrs := &authzv1.ResourceAttributes{Verb: v, Group: rule.APIGroups[0], Resource: rule.Resources[0]}
@@ -433,15 +432,18 @@ func readOnlyUser(t *testing.T, e *acctest.Env, name string) string {
 				sar, err := e.Clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authzv1.SubjectAccessReview{
 					Spec: authzv1.SubjectAccessReviewSpec{User: name, Groups: []string{name}, ResourceAttributes: attrs},
 				}, metav1.CreateOptions{})
-				if err != nil || !sar.Status.Allowed {
-					return false, err
+				if err != nil {
+					return false, "", err
+				}
+				if !sar.Status.Allowed {
+					return false, fmt.Sprintf("%s of %s not allowed yet", v, rule.Resources[0]), nil
 				}
 			}
 		}
-		return true, nil
+		return true, "", nil
 	})
 	if err != nil {
-		t.Fatalf("the authorizer does not grant %s its role: %v", name, err)
+		t.Fatal(err)
 	}
 	return path
 }

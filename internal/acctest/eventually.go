@@ -12,7 +12,9 @@ const PollInterval = 100 * time.Millisecond
 
 // Eventually calls check until it reports done, and fails once timeout has passed (or ctx
 // ends) with what was awaited and the last state check described. An error from check ends
-// the wait at once: it means the world cannot reach the state, not that it has not yet.
+// the wait at once: it means the world cannot reach the state, not that it has not yet. An
+// error while the wait's context is done is the timeout cutting a read short, and reported as
+// the timeout.
 func Eventually(ctx context.Context, timeout time.Duration, what string, check func(ctx context.Context) (done bool, state string, err error)) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -21,13 +23,12 @@ func Eventually(ctx context.Context, timeout time.Duration, what string, check f
 	last := "nothing read yet"
 	for {
 		done, state, err := check(ctx)
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() == nil:
 			return fmt.Errorf("%s: %w", what, err)
-		}
-		if done {
+		case err == nil && done:
 			return nil
-		}
-		if state != "" {
+		case state != "":
 			last = state
 		}
 		select {

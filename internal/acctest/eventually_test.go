@@ -30,6 +30,16 @@ func TestEventually(t *testing.T) {
 			t.Fatalf("got %v after %d reads, want boom after 1", err, reads)
 		}
 	})
+	t.Run("a read cut short by the end of the wait is the timeout", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		err := Eventually(ctx, time.Minute, "a state never reached", func(ctx context.Context) (bool, string, error) {
+			cancel() // the wait ends during the read, which fails for that reason
+			return false, "still pending", ctx.Err()
+		})
+		if err == nil || errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "still pending") {
+			t.Fatalf("got %v, want the end of the wait with the last state seen, not the read's error", err)
+		}
+	})
 	t.Run("a cancelled context names the last state", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		err := Eventually(ctx, time.Minute, "a state never reached", func(context.Context) (bool, string, error) {

@@ -115,30 +115,23 @@ func (w *PyTorchJobWrapper) Delete(ctx context.Context) error {
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting PyTorchJob %s/%s: %w", ns, name, err)
 	}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		workloads, err := WorkloadsOwnedBy(ctx, ns, PyTorchJobKind, name)
-		if err != nil || len(workloads) == 0 {
-			return err
-		}
-		for _, wl := range workloads {
-			if wl.GetDeletionTimestamp() != nil {
-				continue
+	return Eventually(ctx, time.Minute, fmt.Sprintf("the Workloads of PyTorchJob %s/%s gone after its deletion", ns, name),
+		func(ctx context.Context) (bool, string, error) {
+			workloads, err := WorkloadsOwnedBy(ctx, ns, PyTorchJobKind, name)
+			if err != nil || len(workloads) == 0 {
+				return err == nil, "", err
 			}
-			err := env.Dynamic.Resource(kueue.Workloads).Namespace(ns).Delete(ctx, wl.GetName(), metav1.DeleteOptions{})
-			if err != nil && !apierrors.IsNotFound(err) {
-				return fmt.Errorf("deleting Workload %s/%s of PyTorchJob %s: %w", ns, wl.GetName(), name, err)
+			for _, wl := range workloads {
+				if wl.GetDeletionTimestamp() != nil {
+					continue
+				}
+				err := env.Dynamic.Resource(kueue.Workloads).Namespace(ns).Delete(ctx, wl.GetName(), metav1.DeleteOptions{})
+				if err != nil && !apierrors.IsNotFound(err) {
+					return false, "", fmt.Errorf("deleting Workload %s/%s of PyTorchJob %s: %w", ns, wl.GetName(), name, err)
+				}
 			}
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("workloads of PyTorchJob %s/%s still exist a minute after deletion", ns, name)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+			return false, fmt.Sprintf("%d still there", len(workloads)), nil
+		})
 }
 
 // WorkloadsOwnedBy lists the Workloads in namespace that Kueue made for the job of the given kind

@@ -53,28 +53,31 @@ func objectKeys(ctx context.Context, dyn dynamic.Interface) (map[string]bool, er
 // leftovers waits up to wait for the objects that are not in before to go, and returns those
 // that stay, sorted.
 func leftovers(ctx context.Context, dyn dynamic.Interface, before map[string]bool, wait time.Duration) ([]string, error) {
-	deadline := time.Now().Add(wait)
-	for {
+	var left []string
+	var readErr error
+	_ = Eventually(ctx, wait, "the objects the tests made gone", func(ctx context.Context) (bool, string, error) {
 		now, err := objectKeys(ctx, dyn)
 		if err != nil {
-			return nil, err
+			readErr = err
+			return false, "", err
 		}
-		var left []string
+		left = left[:0]
 		for k := range now {
 			if !before[k] {
 				left = append(left, k)
 			}
 		}
-		if len(left) == 0 || time.Now().After(deadline) {
-			slices.Sort(left)
-			return left, nil
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(wait / 60):
-		}
+		return len(left) == 0, "", nil
+	})
+	// What stays once the wait is over is the answer, not a failure of the wait.
+	switch {
+	case readErr != nil:
+		return nil, readErr
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
 	}
+	slices.Sort(left)
+	return left, nil
 }
 
 // checkNoLeftovers runs tests and fails them (exit code 1) when they passed but left objects

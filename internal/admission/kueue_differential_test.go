@@ -555,7 +555,7 @@ func (k kueueCluster) deleteAndWait(ctx context.Context, gvr schema.GroupVersion
 	if err := ri.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting %s %s: %w", gvr.Resource, name, err)
 	}
-	return waitFor(ctx, fmt.Sprintf("%s %s is gone", gvr.Resource, name), func() (bool, string, error) {
+	return acctest.Eventually(ctx, observeTimeout, fmt.Sprintf("%s %s is gone", gvr.Resource, name), func(context.Context) (bool, string, error) {
 		_, err := ri.Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, "", nil

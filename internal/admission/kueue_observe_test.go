@@ -47,36 +47,10 @@ var (
 // so that reaching it means Kueue did not do what the wait expects.
 const observeTimeout = 2 * time.Minute
 
-// pollInterval is how often a wait reads the cluster again.
-const pollInterval = 50 * time.Millisecond
-
 // kueueCluster is the test cluster, with the clients a scenario uses.
 type kueueCluster struct {
 	cs  kubernetes.Interface
 	dyn dynamic.Interface
-}
-
-// waitFor reads until check reports done, failing after observeTimeout with the last state
-// check described.
-func waitFor(ctx context.Context, what string, check func() (done bool, state string, err error)) error {
-	ctx, cancel := context.WithTimeout(ctx, observeTimeout)
-	defer cancel()
-	last := ""
-	for {
-		done, state, err := check()
-		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
-		if done {
-			return nil
-		}
-		last = state
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s: not reached within %s; last state: %s", what, observeTimeout, last)
-		case <-time.After(pollInterval):
-		}
-	}
 }
 
 // observedWorkload is what Kueue recorded for one Workload.
@@ -316,7 +290,7 @@ func (k kueueCluster) clusterQueueState(ctx context.Context, name string) (clust
 // taken in once Kueue refuses a probe as inactive there (waitTerminationTakenIn).
 func (k kueueCluster) waitClusterQueuesObserved(ctx context.Context, teams []string) error {
 	var terminating []string
-	err := waitFor(ctx, "Kueue takes in the ClusterQueues' new specs", func() (bool, string, error) {
+	err := acctest.Eventually(ctx, observeTimeout, "Kueue takes in the ClusterQueues' new specs", func(context.Context) (bool, string, error) {
 		var behind []string
 		terminating = nil
 		for _, team := range teams {
@@ -362,7 +336,7 @@ func (k kueueCluster) waitTerminationTakenIn(ctx context.Context, team string) e
 		if err := k.createProbe(ctx, team, probeClassName); err != nil {
 			return err
 		}
-		err := waitFor(ctx, "Kueue decides a probe in the ClusterQueue being deleted", func() (bool, string, error) {
+		err := acctest.Eventually(ctx, observeTimeout, "Kueue decides a probe in the ClusterQueue being deleted", func(context.Context) (bool, string, error) {
 			_, probes, err := k.readWorkloads(ctx, sq)
 			if err != nil {
 				return false, "", err
@@ -477,7 +451,7 @@ func sameDecisions(a, b map[string]observedWorkload) bool {
 // decisions, and returns them.
 func (k kueueCluster) steadyDecisions(ctx context.Context, sq scenarioQueues) (map[string]observedWorkload, error) {
 	var out map[string]observedWorkload
-	err := waitFor(ctx, "every job has a Workload, none between two decisions", func() (bool, string, error) {
+	err := acctest.Eventually(ctx, observeTimeout, "every job has a Workload, none between two decisions", func(context.Context) (bool, string, error) {
 		work, _, err := k.readWorkloads(ctx, sq)
 		if err != nil {
 			return false, "", err
@@ -514,7 +488,7 @@ func (k kueueCluster) startProbes(ctx context.Context, sq scenarioQueues) ([]str
 			return nil, err
 		}
 	}
-	err := waitFor(ctx, "Kueue parks the probes as inadmissible (namespace mismatch)", func() (bool, string, error) {
+	err := acctest.Eventually(ctx, observeTimeout, "Kueue parks the probes as inadmissible (namespace mismatch)", func(context.Context) (bool, string, error) {
 		_, probes, err := k.readWorkloads(ctx, sq)
 		if err != nil {
 			return false, "", err
@@ -568,7 +542,7 @@ func (k kueueCluster) releaseProbes(ctx context.Context, sq scenarioQueues, prob
 			return err
 		}
 	}
-	return waitFor(ctx, "Kueue admits the probes and its ClusterQueue status agrees with the workloads", func() (bool, string, error) {
+	return acctest.Eventually(ctx, observeTimeout, "Kueue admits the probes and its ClusterQueue status agrees with the workloads", func(context.Context) (bool, string, error) {
 		work, probes, err := k.readWorkloads(ctx, sq)
 		if err != nil {
 			return false, "", err
@@ -661,7 +635,7 @@ func (k kueueCluster) deleteJobsAndWorkloads(ctx context.Context, ns string) err
 		!apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting Workloads in %s: %w", ns, err)
 	}
-	return waitFor(ctx, "the Workloads of "+ns+" are gone", func() (bool, string, error) {
+	return acctest.Eventually(ctx, observeTimeout, "the Workloads of "+ns+" are gone", func(context.Context) (bool, string, error) {
 		list, err := k.dyn.Resource(kueue.Workloads).Namespace(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, "", err

@@ -34,6 +34,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/faultproxy"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 )
@@ -961,9 +962,14 @@ func TestDownResetsRequestOnOpenConnection(t *testing.T) {
 	}
 	// The connection is closed when it goes idle, which the client may see
 	// before the proxy has read the pipelined request from its buffer.
-	s := p.Stats()
-	for deadline := time.Now().Add(5 * time.Second); s.Requests < 2 && time.Now().Before(deadline); s = p.Stats() {
-		time.Sleep(time.Millisecond)
+	var s faultproxy.Stats
+	err = acctest.Eventually(context.Background(), 5*time.Second, "the proxy counting the pipelined request",
+		func(context.Context) (bool, string, error) {
+			s = p.Stats()
+			return s.Requests >= 2, fmt.Sprintf("%d requests", s.Requests), nil
+		})
+	if err != nil {
+		t.Error(err)
 	}
 	if got, want := up.requests(), []string{"GET " + slowPath}; !reflect.DeepEqual(got, want) {
 		t.Errorf("upstream saw %v, want %v", got, want)
@@ -1130,11 +1136,12 @@ func TestCreatesKeyedByObject(t *testing.T) {
 // waitForActive waits until at most n of the proxy's client connections are serving a request.
 func waitForActive(t *testing.T, p *faultproxy.Proxy, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for faultproxy.ActiveConns(p) > n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d connections still serve a request after 5 s, want at most %d", faultproxy.ActiveConns(p), n)
-		}
-		time.Sleep(time.Millisecond)
+	err := acctest.Eventually(context.Background(), 5*time.Second, fmt.Sprintf("at most %d connections serving a request", n),
+		func(context.Context) (bool, string, error) {
+			active := faultproxy.ActiveConns(p)
+			return active <= n, fmt.Sprintf("%d serve one", active), nil
+		})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -28,6 +28,8 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 )
 
 // tfCLI is a working directory and the CLI that runs in it.
@@ -394,9 +396,9 @@ func serveProvider(t *testing.T, address string) (*servedProvider, error) {
 // stop waits for applies still running (bounded), then stops the server.
 func (s *servedProvider) stop(t *testing.T) {
 	t.Helper()
-	if n, took, ok := s.applies.wait(3 * time.Minute); n > 0 {
-		if !ok {
-			t.Errorf("%d provider applies were still running 3 minutes after terraform ended", n)
+	if n, took, err := s.applies.wait(3 * time.Minute); n > 0 {
+		if err != nil {
+			t.Errorf("%d provider applies were running when terraform ended: %v", n, err)
 		} else {
 			t.Logf("waited %s for %d provider applies that outlived terraform", took.Round(time.Millisecond), n)
 		}
@@ -439,14 +441,13 @@ func (f *inflight) count() int {
 }
 
 // wait waits until nothing is in flight; it returns how many were when it started.
-func (f *inflight) wait(limit time.Duration) (n int, took time.Duration, ok bool) {
+func (f *inflight) wait(limit time.Duration) (n int, took time.Duration, err error) {
 	start := time.Now()
 	n = f.count()
-	for f.count() > 0 {
-		if time.Since(start) > limit {
-			return n, time.Since(start), false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return n, time.Since(start), true
+	err = acctest.Eventually(context.Background(), limit, "the provider's applies in flight ended",
+		func(context.Context) (bool, string, error) {
+			left := f.count()
+			return left == 0, fmt.Sprintf("%d still running", left), nil
+		})
+	return n, time.Since(start), err
 }

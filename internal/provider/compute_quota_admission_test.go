@@ -134,17 +134,14 @@ func (c jobCluster) workloadOf(team, job string, decided func(*unstructured.Unst
 
 // jobUnsuspended waits until Kueue has unsuspended an admitted Job.
 func jobUnsuspended(team, name string, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		job, err := acc.clientset.BatchV1().Jobs(quota.NamespaceName(team)).Get(context.Background(), name, metav1.GetOptions{})
-		if err == nil && job.Spec.Suspend != nil && !*job.Spec.Suspend {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("job %s not unsuspended by Kueue within %s (%v)", name, timeout, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	return acctest.Eventually(context.Background(), timeout, "job "+name+" unsuspended by Kueue",
+		func(ctx context.Context) (bool, string, error) {
+			job, err := acc.clientset.BatchV1().Jobs(quota.NamespaceName(team)).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return false, fmt.Sprintf("reading it: %v", err), nil
+			}
+			return job.Spec.Suspend != nil && !*job.Spec.Suspend, "suspended", nil
+		})
 }
 
 // lenderAndBorrower is two teams with one ml.g5.12xlarge (4 GPUs) each in a cohort of their
@@ -200,15 +197,17 @@ func (c jobCluster) deleteWork(t *testing.T, team string) {
 	if err := c.dynamic.Resource(kueue.Workloads).Namespace(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
 		t.Errorf("deleting Workloads: %v", err)
 	}
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
-		list, err := c.dynamic.Resource(kueue.Workloads).Namespace(ns).List(ctx, metav1.ListOptions{})
-		if err == nil && len(list.Items) == 0 {
-			return
-		}
-		time.Sleep(200 * time.Millisecond)
+	err := acctest.Eventually(ctx, time.Minute, "the Workloads of "+team+" gone after their deletion",
+		func(ctx context.Context) (bool, string, error) {
+			list, err := c.dynamic.Resource(kueue.Workloads).Namespace(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, fmt.Sprintf("listing them: %v", err), nil
+			}
+			return len(list.Items) == 0, fmt.Sprintf("%d still there", len(list.Items)), nil
+		})
+	if err != nil {
+		t.Error(err)
 	}
-	t.Errorf("Workloads of %s still there a minute after deletion", team)
 }
 
 func conditions(w *unstructured.Unstructured) []map[string]any {
@@ -285,27 +284,28 @@ func pendingWithoutPreemption(w *unstructured.Unstructured) bool {
 // checkQueueActive checks that Kueue reports the team's ClusterQueue Active.
 func checkQueueActive(t *testing.T, team string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			u, err := acc.dynamic.Resource(kueue.ClusterQueues).Get(context.Background(), quota.ClusterQueueName(team), metav1.GetOptions{})
-			if err == nil {
-				if s, _, _ := condition(u, "Active"); s == "True" {
-					return nil
-				}
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("ClusterQueue of %s is not Active: %v, %v", team, err, conditionsOf(u))
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
+		return waitCondition(func(ctx context.Context) (*unstructured.Unstructured, error) {
+			return acc.dynamic.Resource(kueue.ClusterQueues).Get(ctx, quota.ClusterQueueName(team), metav1.GetOptions{})
+		}, "the ClusterQueue of "+team, "Active", "True", "")
 	}
 }
 
-func conditionsOf(u *unstructured.Unstructured) any {
-	if u == nil {
-		return nil
+// waitCondition waits up to 30 s until the object get reads has condition typ with status (and
+// reason, unless ""), naming the object as what and its last conditions if it does not.
+func waitCondition(get func(context.Context) (*unstructured.Unstructured, error), what, typ, status, reason string) error {
+	want := typ + " " + status
+	if reason != "" {
+		want += " (" + reason + ")"
 	}
-	return conditions(u)
+	return acctest.Eventually(context.Background(), 30*time.Second, what+" "+want,
+		func(ctx context.Context) (bool, string, error) {
+			u, err := get(ctx)
+			if err != nil {
+				return false, fmt.Sprintf("reading it: %v", err), nil
+			}
+			s, r, _ := condition(u, typ)
+			return s == status && (reason == "" || r == reason), fmt.Sprintf("conditions %v", conditions(u)), nil
+		})
 }
 
 // A quota written by the provider governs real admission: Kueue accepts the queue (Active), a
@@ -400,29 +400,26 @@ func (c jobCluster) admitBorrowing(t *testing.T, team, job, n, borrowed string) 
 // waitBorrowed waits until the team's ClusterQueue reports want borrowed of a resource in a
 // flavor (Kueue updates the status after admitting).
 func waitBorrowed(dc dynamic.Interface, team, flavor, res, want string) error {
-	deadline := time.Now().Add(30 * time.Second)
-	got := ""
-	for time.Now().Before(deadline) {
-		u, err := dc.Resource(kueue.ClusterQueues).Get(context.Background(), quota.ClusterQueueName(team), metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		usage, _, _ := unstructured.NestedSlice(u.Object, "status", "flavorsReservation")
-		for _, f := range usage {
-			fm, _ := f.(map[string]any)
-			rs, _ := fm["resources"].([]any)
-			for _, r := range rs {
-				if rm, _ := r.(map[string]any); fm["name"] == flavor && rm["name"] == res {
-					got = fmt.Sprint(rm["borrowed"])
+	return acctest.Eventually(context.Background(), 30*time.Second,
+		fmt.Sprintf("%s borrowing %s of %s in %s", quota.ClusterQueueName(team), want, res, flavor),
+		func(ctx context.Context) (bool, string, error) {
+			u, err := dc.Resource(kueue.ClusterQueues).Get(ctx, quota.ClusterQueueName(team), metav1.GetOptions{})
+			if err != nil {
+				return false, "", err
+			}
+			got := ""
+			usage, _, _ := unstructured.NestedSlice(u.Object, "status", "flavorsReservation")
+			for _, f := range usage {
+				fm, _ := f.(map[string]any)
+				rs, _ := fm["resources"].([]any)
+				for _, r := range rs {
+					if rm, _ := r.(map[string]any); fm["name"] == flavor && rm["name"] == res {
+						got = fmt.Sprint(rm["borrowed"])
+					}
 				}
 			}
-		}
-		if got == want {
-			return nil
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return fmt.Errorf("%s borrows %q of %s in %s, want %s", quota.ClusterQueueName(team), got, res, flavor, want)
+			return got == want, fmt.Sprintf("borrows %q", got), nil
+		})
 }
 
 // Sharing in a cohort of its own: a LendAndBorrow team borrows exactly up to borrow_limit
@@ -681,20 +678,8 @@ var terraformBlock = regexp.MustCompile(`(?s)terraform \{.*?\n\}\n`)
 var quickstartTeams = []string{"ml-research", "evaluation", "inference", "data-prep"}
 
 // waitActive waits until Kueue reports an object Active.
-func waitActive(get func() (*unstructured.Unstructured, error), what string) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		u, err := get()
-		if err == nil {
-			if s, _, _ := condition(u, "Active"); s == "True" {
-				return nil
-			}
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s is not Active: %v %v", what, err, conditionsOf(u))
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+func waitActive(get func(context.Context) (*unstructured.Unstructured, error), what string) error {
+	return waitCondition(get, what, "Active", "True", "")
 }
 
 // checkAllActive checks that Kueue accepted and activated every team's ClusterQueue and
@@ -707,7 +692,7 @@ func checkAllActive(t *testing.T, teams, flavors []string) resource.TestCheckFun
 				return err
 			}
 			ns, lq := quota.NamespaceName(team), quota.LocalQueueName(team)
-			if err := waitActive(func() (*unstructured.Unstructured, error) {
+			if err := waitActive(func(ctx context.Context) (*unstructured.Unstructured, error) {
 				return acc.dynamic.Resource(kueue.LocalQueues).Namespace(ns).Get(ctx, lq, metav1.GetOptions{})
 			}, "LocalQueue "+lq); err != nil {
 				return err
@@ -858,39 +843,33 @@ func outputAt(s *terraform.State, output string, keys ...string) string {
 
 // waitQueuesIdle waits until Kueue reports no workloads and no usage on the teams' queues.
 func waitQueuesIdle(dc dynamic.Interface, teams []string) error {
-	deadline := time.Now().Add(time.Minute)
-	for {
-		busy := ""
-		for _, team := range teams {
-			u, err := dc.Resource(kueue.ClusterQueues).Get(context.Background(), quota.ClusterQueueName(team), metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			var cq kueue.ClusterQueue
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &cq); err != nil {
-				return err
-			}
-			if st := cq.Status; st != nil {
-				if st.AdmittedWorkloads+st.PendingWorkloads+st.ReservingWorkloads > 0 {
-					busy = fmt.Sprintf("%s counts %d admitted, %d pending, %d reserving workloads", team, st.AdmittedWorkloads, st.PendingWorkloads, st.ReservingWorkloads)
+	return acctest.Eventually(context.Background(), time.Minute, "kueue releasing the quickstart's quotas",
+		func(ctx context.Context) (bool, string, error) {
+			busy := ""
+			for _, team := range teams {
+				u, err := dc.Resource(kueue.ClusterQueues).Get(ctx, quota.ClusterQueueName(team), metav1.GetOptions{})
+				if err != nil {
+					return false, "", err
 				}
-				for _, f := range append(st.FlavorsUsage, st.FlavorsReservation...) {
-					for _, r := range f.Resources {
-						if !r.Total.IsZero() {
-							busy = fmt.Sprintf("%s still uses %s of %s in %s", team, r.Total.String(), r.Name, f.Name)
+				var cq kueue.ClusterQueue
+				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &cq); err != nil {
+					return false, "", err
+				}
+				if st := cq.Status; st != nil {
+					if st.AdmittedWorkloads+st.PendingWorkloads+st.ReservingWorkloads > 0 {
+						busy = fmt.Sprintf("%s counts %d admitted, %d pending, %d reserving workloads", team, st.AdmittedWorkloads, st.PendingWorkloads, st.ReservingWorkloads)
+					}
+					for _, f := range append(st.FlavorsUsage, st.FlavorsReservation...) {
+						for _, r := range f.Resources {
+							if !r.Total.IsZero() {
+								busy = fmt.Sprintf("%s still uses %s of %s in %s", team, r.Total.String(), r.Name, f.Name)
+							}
 						}
 					}
 				}
 			}
-		}
-		if busy == "" {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("kueue did not release the quickstart's quotas within a minute: %s", busy)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+			return busy == "", busy, nil
+		})
 }
 
 // checkWorkloadPriorityClasses checks that each WorkloadPriorityClass exists with its value.
@@ -1072,19 +1051,9 @@ func TestAccAdmission_docExamplesActive(t *testing.T) {
 		"data-sources/hyperpod_instance_type_capacity/data-source.tf",
 		"data-sources/hyperpod_team_usage/data-source.tf")
 	stopped := func(*terraform.State) error {
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			u, err := acc.dynamic.Resource(kueue.ClusterQueues).Get(context.Background(), quota.ClusterQueueName("data-prep"), metav1.GetOptions{})
-			if err == nil {
-				if s, reason, _ := condition(u, "Active"); s == "False" && reason == "Stopped" {
-					return nil
-				}
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("the disabled data-prep quota is not reported Stopped: %v %v", err, conditionsOf(u))
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
+		return waitCondition(func(ctx context.Context) (*unstructured.Unstructured, error) {
+			return acc.dynamic.Resource(kueue.ClusterQueues).Get(ctx, quota.ClusterQueueName("data-prep"), metav1.GetOptions{})
+		}, "the disabled data-prep quota", "Active", "False", "Stopped")
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

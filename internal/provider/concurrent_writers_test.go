@@ -330,14 +330,13 @@ func cwHasFinalizer(o cwObject) error {
 
 // cwWaitFinalizer waits until the Kueue manager has put its finalizer on the object.
 func cwWaitFinalizer(o cwObject) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := cwHasFinalizer(o)
-		if err == nil || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	return acctest.Eventually(context.Background(), 30*time.Second, fmt.Sprintf("%s with Kueue's finalizer", o),
+		func(context.Context) (bool, string, error) {
+			if err := cwHasFinalizer(o); err != nil {
+				return false, err.Error(), nil
+			}
+			return true, "", nil
+		})
 }
 
 // cwUnmodelledSpec returns the fields of a ClusterQueue's spec that the provider's model of
@@ -624,7 +623,7 @@ func TestAccConcurrentWriters_finalizerHoldsDestroy(t *testing.T) {
 		}
 		// A job submitted before Kueue has taken in the new queue is first left pending, "ClusterQueue
 		// doesn't exist", until Kueue catches up: submit once it reports the LocalQueue Active.
-		if err := waitActive(func() (*unstructured.Unstructured, error) {
+		if err := waitActive(func(ctx context.Context) (*unstructured.Unstructured, error) {
 			return acc.dynamic.Resource(kueue.LocalQueues).Namespace(workNS).Get(ctx, lqName, metav1.GetOptions{})
 		}, "LocalQueue "+workNS+"/"+lqName); err != nil {
 			return err
@@ -831,21 +830,19 @@ func (r *cwRacer) write(object, value string, update func() (string, error)) err
 }
 
 // waitSeen waits until the racer's writes of every object have seen the provider's value.
-func (r *cwRacer) waitSeen(value string, timeout time.Duration, objects ...string) {
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		r.mu.Lock()
-		all := true
-		for _, o := range objects {
-			s := r.seen[o]
-			all = all && len(s) > 0 && s[len(s)-1] == value
-		}
-		r.mu.Unlock()
-		if all {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+func (r *cwRacer) waitSeen(value string, timeout time.Duration, objects ...string) error {
+	return acctest.Eventually(context.Background(), timeout,
+		fmt.Sprintf("the other writer's writes of %s seeing the provider's %s", strings.Join(objects, " and "), value),
+		func(context.Context) (bool, string, error) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			all := true
+			for _, o := range objects {
+				s := r.seen[o]
+				all = all && len(s) > 0 && s[len(s)-1] == value
+			}
+			return all, fmt.Sprintf("the provider's values it saw: %v", r.seen), nil
+		})
 }
 
 // stop ends the racer and waits for its last write to finish.
@@ -888,7 +885,9 @@ resource "hyperpod_compute_quota" "test" {
 	check := func(*terraform.State) error {
 		// The provider's write of the queue comes last in the apply: let the other writer go on
 		// until it has written both objects after the apply too.
-		racer.waitSeen("v2", 10*time.Second, "ClusterQueue", "Namespace")
+		if err := racer.waitSeen("v2", 10*time.Second, "ClusterQueue", "Namespace"); err != nil {
+			return err
+		}
 		racer.stop()
 		racer.mu.Lock()
 		defer racer.mu.Unlock()
@@ -937,8 +936,7 @@ resource "hyperpod_compute_quota" "test" {
 					cwPlanHook(func() error {
 						// The apply starts once the other writer has written both objects.
 						racer = cwStartRacer(team)
-						racer.waitSeen("v1", 10*time.Second, "ClusterQueue", "Namespace")
-						return nil
+						return racer.waitSeen("v1", 10*time.Second, "ClusterQueue", "Namespace")
 					}),
 				),
 				Check: resource.ComposeAggregateTestCheckFunc(

@@ -148,15 +148,15 @@ func deleteAndWait(t *testing.T, what string, del, get func(context.Context) err
 	if err := del(ctx); err != nil {
 		t.Fatalf("deleting %s: %v", what, err)
 	}
-	for {
-		if err := get(ctx); apierrors.IsNotFound(err) {
-			return
+	err := acctest.Eventually(ctx, time.Minute, what+" gone", func(ctx context.Context) (bool, string, error) {
+		err := get(ctx)
+		if err == nil {
+			return false, "still exists", nil
 		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s still exists", what)
-		case <-time.After(200 * time.Millisecond):
-		}
+		return apierrors.IsNotFound(err), fmt.Sprintf("reading it: %v", err), nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -226,18 +226,19 @@ func tnsDeleteNamespace(t *testing.T, name string) {
 	if err != nil && !apierrors.IsNotFound(err) {
 		t.Fatalf("deleting namespace %s: %v", name, err)
 	}
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
+	err = acctest.Eventually(ctx, time.Minute, "namespace "+name+" gone", func(context.Context) (bool, string, error) {
 		ns, err := tnsGetNamespace(name)
 		if err != nil {
-			t.Fatalf("reading namespace %s: %v", name, err)
+			return false, "", fmt.Errorf("reading it: %w", err)
 		}
 		if ns == nil {
-			return
+			return true, "", nil
 		}
-		time.Sleep(200 * time.Millisecond)
+		return false, fmt.Sprintf("phase %s, finalizers %v", ns.Status.Phase, ns.Spec.Finalizers), nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("namespace %s was not gone after a minute", name)
 }
 
 // tnsCleanupNamespace deletes a Namespace the test created by hand, in case a step failed.

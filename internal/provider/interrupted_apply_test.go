@@ -7,6 +7,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -168,13 +169,14 @@ func iaCleanup(t *testing.T, prefix string) {
 				t.Logf("cleanup of Namespace %s: %v", name, err)
 			}
 		}
-		for iaCountQueues(t, prefix) > 0 {
-			select {
-			case <-ctx.Done():
-				t.Logf("cleanup: ClusterQueues of %s still there; their ResourceFlavors are left in place", prefix)
-				return
-			case <-time.After(200 * time.Millisecond):
-			}
+		err := acctest.Eventually(ctx, 2*time.Minute, "the ClusterQueues of "+prefix+" gone",
+			func(context.Context) (bool, string, error) {
+				n := iaCountQueues(t, prefix)
+				return n == 0, fmt.Sprintf("%d still there", n), nil
+			})
+		if err != nil {
+			t.Logf("cleanup: %v; their ResourceFlavors are left in place", err)
+			return
 		}
 		cqs, err := acc.dynamic.Resource(kueue.ClusterQueues).List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -383,24 +385,28 @@ func iaLatencyProxy(t *testing.T) (*faultproxy.Proxy, string) {
 func iaApplyUntil(t *testing.T, cli *tfCLI, prefix string, n int, what string, stop func(*tfProcess) error) (*tfProcess, int, time.Time) {
 	t.Helper()
 	apply := cli.start(10*time.Minute, "apply", "-auto-approve", "-input=false", "-no-color", "-json")
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		if !apply.running() {
-			t.Fatalf("apply ended before %d ClusterQueues existed, so it could not be %s halfway:\n%s", n, what, apply.wait())
-		}
-		if got := iaCountQueues(t, prefix); got >= n {
-			at := time.Now()
-			if err := stop(apply); err != nil {
-				t.Fatalf("terraform could not be %s: %v", what, err)
+	errEnded := errors.New("apply ended")
+	got := 0
+	err := acctest.Eventually(context.Background(), 5*time.Minute, fmt.Sprintf("%d ClusterQueues of the apply", n),
+		func(context.Context) (bool, string, error) {
+			if !apply.running() {
+				return false, "", errEnded
 			}
-			return apply, got, at
-		}
-		if time.Now().After(deadline) {
-			_ = apply.kill()
-			t.Fatalf("no %d ClusterQueues after 5 minutes:\n%s", n, apply.wait())
-		}
-		time.Sleep(25 * time.Millisecond)
+			got = iaCountQueues(t, prefix)
+			return got >= n, fmt.Sprintf("%d exist", got), nil
+		})
+	switch {
+	case errors.Is(err, errEnded):
+		t.Fatalf("apply ended before %d ClusterQueues existed, so it could not be %s halfway:\n%s", n, what, apply.wait())
+	case err != nil:
+		_ = apply.kill()
+		t.Fatalf("%v:\n%s", err, apply.wait())
 	}
+	at := time.Now()
+	if err := stop(apply); err != nil {
+		t.Fatalf("terraform could not be %s: %v", what, err)
+	}
+	return apply, got, at
 }
 
 // iaLogDiagnostics logs the diagnostics of an apply -json.

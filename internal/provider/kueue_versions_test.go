@@ -55,16 +55,13 @@ func serveKueueVersions(t *testing.T, dyn dynamic.Interface, storage string, ser
 		}
 	}
 	servesV1beta2 := slices.Contains(served, kueue.Version)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		_, err := dyn.Resource(kueue.ClusterQueues).List(ctx, metav1.ListOptions{})
-		if servesV1beta2 == (err == nil) && (servesV1beta2 || apierrors.IsNotFound(err)) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the API server still routes %s as before: %v", kueue.ClusterQueues, err)
-		}
-		time.Sleep(100 * time.Millisecond)
+	err = acctest.Eventually(ctx, 30*time.Second, fmt.Sprintf("the API server routing %s as the CRDs now say (served: %v)", kueue.ClusterQueues, served),
+		func(ctx context.Context) (bool, string, error) {
+			_, err := dyn.Resource(kueue.ClusterQueues).List(ctx, metav1.ListOptions{})
+			return servesV1beta2 == (err == nil) && (servesV1beta2 || apierrors.IsNotFound(err)), fmt.Sprintf("a list answers %v", err), nil
+		})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -121,25 +121,24 @@ data "hyperpod_team_usage" "pytorch" {
 // pyTorchJobWorkload waits until Kueue has made exactly one Workload for the team's PyTorchJob and
 // decided says it is decided.
 func pyTorchJobWorkload(team, job string, decided func(*unstructured.Unstructured) bool) (*unstructured.Unstructured, error) {
-	deadline := time.Now().Add(time.Minute)
-	var last []unstructured.Unstructured
-	for time.Now().Before(deadline) {
-		workloads, err := acctest.WorkloadsOwnedBy(context.Background(), quota.NamespaceName(team), acctest.PyTorchJobKind, job)
-		if err != nil {
-			return nil, err
-		}
-		if len(workloads) > 1 {
-			return nil, fmt.Errorf("kueue made %d Workloads for PyTorchJob %s, want one for the whole job", len(workloads), job)
-		}
-		if last = workloads; len(workloads) == 1 && decided(&workloads[0]) {
-			return &workloads[0], nil
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	if len(last) == 0 {
-		return nil, fmt.Errorf("kueue made no Workload for PyTorchJob %s within a minute: is the kubeflow.org/pytorchjob integration on?", job)
-	}
-	return nil, fmt.Errorf("workload of PyTorchJob %s not decided within a minute; conditions %v", job, conditions(&last[0]))
+	var found *unstructured.Unstructured
+	err := acctest.Eventually(context.Background(), time.Minute, "the Workload of PyTorchJob "+job+" decided",
+		func(ctx context.Context) (bool, string, error) {
+			workloads, err := acctest.WorkloadsOwnedBy(ctx, quota.NamespaceName(team), acctest.PyTorchJobKind, job)
+			switch {
+			case err != nil:
+				return false, "", err
+			case len(workloads) > 1:
+				return false, "", fmt.Errorf("kueue made %d Workloads for PyTorchJob %s, want one for the whole job", len(workloads), job)
+			case len(workloads) == 0:
+				return false, "kueue made no Workload for it: is the kubeflow.org/pytorchjob integration on?", nil
+			case decided(&workloads[0]):
+				found = &workloads[0]
+				return true, "", nil
+			}
+			return false, fmt.Sprintf("conditions %v", conditions(&workloads[0])), nil
+		})
+	return found, err
 }
 
 // checkPyTorchJobAdmission checks an admitted PyTorchJob's Workload: a pod set per replica type
@@ -168,40 +167,29 @@ func checkPyTorchJobAdmission(w *unstructured.Unstructured, priorityClass string
 // unsuspends an admitted job and leaves a pending one suspended. The caller checks a pending
 // job once Kueue has decided its workload pending: Kueue unsuspends a job only on admission.
 func waitPyTorchJobSuspend(team, job string, want bool) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		u, err := acc.dynamic.Resource(acctest.PyTorchJobs).Namespace(quota.NamespaceName(team)).Get(context.Background(), job, metav1.GetOptions{})
-		if err != nil {
-			return fmt.Errorf("PyTorchJob %s: %w", job, err)
-		}
-		suspend, _, _ := unstructured.NestedBool(u.Object, "spec", "runPolicy", "suspend")
-		if suspend == want {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("PyTorchJob %s has runPolicy.suspend = %v, want %v", job, suspend, want)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	return acctest.Eventually(context.Background(), 30*time.Second, fmt.Sprintf("PyTorchJob %s with runPolicy.suspend = %v", job, want),
+		func(ctx context.Context) (bool, string, error) {
+			u, err := acc.dynamic.Resource(acctest.PyTorchJobs).Namespace(quota.NamespaceName(team)).Get(ctx, job, metav1.GetOptions{})
+			if err != nil {
+				return false, "", err
+			}
+			suspend, _, _ := unstructured.NestedBool(u.Object, "spec", "runPolicy", "suspend")
+			return suspend == want, fmt.Sprintf("runPolicy.suspend = %v", suspend), nil
+		})
 }
 
 // waitQueueCounts waits until Kueue reports the team's ClusterQueue with the given numbers of
 // admitted and pending workloads.
 func waitQueueCounts(team string, wantAdmitted, wantPending int64) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		u, err := acc.dynamic.Resource(kueue.ClusterQueues).Get(context.Background(), quota.ClusterQueueName(team), metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		a, _, _ := unstructured.NestedInt64(u.Object, "status", "admittedWorkloads")
-		p, _, _ := unstructured.NestedInt64(u.Object, "status", "pendingWorkloads")
-		if a == wantAdmitted && p == wantPending {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s reports %d admitted and %d pending workloads, want %d and %d", quota.ClusterQueueName(team), a, p, wantAdmitted, wantPending)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	return acctest.Eventually(context.Background(), 30*time.Second,
+		fmt.Sprintf("%s reporting %d admitted and %d pending workloads", quota.ClusterQueueName(team), wantAdmitted, wantPending),
+		func(ctx context.Context) (bool, string, error) {
+			u, err := acc.dynamic.Resource(kueue.ClusterQueues).Get(ctx, quota.ClusterQueueName(team), metav1.GetOptions{})
+			if err != nil {
+				return false, "", err
+			}
+			a, _, _ := unstructured.NestedInt64(u.Object, "status", "admittedWorkloads")
+			p, _, _ := unstructured.NestedInt64(u.Object, "status", "pendingWorkloads")
+			return a == wantAdmitted && p == wantPending, fmt.Sprintf("%d admitted and %d pending", a, p), nil
+		})
 }

@@ -224,32 +224,32 @@ func (u *rbacUser) waitFor(rules []rbacv1.PolicyRule, removedResource, removedVe
 		}
 		return ok
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ok := true
-		for _, r := range rules {
-			for _, res := range r.Resources {
-				for _, v := range r.Verbs {
-					ok = ok && allowed(r.APIGroups[0], res, v, r.ResourceNames)
+	err := acctest.Eventually(ctx, 30*time.Second, "the authorizer using the rules of "+u.role.Name,
+		func(context.Context) (bool, string, error) {
+			for _, r := range rules {
+				for _, res := range r.Resources {
+					for _, v := range r.Verbs {
+						if !allowed(r.APIGroups[0], res, v, r.ResourceNames) {
+							return false, fmt.Sprintf("%s of %s not allowed yet", v, res), nil
+						}
+					}
 				}
 			}
-		}
-		if removedResource != "" {
-			group, names := "", []string(nil)
-			for _, r := range u.full {
-				if slices.Contains(r.Resources, removedResource) {
-					group, names = r.APIGroups[0], r.ResourceNames
+			if removedResource != "" {
+				group, names := "", []string(nil)
+				for _, r := range u.full {
+					if slices.Contains(r.Resources, removedResource) {
+						group, names = r.APIGroups[0], r.ResourceNames
+					}
+				}
+				if allowed(group, removedResource, removedVerb, names) {
+					return false, fmt.Sprintf("%s of %s still allowed", removedVerb, removedResource), nil
 				}
 			}
-			ok = ok && !allowed(group, removedResource, removedVerb, names)
-		}
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the authorizer did not pick up the rules of %s within 30 s", u.role.Name)
-		}
-		time.Sleep(50 * time.Millisecond)
+			return true, "", nil
+		})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
