@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -48,6 +49,10 @@ type admissionPreview struct {
 	snap     backend.KueueSnapshot
 	planner  *admission.Planner
 	readErr  error
+
+	// slots hold one token per preview simulating: as many as there are processors.
+	slots     chan struct{}
+	slotsOnce sync.Once
 
 	mu sync.Mutex
 	// previews are this run's warnings by change.
@@ -258,12 +263,26 @@ func (p *admissionPreview) previewOf(ctx context.Context, key string, preview fu
 	default:
 		ctx, cancel := context.WithDeadline(ctx, p.deadline)
 		defer cancel()
-		e.w = preview(ctx)
+		e.w = p.simulate(ctx, preview)
 		if e.w.cannot == "" {
 			e.w.refused = p.snap.Refused
 		}
 	}
 	return e.w
+}
+
+// simulate runs preview once a processor is free for it. The plan's previews share one budget:
+// run all at once, on a busy machine none ends within it; run as many at a time as there are
+// processors, in about the order asked, the first are made and only the last are cut off.
+func (p *admissionPreview) simulate(ctx context.Context, preview func(context.Context) previewWarning) previewWarning {
+	p.slotsOnce.Do(func() { p.slots = make(chan struct{}, runtime.GOMAXPROCS(0)) })
+	select {
+	case p.slots <- struct{}{}:
+		defer func() { <-p.slots }()
+		return preview(ctx)
+	case <-ctx.Done():
+		return previewWarning{cannot: cannotPredict(ctx.Err(), p.budget)}
+	}
 }
 
 // carries reports whether the change key carries the plan's warning n: the first change to ask

@@ -3,8 +3,11 @@ package provider
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -505,5 +508,41 @@ func TestAdmissionPreviewSameChangeRenderedTwice(t *testing.T) {
 		if len(diags) != 1 {
 			t.Errorf("plan %d of the same change: %v, want the plan's warning", i+1, diags)
 		}
+	}
+}
+
+// The previews of a plan simulate as many at a time as there are processors; one still waiting
+// for a processor when the budget runs out is not made.
+func TestAdmissionPreviewSimulatesAsManyAsProcessors(t *testing.T) {
+	p := &admissionPreview{budget: time.Minute}
+	n := runtime.GOMAXPROCS(0)
+	release := make(chan struct{})
+	started := make(chan struct{}, n+2)
+	var running, most atomic.Int32
+	preview := func(context.Context) previewWarning {
+		r := running.Add(1)
+		for m := most.Load(); r > m && !most.CompareAndSwap(m, r); m = most.Load() {
+		}
+		started <- struct{}{}
+		<-release
+		running.Add(-1)
+		return previewWarning{summary: "made"}
+	}
+	var wg sync.WaitGroup
+	for range n + 2 {
+		wg.Go(func() { p.simulate(context.Background(), preview) })
+	}
+	for range n {
+		<-started
+	}
+	past, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
+	defer cancel()
+	if w := p.simulate(past, preview); !strings.Contains(w.cannot, "took longer than 1m0s in all") {
+		t.Errorf("a preview waiting past the budget: %+v, want that the previews took longer than the budget", w)
+	}
+	close(release)
+	wg.Wait()
+	if got := most.Load(); got != int32(n) {
+		t.Errorf("at most %d previews simulated at once, want %d (the processors)", got, n)
 	}
 }
