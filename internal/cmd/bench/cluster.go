@@ -112,8 +112,8 @@ func (c *cleaner) ensureClean(ctx context.Context) (string, error) {
 				if k.gvr == gvrClusterQueues && item.GetDeletionTimestamp() != nil && len(item.GetFinalizers()) > 0 {
 					// The Workloads are gone, so only Kueue's bookkeeping holds the queue. With fair
 					// sharing Kueue releases a queue of a large cohort only after recomputing every
-					// other queue's share (about 2 a second at 1000 teams): on the bench's own
-					// cluster, release them here.
+					// other queue's share, a few a second at 1000 teams: on the bench's own cluster,
+					// release them here.
 					if err := c.releaseFinalizers(ctx, ri, item.GetName()); err != nil {
 						return "", err
 					}
@@ -167,15 +167,18 @@ func (c *cleaner) deleteWorkloads(ctx context.Context, deadline time.Time) (int,
 		if err != nil {
 			return 0, fmt.Errorf("listing workloads: %w", err)
 		}
-		var live []unstructured.Unstructured
+		var live, held []unstructured.Unstructured
 		left := 0
 		for _, item := range list.Items {
 			if !strings.HasPrefix(item.GetNamespace(), benchObjectPrefix) {
 				continue
 			}
 			left++
-			if item.GetDeletionTimestamp() == nil {
+			switch {
+			case item.GetDeletionTimestamp() == nil:
 				live = append(live, item)
+			case len(item.GetFinalizers()) > 0:
+				held = append(held, item)
 			}
 		}
 		if found < 0 {
@@ -188,6 +191,20 @@ func (c *cleaner) deleteWorkloads(ctx context.Context, deadline time.Time) (int,
 			err := ri.Namespace(live[i].GetNamespace()).Delete(ctx, live[i].GetName(), metav1.DeleteOptions{})
 			if err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("deleting Workload %s/%s: %w", live[i].GetNamespace(), live[i].GetName(), err)
+			}
+			return nil
+		})
+		if err != nil {
+			return found, err
+		}
+		// Kueue releases a deleted Workload only after it has recomputed the cohort, slowly at
+		// 1000 teams with fair sharing (as for ClusterQueues, below): on the bench's own cluster,
+		// release them here.
+		err = concurrently(ctx, len(held), func(ctx context.Context, i int) error {
+			_, err := ri.Namespace(held[i].GetNamespace()).Patch(ctx, held[i].GetName(), types.MergePatchType,
+				[]byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+			if err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("releasing Workload %s/%s: %w", held[i].GetNamespace(), held[i].GetName(), err)
 			}
 			return nil
 		})
