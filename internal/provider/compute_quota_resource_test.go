@@ -20,6 +20,7 @@ import (
 	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
@@ -864,8 +865,11 @@ func TestAccComputeQuota_createWaitsForDeletion(t *testing.T) {
 				PreConfig: func() {
 					// Released once the create provably waits: it goes on as soon as the queue
 					// is gone.
+					waiting := waitBegins(t, backend.WaitQuotaGone, team)
 					go func() {
-						if !waitBlockedIn(blockedInQueueGone, 2*time.Minute) {
+						select {
+						case <-waiting:
+						case <-time.After(2 * time.Minute):
 							t.Error("the create did not wait for the queue being deleted")
 						}
 						release()

@@ -1,61 +1,27 @@
 package provider
 
 import (
-	"runtime"
-	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 )
 
-// The provider runs in the test's process, so a test can tell that it has reached a point by
-// finding a goroutine blocked in a function: that proves a wait, where a sleep would only
-// give it time.
+// The provider runs in the test's process, so a test can learn that it has reached a wait from
+// the backend itself (backend.ObserveWaits): that proves the wait, where a sleep would only give
+// it time.
 
-// Functions a test waits for the provider to be blocked in.
-const (
-	// blockedInQuotaClaim: a create of the SageMaker path waits for another create of the same
-	// team to send its request.
-	blockedInQuotaClaim = "internal/backend/sagemakerbackend.(*teamQuotas).Claim("
-	// Creates on the Kubernetes path wait for a ClusterQueue or a Namespace being deleted to
-	// go (only a create waits there).
-	blockedInQueueGone     = "internal/backend/kueuebackend.(*teamQuotas).WaitGone("
-	blockedInNamespaceGone = "internal/backend/kueuebackend.(*teamNamespaces).WaitGone("
-)
-
-// blockedIn reports whether a goroutine is blocked (in a select, a channel operation or a
-// sleep) with fn on its stack.
-func blockedIn(fn string) bool {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
+// waitBegins returns a channel closed once a backend begins a wait of kind for team. Call it
+// before the step whose wait it awaits; it observes until the test ends.
+func waitBegins(t *testing.T, kind backend.WaitKind, team string) <-chan struct{} {
+	began := make(chan struct{})
+	var once sync.Once
+	t.Cleanup(backend.ObserveWaits(func(w backend.Wait) {
+		if w.Kind == kind && w.Team == team {
+			once.Do(func() { close(began) })
 		}
-		buf = make([]byte, 2*len(buf))
-	}
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		header, _, _ := strings.Cut(g, "\n")
-		waiting := strings.Contains(header, "[select") || strings.Contains(header, "[chan receive") || strings.Contains(header, "[sleep")
-		if waiting && strings.Contains(g, fn) {
-			return true
-		}
-	}
-	return false
-}
-
-// waitBlockedIn waits, up to timeout, for a goroutine blocked in fn, and reports whether one
-// was found.
-func waitBlockedIn(fn string, timeout time.Duration) bool {
-	deadline := time.Now().Add(timeout)
-	for !blockedIn(fn) {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return true
+	}))
+	return began
 }
 
 // gate holds a request (or any step) until the test opens it: Hold blocks, signalling

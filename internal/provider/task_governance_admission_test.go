@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakeremulator"
 )
@@ -147,6 +148,7 @@ resource "hyperpod_compute_quota" %[1]q {
 					// the first is held.
 					held := newGate(t)
 					tg.Emulator.BeforeNext("CreateComputeQuota", held.Hold)
+					claimWaited := waitBegins(t, backend.WaitQuotaClaim, team)
 					go func() {
 						defer held.Open()
 						select {
@@ -155,7 +157,9 @@ resource "hyperpod_compute_quota" %[1]q {
 							t.Error("no create request reached the API")
 							return
 						}
-						if !waitBlockedIn(blockedInQuotaClaim, 2*time.Minute) {
+						select {
+						case <-claimWaited:
+						case <-time.After(2 * time.Minute):
 							t.Error("while the first create request was held, the other create of the team did not wait for its claim")
 						}
 					}()

@@ -26,6 +26,7 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -773,8 +774,11 @@ func TestAccTeamNamespace_createWaitsForDeletion(t *testing.T) {
 				// Released once the create provably waits: it goes on as soon as the namespace
 				// is gone.
 				PreConfig: func() {
+					waiting := waitBegins(t, backend.WaitNamespaceGone, team)
 					go func() {
-						if !waitBlockedIn(blockedInNamespaceGone, 2*time.Minute) {
+						select {
+						case <-waiting:
+						case <-time.After(2 * time.Minute):
 							t.Error("the create did not wait for the namespace being deleted")
 						}
 						release()

@@ -88,6 +88,7 @@ func (s *teamNamespaces) Claim(ctx context.Context, team, owner string) error {
 }
 
 func (s *teamNamespaces) WaitGone(ctx context.Context, team string) error {
+	backend.Waiting(backend.Wait{Kind: backend.WaitNamespaceGone, Team: team})
 	return s.kube.WaitGone(ctx, kube.Namespaces, "", quota.NamespaceName(team), pollInterval)
 }
 

@@ -100,6 +100,7 @@ func (s *teamQuotas) Claim(ctx context.Context, team, owner string) (version str
 }
 
 func (s *teamQuotas) WaitGone(ctx context.Context, team string) error {
+	backend.Waiting(backend.Wait{Kind: backend.WaitQuotaGone, Team: team})
 	return s.kube.WaitGone(ctx, kueue.ClusterQueues, "", quota.ClusterQueueName(team), pollInterval)
 }
 

@@ -299,6 +299,7 @@ func (s *teamQuotas) Claim(ctx context.Context, team, owner string) (string, err
 			return "", nil
 		}
 		s.mu.Unlock()
+		backend.Waiting(backend.Wait{Kind: backend.WaitQuotaClaim, Team: team})
 		select {
 		case <-held.done:
 		case <-ctx.Done():
@@ -350,6 +351,7 @@ func (s *teamQuotas) WaitGone(ctx context.Context, team string) error {
 	if err != nil || q == nil {
 		return err
 	}
+	backend.Waiting(backend.Wait{Kind: backend.WaitQuotaGone, Team: team})
 	if _, err = sagemakerclient.WaitComputeQuota(ctx, s.api, s.poll, q.ID, sagemakerclient.Deleted); err == nil {
 		s.wrote(team, "")
 	}
