@@ -64,11 +64,17 @@ func (s *teamQuotas) Tags(_ context.Context, q *backend.Quota) (map[string]strin
 // TeamOf: a ClusterQueue is named after its team; Kubernetes assigns no quota ids.
 func (s *teamQuotas) TeamOf(context.Context, string) (string, bool, error) { return "", false, nil }
 
-// Usage reads the team's ClusterQueue status: one GET.
+// Usage reads the team's ClusterQueue status: one GET, as it is now. Kueue changes the status
+// on its own, so what this process read or wrote of the queue before is no answer (a
+// configuration of `terraform test` configures the provider once for all its runs).
 func (s *teamQuotas) Usage(ctx context.Context, team string) (*quota.Usage, error) {
-	cq, found, err := read[kueue.ClusterQueue](ctx, s.kube, kueue.ClusterQueues, kindClusterQueue, "", quota.ClusterQueueName(team))
-	if err != nil || !found {
-		return nil, err
+	var cq kueue.ClusterQueue
+	found, err := s.kube.GetNow(ctx, kueue.ClusterQueues, "", quota.ClusterQueueName(team), &cq)
+	if err != nil {
+		return nil, requestError(backend.OpRead, kindClusterQueue, "", quota.ClusterQueueName(team), err)
+	}
+	if !found {
+		return nil, nil
 	}
 	u := quota.UsageOf(cq)
 	return &u, nil

@@ -13,15 +13,6 @@ provider "hyperpod" {
   admission_preview = false
 }
 
-# The same cluster, for the read of the queue's live status. Terraform 1.15 configures each
-# provider block of a test file once for all of its runs (1.11 once per plan and apply), and the
-# provider answers a read of an object it wrote since it was configured with what that write
-# returned, which has no status yet. A block that no earlier run used has written nothing.
-provider "hyperpod" {
-  alias             = "reader"
-  admission_preview = false
-}
-
 variables {
   team = "module-tests"
   # A cohort of its own: the suite's quota neither lends to nor borrows from other teams.
@@ -67,10 +58,6 @@ run "team" {
 run "job_admitted" {
   module {
     source = "./tests/job"
-  }
-
-  providers = {
-    hyperpod = hyperpod.reader
   }
 
   variables {
