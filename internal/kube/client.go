@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/retrypolicy"
 )
 
 // Client hands out Kubernetes clients built lazily from the provider
@@ -27,6 +29,9 @@ import (
 type Client struct {
 	build func() (*rest.Config, error)
 	retry RetrySettings
+	// clock counts the retries' time budget and waits between attempts; nil is the wall
+	// clock, which only tests replace.
+	clock retrypolicy.Clock
 
 	once      sync.Once
 	config    *rest.Config
@@ -67,6 +72,14 @@ func WithListPriming(labelSelector string) Option {
 func NewClientFromConfig(cfg *rest.Config, r RetrySettings) *Client {
 	cfg = rest.CopyConfig(cfg)
 	return &Client{build: func() (*rest.Config, error) { return cfg, nil }, retry: r}
+}
+
+// retryClock is the clock of the client's retries.
+func (c *Client) retryClock() retrypolicy.Clock {
+	if c.clock == nil {
+		return retrypolicy.Wall
+	}
+	return c.clock
 }
 
 // Clientset returns the typed client.
@@ -116,7 +129,7 @@ func (c *Client) doInit(ctx context.Context) error {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = DefaultUserAgent
 	}
-	WrapRetries(cfg, c.retry)
+	wrapRetries(cfg, c.retry, c.retryClock())
 
 	// No client-side rate limiter unless qps asks for one: client-go's 5 QPS
 	// default would turn a refresh of 100 teams into minutes, while the API

@@ -68,7 +68,7 @@ func (c *Client) FlavorsInUse(ctx context.Context, flavors []string) (_ map[stri
 	if err := c.init(ctx); err != nil {
 		return nil, err
 	}
-	ctx, tl := withTally(ctx)
+	ctx, tl := withTally(ctx, c.retryClock())
 	defer func() { err = tl.explain(err) }()
 	u := &c.flavors
 	u.mu.Lock()

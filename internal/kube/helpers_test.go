@@ -19,6 +19,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/retrypolicy"
 )
 
 const testToken = "s3cr3t-b34r3r-t0k3n-0123456789abcdef"
@@ -46,6 +48,13 @@ func newFakeAPI(t *testing.T, handle func(w http.ResponseWriter, r *http.Request
 	f.Server = httptest.NewTLSServer(f.handler(handle))
 	t.Cleanup(f.Close)
 	return f
+}
+
+// onClock is c, before its first use, with its retries counting their budget in and waiting
+// on clock.
+func onClock(c *Client, clock retrypolicy.Clock) *Client {
+	c.clock = clock
+	return c
 }
 
 // settings returns Settings that reach the fake API with a bearer token.

@@ -17,8 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
-
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/retrypolicy"
 )
 
 // Namespaces is the core v1 namespaces resource, for use with the generic helpers below.
@@ -47,7 +45,7 @@ func (c *Client) Get(ctx context.Context, gvr schema.GroupVersionResource, names
 	if err := c.init(ctx); err != nil {
 		return false, err
 	}
-	ctx, tl := withTally(ctx)
+	ctx, tl := withTally(ctx, c.retryClock())
 	defer func() { err = tl.explain(err) }()
 	key := objectKey{gvr, namespace, name}
 	if !c.cache.has(key) {
@@ -73,7 +71,7 @@ func (c *Client) GetNow(ctx context.Context, gvr schema.GroupVersionResource, na
 	if err := c.init(ctx); err != nil {
 		return false, err
 	}
-	ctx, tl := withTally(ctx)
+	ctx, tl := withTally(ctx, c.retryClock())
 	defer func() { err = tl.explain(err) }()
 	raw, found, err := c.cache.fresh(ctx, objectKey{gvr, namespace, name}, func(ctx context.Context) ([]byte, bool, error) {
 		return c.fetch(ctx, gvr, namespace, name)
@@ -124,7 +122,7 @@ func (c *Client) Apply(ctx context.Context, gvr schema.GroupVersionResource, fie
 		if !apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) || conflicts >= maxApplyConflicts {
 			break
 		}
-		if werr := retrypolicy.Sleep(ctx, time.Duration(conflicts+1)*100*time.Millisecond); werr != nil {
+		if werr := tl.clock.Sleep(ctx, time.Duration(conflicts+1)*100*time.Millisecond); werr != nil {
 			break
 		}
 	}
@@ -164,7 +162,7 @@ func (c *Client) startWrite(ctx context.Context, gvr schema.GroupVersionResource
 	if err != nil {
 		return ctx, nil, nil, nil, err
 	}
-	ctx, tl := withTally(ctx)
+	ctx, tl := withTally(ctx, c.retryClock())
 	return ctx, tl, u, body, nil
 }
 
@@ -245,13 +243,13 @@ func (c *Client) Create(ctx context.Context, gvr schema.GroupVersionResource, fi
 		case gerr != nil:
 			return fmt.Errorf("%w: creating %s %q failed (%w), and reading it back to see whether the server created it "+
 				"failed too: %v", ErrCreateOutcomeUnknown, gvr.Resource, key.name, err, gerr)
-		case attempt >= settings.MaxAttempts || time.Since(tl.start) >= settings.MaxElapsed:
+		case attempt >= settings.MaxAttempts || tl.elapsed() >= settings.MaxElapsed:
 			return fmt.Errorf("creating %s %q failed, the last time with: %w. The object was not created; "+
 				"running apply again is safe", gvr.Resource, key.name, err)
 		}
 		wait, _ := backoff(settings.MinBackoff, settings.MaxBackoff, attempt-1, nil)
-		wait = max(min(wait, settings.MaxElapsed-time.Since(tl.start)), 0)
-		if retrypolicy.Sleep(ctx, wait) != nil {
+		wait = max(min(wait, settings.MaxElapsed-tl.elapsed()), 0)
+		if tl.clock.Sleep(ctx, wait) != nil {
 			return err
 		}
 	}
@@ -296,7 +294,7 @@ func (c *Client) Annotate(ctx context.Context, gvr schema.GroupVersionResource, 
 	if err != nil {
 		return err
 	}
-	ctx, tl := withTally(ctx)
+	ctx, tl := withTally(ctx, c.retryClock())
 	defer func() { err = tl.explain(err) }()
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"uid": uid, "annotations": annotations}})
 	if err != nil {
@@ -359,7 +357,7 @@ func (c *Client) startObjectCall(ctx context.Context, gvr schema.GroupVersionRes
 	if err != nil {
 		return ctx, nil, nil, err
 	}
-	ctx, tl := withTally(ctx)
+	ctx, tl := withTally(ctx, c.retryClock())
 	c.cache.forget(objectKey{gvr, namespace, name})
 	return ctx, tl, dc.Resource(gvr).Namespace(namespace), nil
 }

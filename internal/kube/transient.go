@@ -11,6 +11,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/retrypolicy"
 )
 
 // TransientError is a request that failed only for reasons a later attempt can fix: 429, a
@@ -64,18 +66,19 @@ func plural(n int, one, many string) string {
 // for every request it sends with a context carrying the tally.
 type tally struct {
 	attempts atomic.Int64
+	clock    retrypolicy.Clock
 	start    time.Time
 }
 
 type tallyKey struct{}
 
-// withTally returns ctx carrying a new tally, unless it carries one already (an operation
-// made of others, such as Create reading back, counts as one).
-func withTally(ctx context.Context) (context.Context, *tally) {
+// withTally returns ctx carrying a new tally on clock, unless it carries one already (an
+// operation made of others, such as Create reading back, counts as one).
+func withTally(ctx context.Context, clock retrypolicy.Clock) (context.Context, *tally) {
 	if t, ok := ctx.Value(tallyKey{}).(*tally); ok {
 		return ctx, t
 	}
-	t := &tally{start: time.Now()}
+	t := &tally{clock: clock, start: clock.Now()}
 	return context.WithValue(ctx, tallyKey{}, t), t
 }
 
@@ -94,7 +97,12 @@ func (t *tally) explain(err error) error {
 	if errors.As(err, &already) {
 		return err
 	}
-	return &TransientError{Err: err, Attempts: max(int(t.attempts.Load()), 1), Elapsed: time.Since(t.start)}
+	return &TransientError{Err: err, Attempts: max(int(t.attempts.Load()), 1), Elapsed: t.elapsed()}
+}
+
+// elapsed is the time since the operation started.
+func (t *tally) elapsed() time.Duration {
+	return t.clock.Now().Sub(t.start)
 }
 
 // rawOf is res.Raw() with the API server's own error: the JSON client's decoder cannot turn a

@@ -11,15 +11,20 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/retrypolicy/retrypolicytest"
 )
 
 // An outage fails in bounded time: the time budget ends the retries long before the attempts
-// would, and the error says how often the provider tried.
+// would, and the error says how often the provider tried. The client's clock moves only by the
+// waits, so the attempts are exactly those that the backoffs drawn fit in the budget.
 func TestRetryTimeBudgetEndsAnOutage(t *testing.T) {
 	api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		writeStatus(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, "")
 	})
-	c := NewClient(api.settings(RetrySettings{MaxAttempts: 1000, MinBackoff: 20 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, MaxElapsed: 300 * time.Millisecond}))
+	retry := RetrySettings{MaxAttempts: 1000, MinBackoff: 20 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, MaxElapsed: 300 * time.Millisecond}
+	clock := retrypolicytest.NewClock()
+	c := onClock(NewClient(api.settings(retry)), clock)
 	var ns corev1.Namespace
 	_, err := c.Get(context.Background(), Namespaces, "", "team-a", &ns)
 	if !apierrors.IsServiceUnavailable(err) {
@@ -29,10 +34,21 @@ func TestRetryTimeBudgetEndsAnOutage(t *testing.T) {
 	if !errors.As(err, &te) {
 		t.Fatalf("want a TransientError, got %T %v", err, err)
 	}
-	// Waits of 20-50ms: the budget allows at most 16 attempts, and it ended them.
-	if te.Attempts != api.count() || te.Attempts > 16 || te.Elapsed < 300*time.Millisecond {
-		t.Errorf("TransientError counts %d attempts over %s, the server saw %d; want at most 16, ended by the 300ms budget",
-			te.Attempts, te.Elapsed, api.count())
+	// Every wait but the last is a backoff; the last is what was left of the budget.
+	waits := clock.Waits()
+	var waited time.Duration
+	for i, w := range waits {
+		waited += w
+		if i < len(waits)-1 && (w < retry.MinBackoff || w > retry.MaxBackoff) {
+			t.Errorf("wait %d of %s is outside the backoff's [%s, %s]", i+1, w, retry.MinBackoff, retry.MaxBackoff)
+		}
+	}
+	if waited != retry.MaxElapsed || te.Elapsed != retry.MaxElapsed {
+		t.Errorf("waited %v (%s in all), and the error says %s, want the budget of %s spent exactly", waits, waited, te.Elapsed, retry.MaxElapsed)
+	}
+	if te.Attempts != len(waits)+1 || api.count() != te.Attempts {
+		t.Errorf("TransientError counts %d attempts around %d waits, the server saw %d; want one before each wait and one after the last",
+			te.Attempts, len(waits), api.count())
 	}
 	if !strings.Contains(err.Error(), "tried ") || !IsTransient(err) {
 		t.Errorf("message does not say how often it was tried: %v", err)

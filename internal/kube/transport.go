@@ -72,9 +72,14 @@ const LogSubsystem = "kube"
 // method, URL path, attempt, status or error, and wait. Headers and bodies
 // are never logged, so tokens, keys and certificates cannot leak.
 func WrapRetries(cfg *rest.Config, r RetrySettings) {
+	wrapRetries(cfg, r, retrypolicy.Wall)
+}
+
+// wrapRetries is WrapRetries with the clock the retries count their budget in and wait on.
+func wrapRetries(cfg *rest.Config, r RetrySettings, clock retrypolicy.Clock) {
 	r = r.WithDefaults()
 	cfg.Wrap(func(next http.RoundTripper) http.RoundTripper {
-		return newRetryTransport(next, r)
+		return newRetryTransport(next, r, clock)
 	})
 }
 
@@ -83,11 +88,13 @@ type retryTransport struct {
 	next     http.RoundTripper
 	client   *http.Client // next, for retryablehttp; redirects are returned, not followed
 	settings RetrySettings
+	clock    retrypolicy.Clock
 }
 
-func newRetryTransport(next http.RoundTripper, r RetrySettings) *retryTransport {
+func newRetryTransport(next http.RoundTripper, r RetrySettings, clock retrypolicy.Clock) *retryTransport {
 	return &retryTransport{
-		next: next,
+		clock: clock,
+		next:  next,
 		client: &http.Client{
 			Transport: next,
 			// client-go's own http.Client decides about redirects.
@@ -190,7 +197,8 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		settings: t.settings,
 		req:      req,
 		st:       &attemptState{ctx: ctx, fields: fields},
-		start:    time.Now(),
+		clock:    t.clock,
+		start:    t.clock.Now(),
 	}
 	resp, err := run.client(t.client).Do(rreq)
 	return run.outcome(resp, err)
@@ -211,11 +219,12 @@ func (t *retryTransport) sendOnce(req *http.Request, st *attemptState) (*http.Re
 }
 
 // retryRun is one retried request: what its retryablehttp hooks share, and the
-// time budget counted from start.
+// time budget counted from start on clock.
 type retryRun struct {
 	settings RetrySettings
 	req      *http.Request // the caller's request; its context counts the attempts
 	st       *attemptState
+	clock    retrypolicy.Clock
 	start    time.Time
 }
 
@@ -253,7 +262,7 @@ func (r *retryRun) checkRetry(rctx context.Context, resp *http.Response, err err
 		tflog.SubsystemDebug(st.ctx, LogSubsystem, "Kubernetes API request failed", st.with(map[string]interface{}{"kube_error": errText(err)}))
 	}
 	st.wantedRetry = shouldRetry(rctx, resp, err)
-	if st.wantedRetry && time.Since(r.start) >= budget {
+	if st.wantedRetry && r.clock.Now().Sub(r.start) >= budget {
 		tflog.SubsystemDebug(st.ctx, LogSubsystem, "retry time budget spent", st.with(map[string]interface{}{"kube_max_elapsed": budget.String()}))
 		return false, nil
 	}
@@ -262,12 +271,15 @@ func (r *retryRun) checkRetry(rctx context.Context, resp *http.Response, err err
 	return st.wantedRetry, nil
 }
 
-// wait is the pause before the next attempt: backoff, cut to what is left of the budget.
+// wait makes the pause before the next attempt: backoff, cut to what is left of the budget. It
+// waits on the run's clock itself and leaves retryablehttp nothing to wait; when the request's
+// context ends first, it asks retryablehttp for a wait without end, which then sees the done
+// context and stops, as it would have in a wait of its own.
 func (r *retryRun) wait(minWait, maxWait time.Duration, i int, resp *http.Response) time.Duration {
 	st, budget := r.st, r.settings.MaxElapsed
 	wait, fromHeader := backoff(minWait, maxWait, i, resp)
 	// Never wait past the time budget: the last attempt starts when it ends.
-	wait = max(min(wait, budget-time.Since(r.start)), 0)
+	wait = max(min(wait, budget-r.clock.Now().Sub(r.start)), 0)
 	extra := map[string]interface{}{
 		"kube_wait":               wait.String(),
 		"kube_attempts_remaining": r.settings.MaxAttempts - st.attempt,
@@ -277,7 +289,10 @@ func (r *retryRun) wait(minWait, maxWait time.Duration, i int, resp *http.Respon
 		extra["kube_status"] = resp.StatusCode
 	}
 	tflog.SubsystemDebug(st.ctx, LogSubsystem, "retrying Kubernetes API request", st.with(extra))
-	return wait
+	if r.clock.Sleep(r.req.Context(), wait) != nil {
+		return math.MaxInt64
+	}
+	return 0
 }
 
 // outcome hands back what the last attempt produced, logging a give-up.

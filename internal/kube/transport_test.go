@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,11 +18,19 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	applycorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/retrypolicy"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/retrypolicy/retrypolicytest"
 )
 
 func clientsetFor(t *testing.T, api *fakeAPI, r RetrySettings) kubernetes.Interface {
 	t.Helper()
-	cs, err := NewClient(api.settings(r)).Clientset(context.Background())
+	return clientsetOf(t, NewClient(api.settings(r)))
+}
+
+func clientsetOf(t *testing.T, c *Client) kubernetes.Interface {
+	t.Helper()
+	cs, err := c.Clientset(context.Background())
 	if err != nil {
 		t.Fatalf("Clientset: %v", err)
 	}
@@ -102,15 +111,14 @@ func TestRetryAfterHonoured(t *testing.T) {
 		writeObject(w, http.StatusOK, namespaceJSON("team-a"))
 	})
 	// Exponential backoff alone would wait a few milliseconds.
-	cs := clientsetFor(t, api, RetrySettings{MaxAttempts: 3, MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Second})
+	clock := retrypolicytest.NewClock()
+	cs := clientsetOf(t, onClock(NewClient(api.settings(RetrySettings{MaxAttempts: 3, MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Second})), clock))
 
-	start := time.Now()
 	if _, err := cs.CoreV1().Namespaces().Get(context.Background(), "team-a", metav1.GetOptions{}); err != nil {
 		t.Fatalf("Get: %v", err)
 	}
-	// A lower bound only: the retry waited the second the header asked for, not the backoff.
-	if elapsed := time.Since(start); elapsed < 900*time.Millisecond {
-		t.Errorf("retried after %s, want the Retry-After of 1s", elapsed)
+	if waits := clock.Waits(); !slices.Equal(waits, []time.Duration{time.Second}) {
+		t.Errorf("waited %v before the retry, want the Retry-After of 1s", waits)
 	}
 	if got := api.count(); got != 2 {
 		t.Errorf("server saw %d requests, want 2", got)
@@ -125,13 +133,15 @@ func TestRetryAfterCappedAtMaxBackoff(t *testing.T) {
 		}
 		writeObject(w, http.StatusOK, namespaceJSON("team-a"))
 	})
-	cs := clientsetFor(t, api, RetrySettings{MaxAttempts: 3, MinBackoff: time.Millisecond, MaxBackoff: 50 * time.Millisecond})
+	clock := retrypolicytest.NewClock()
+	cs := clientsetOf(t, onClock(NewClient(api.settings(RetrySettings{MaxAttempts: 3, MinBackoff: time.Millisecond, MaxBackoff: 50 * time.Millisecond})), clock))
 
-	// Retry-After asks for an hour: a wait not capped at max_backoff runs into the context's minute.
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if _, err := cs.CoreV1().Namespaces().Get(ctx, "team-a", metav1.GetOptions{}); err != nil {
-		t.Fatalf("Get: %v (Retry-After not capped at max_backoff?)", err)
+	// Retry-After asks for an hour.
+	if _, err := cs.CoreV1().Namespaces().Get(context.Background(), "team-a", metav1.GetOptions{}); err != nil {
+		t.Fatalf("Get: %v", err)
+	}
+	if waits := clock.Waits(); !slices.Equal(waits, []time.Duration{50 * time.Millisecond}) {
+		t.Errorf("waited %v before the retry, want the Retry-After capped at max_backoff, 50ms", waits)
 	}
 	if got := api.count(); got != 2 {
 		t.Errorf("server saw %d requests, want 2", got)
@@ -439,7 +449,7 @@ func TestRoundTripDoesNotModifyRequest(t *testing.T) {
 		}
 		writeObject(w, http.StatusOK, namespaceJSON("team-a"))
 	})
-	rt := newRetryTransport(api.Client().Transport, fastRetry)
+	rt := newRetryTransport(api.Client().Transport, fastRetry, retrypolicy.Wall)
 	body := strings.NewReader(`{"kind":"Namespace"}`)
 	req, err := http.NewRequest(http.MethodPut, api.URL+"/api/v1/namespaces/team-a", body)
 	if err != nil {

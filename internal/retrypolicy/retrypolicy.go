@@ -84,6 +84,24 @@ func Backoff(minWait, maxWait time.Duration, attempt int) time.Duration {
 	return min(max(d, minWait), maxWait)
 }
 
+// Clock is where a retry loop reads the time its budget is counted in and waits between
+// attempts. The provider uses Wall only; a test gives a loop a clock of its own, so that what it
+// checks (the attempts a time budget allows, the wait a Retry-After asked for) does not depend
+// on how punctually timers fire on a loaded machine.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits d or until ctx is done, returning ctx's error in that case.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// Wall is the real clock: time.Now and Sleep.
+var Wall Clock = wall{}
+
+type wall struct{}
+
+func (wall) Now() time.Time                                   { return time.Now() }
+func (wall) Sleep(ctx context.Context, d time.Duration) error { return Sleep(ctx, d) }
+
 // Sleep waits d or until ctx is done, returning ctx's error in that case.
 func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)

@@ -53,13 +53,15 @@ import (
 // the object up by name (List* with the cluster's ARN) before creating again,
 // as the Kubernetes path never re-sends a create either.
 func WithRetries(next API, r retrypolicy.Settings) API {
-	return &retrying{next: next, policy: r.WithDefaults()}
+	return &retrying{next: next, policy: r.WithDefaults(), clock: retrypolicy.Wall}
 }
 
 // retrying is the API returned by WithRetries.
 type retrying struct {
 	next   API
 	policy retrypolicy.Settings
+	// clock counts the time budget and waits between attempts: the wall clock, but in tests.
+	clock retrypolicy.Clock
 }
 
 var _ API = (*retrying)(nil)
@@ -248,7 +250,7 @@ func retried[In, Out any](ctx context.Context, r *retrying, operation string,
 // run calls attempt until it succeeds or the policy says stop.
 func (r *retrying) run(ctx context.Context, operation string, attempt func(context.Context) error) error {
 	logCtx := tflog.NewSubsystem(ctx, LogSubsystem, tflog.WithRootFields())
-	start := time.Now()
+	start := r.clock.Now()
 	unknown := false
 	for n := 1; ; n++ {
 		err := attempt(ctx)
@@ -272,14 +274,14 @@ func (r *retrying) run(ctx context.Context, operation string, attempt func(conte
 		}
 		fail := func(interrupted error) error {
 			return &OperationError{
-				Operation: operation, Attempts: n, Elapsed: time.Since(start),
+				Operation: operation, Attempts: n, Elapsed: r.clock.Now().Sub(start),
 				Code: code, Message: message,
 				OutcomeUnknown: unknown && !readOnly(operation),
 				Interrupted:    interrupted, Err: err,
 			}
 		}
 
-		elapsed := time.Since(start)
+		elapsed := r.clock.Now().Sub(start)
 		switch {
 		case outcome == failedForGood:
 			tflog.SubsystemDebug(logCtx, LogSubsystem, "SageMaker API request failed", fields)
@@ -297,7 +299,7 @@ func (r *retrying) run(ctx context.Context, operation string, attempt func(conte
 		wait := min(retrypolicy.Backoff(r.policy.MinBackoff, r.policy.MaxBackoff, n-1), r.policy.MaxElapsed-elapsed)
 		fields["sagemaker_wait"] = wait.String()
 		tflog.SubsystemDebug(logCtx, LogSubsystem, "retrying SageMaker API request", fields)
-		if err := retrypolicy.Sleep(ctx, wait); err != nil {
+		if err := r.clock.Sleep(ctx, wait); err != nil {
 			tflog.SubsystemDebug(logCtx, LogSubsystem, "stopped retrying SageMaker API request: context done", fields)
 			return fail(err)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/retrypolicy"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/retrypolicy/retrypolicytest"
 )
 
 // operations calls one operation of each kind with a valid input.
@@ -171,39 +172,47 @@ func TestRetryConnectionRefused(t *testing.T) {
 }
 
 // The time budget, not MaxAttempts, ends the retries: no attempt starts after it, and no wait
-// runs past it.
+// runs past it. The client's clock moves only by the waits, so the attempts are exactly those
+// that the backoffs drawn fit in the budget, whatever the machine's timers do.
 func TestRetryTimeBudget(t *testing.T) {
 	for _, tc := range []struct {
-		name        string
-		budget      retrypolicy.Settings
-		maxAttempts int
+		name   string
+		budget retrypolicy.Settings
 	}{
-		// Waits of 5-10ms: the budget allows at most 17 attempts.
 		{"short waits", retrypolicy.Settings{MaxAttempts: 1000, MinBackoff: 5 * time.Millisecond, MaxBackoff: 10 * time.Millisecond,
-			MaxElapsed: 80 * time.Millisecond}, 17},
+			MaxElapsed: 80 * time.Millisecond}},
 		// A wait of an hour is cut to what is left of the budget: the second attempt is the last.
 		{"waits past the budget", retrypolicy.Settings{MaxAttempts: 1000, MinBackoff: time.Hour, MaxBackoff: time.Hour,
-			MaxElapsed: 50 * time.Millisecond}, 2},
+			MaxElapsed: 50 * time.Millisecond}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			isolateEnv(t)
 			srv := newFakeSageMaker(t, sequence(throttled))
 			c := newTestClient(t, context.Background(), srv, func(s *Settings) { s.Retry = tc.budget })
-			// Bounds the wait only: a wait not cut to the budget runs into it.
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
+			clock := retrypolicytest.NewClock()
+			c.API.(*retrying).clock = clock
 
-			err := describeQuota(ctx, c)
+			err := describeQuota(context.Background(), c)
 			var opErr *OperationError
 			if !errors.As(err, &opErr) {
 				t.Fatalf("err = %v", err)
 			}
-			if opErr.Interrupted != nil || opErr.Elapsed < tc.budget.MaxElapsed {
-				t.Errorf("stopped after %s (interrupted: %v), want by the budget of %s: %v", opErr.Elapsed, opErr.Interrupted, tc.budget.MaxElapsed, err)
+			// Every wait but the last is a backoff; the last is what was left of the budget.
+			waits := clock.Waits()
+			var waited time.Duration
+			for i, w := range waits {
+				waited += w
+				if i < len(waits)-1 && (w < tc.budget.MinBackoff || w > tc.budget.MaxBackoff) {
+					t.Errorf("wait %d of %s is outside the backoff's [%s, %s]", i+1, w, tc.budget.MinBackoff, tc.budget.MaxBackoff)
+				}
 			}
-			if opErr.Attempts > tc.maxAttempts || srv.count("DescribeComputeQuota") != opErr.Attempts {
-				t.Errorf("%d attempts (server saw %d), want at most %d within a %s budget", opErr.Attempts, srv.count("DescribeComputeQuota"),
-					tc.maxAttempts, tc.budget.MaxElapsed)
+			if waited != tc.budget.MaxElapsed || opErr.Elapsed != tc.budget.MaxElapsed || opErr.Interrupted != nil {
+				t.Errorf("waited %v (%s in all) and stopped after %s (interrupted: %v), want the budget of %s spent exactly: %v",
+					waits, waited, opErr.Elapsed, opErr.Interrupted, tc.budget.MaxElapsed, err)
+			}
+			if opErr.Attempts != len(waits)+1 || srv.count("DescribeComputeQuota") != opErr.Attempts {
+				t.Errorf("%d attempts (server saw %d) around %d waits, want one before each wait and one after the last",
+					opErr.Attempts, srv.count("DescribeComputeQuota"), len(waits))
 			}
 		})
 	}
