@@ -25,7 +25,9 @@ import (
 const (
 	benchObjectPrefix = "hyperpod-ns-bench-"
 	managedByLabel    = "app.kubernetes.io/managed-by=terraform-provider-hyperpod"
-	cleanTimeout      = 5 * time.Minute
+	// cleanTimeout bounds one cleanup: on a busy 2-core machine the local control plane's
+	// namespace controller took more than 5 minutes for the 1000 namespaces of the preview section.
+	cleanTimeout = 20 * time.Minute
 )
 
 var (
