@@ -55,6 +55,7 @@ opentofu_tests=(
 	'TestAccPartialCreate_.*'
 	'TestAccAdoption_hyperpodShapes'
 	'TestAccIdentity_teamResources'
+	'TestAccIdentity_schedulerConfig'
 	'TestAccComputeQuota_import'
 	'TestAccComputeQuota_updateAndReplace'
 	'TestAccComputeQuota_plansWithoutCluster'
@@ -73,14 +74,19 @@ opentofu_tests=(
 # The acceptance tests the newest Terraform runs in `make test`, besides the terraform on PATH:
 # those whose outcome depends on what its newer releases changed in the CLI: import by ID and by
 # identity (import blocks with identity need Terraform >= 1.12, so only this phase runs them under
-# Terraform), -generate-config-out, provider functions, and the plan's warnings as the CLI's JSON
-# carries them (the admission preview, and the saved plan plan-review reads). moved and removed
-# blocks never reach the provider (it has no state moves or upgrades): the CLI alone handles them.
+# Terraform), -generate-config-out, provider functions, the plan's warnings as the CLI's JSON
+# carries them (the admission preview, and the saved plan plan-review reads), and terraform query
+# (list resources, Terraform >= 1.14, so only this phase runs them; they skip on older CLIs) with the
+# configuration it generates. moved and removed blocks never reach the provider (it has no state
+# moves or upgrades): the CLI alone handles them.
 terraform_latest_tests=(
 	'TestAccIdentity_teamResources'
+	'TestAccIdentity_schedulerConfig'
 	'TestAccComputeQuota_import'
 	'TestAccAdoption_hyperpodShapes'
 	'TestAccAdmissionPreview_plan'
+	'TestAccQuery_adoptsQueues'
+	'TestAccTaskGovernance_queryAdoptsQuotas'
 	'TestFunction_.*'
 )
 

@@ -42,6 +42,9 @@ type Backend struct {
 	QuotaList         QuotaList
 	NamespaceList     NamespaceList
 	PriorityClassList PriorityClassList
+	// Cluster names the cluster whose quotas the store holds where the store names clusters
+	// (the SageMaker API: the cluster's ARN); "" where the store is the cluster itself.
+	Cluster string
 }
 
 // Traits is what the plan must know of a store.

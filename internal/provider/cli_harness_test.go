@@ -423,6 +423,16 @@ func (s *countingServer) ApplyResourceChange(ctx context.Context, req *tfprotov6
 	return s.ProviderServer.ApplyResourceChange(ctx, req)
 }
 
+// ListResource and ValidateListResourceConfig reach the provider's list resources (terraform
+// query), which tfprotov6.ProviderServer does not carry.
+func (s *countingServer) ListResource(ctx context.Context, req *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error) {
+	return s.ProviderServer.(tfprotov6.ListResourceServer).ListResource(ctx, req)
+}
+
+func (s *countingServer) ValidateListResourceConfig(ctx context.Context, req *tfprotov6.ValidateListResourceConfigRequest) (*tfprotov6.ValidateListResourceConfigResponse, error) {
+	return s.ProviderServer.(tfprotov6.ListResourceServer).ValidateListResourceConfig(ctx, req)
+}
+
 type inflight struct {
 	mu sync.Mutex
 	n  int

@@ -54,6 +54,7 @@ func (r *clusterSchedulerConfigResource) Create(ctx context.Context, req resourc
 		plan.OwnerID = types.StringValue(run.owner)
 		plan.Drift = noDrift()
 		resp.Diagnostics.Append(resp.State.Set(run.ctx, &plan)...)
+		setConfigIdentity(run.ctx, resp.Identity, plan.ID, &resp.Diagnostics)
 		run.handOver(classObjects(r.classes(), written)...)
 	}
 	// Saved tainted: the classes written and the one that may have been, so none is left without
@@ -124,6 +125,9 @@ func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.
 	if !ok || !r.data.configured(&resp.Diagnostics) {
 		return
 	}
+	// Every read that does not fail returns the identity (state written before identities
+	// existed gets one here).
+	setConfigIdentity(ctx, resp.Identity, state.ID, &resp.Diagnostics)
 	if len(r.data.pendingConfig) > 0 {
 		warnNotRefreshed(r.data, &resp.Diagnostics)
 		return
@@ -135,8 +139,21 @@ func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.
 		r.readConfig(ctx, state, resp)
 		return
 	}
+	conflict, ok := r.readClasses(ctx, &state, isTakeover(ctx, req.Private, &resp.Diagnostics), r.get, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	recordConflict(ctx, resp.Private, conflict, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	setConfigIdentity(ctx, resp.Identity, state.ID, &resp.Diagnostics)
+}
+
+// readClasses refreshes state from the classes get reads, one WorkloadPriorityClass each, and
+// returns the ownership conflict found; takeover is set after an import. ok is false when a read
+// failed. A refresh and a list of the classes (`terraform query`) both read the state here.
+func (r *clusterSchedulerConfigResource) readClasses(ctx context.Context, state *clusterSchedulerConfigModel, takeover bool,
+	get func(context.Context, string) (*backend.StoredPriorityClass, diag.Diagnostics), diags *diag.Diagnostics) (*ownerConflict, bool) {
 	owner := state.OwnerID.ValueString()
-	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
 	var (
 		kept     []quota.PriorityClass
 		drift    []string
@@ -148,10 +165,10 @@ func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.
 		drift = append(drift, "imported: the next apply records this resource's owner_id on the WorkloadPriorityClasses")
 	}
 	for _, c := range priorityClassesOf(state.PriorityClasses) {
-		wpc, d := r.get(ctx, c.Name)
-		resp.Diagnostics.Append(d...)
-		if resp.Diagnostics.HasError() {
-			return
+		wpc, d := get(ctx, c.Name)
+		diags.Append(d...)
+		if diags.HasError() {
+			return nil, false
 		}
 		if wpc == nil || wpc.Terminating {
 			tflog.Info(ctx, "WorkloadPriorityClass is gone; the next plan creates it", map[string]any{"class": c.Name})
@@ -173,12 +190,11 @@ func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.
 			drift = append(drift, r.classes().Drift(wpc, c.Name, owner)...)
 		}
 	}
-	recordConflict(ctx, resp.Private, conflict, &resp.Diagnostics)
 	state.tagsModel = r.data.refreshed(state.tagsModel, stored)
 	state.PriorityClasses = priorityClassList(kept)
 	state.Drift = driftList(drift)
 	tflog.Debug(ctx, "read cluster scheduler config", map[string]any{"classes": len(kept), "drift": strings.Join(drift, "; ")})
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	return conflict, true
 }
 
 func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -253,6 +269,7 @@ func (r *clusterSchedulerConfigResource) Update(ctx context.Context, req resourc
 	plan.OwnerID = types.StringValue(owner)
 	plan.Drift = noDrift()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	setConfigIdentity(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
 	clearOwnershipMarks(ctx, resp.Private, &resp.Diagnostics)
 }
 
@@ -301,19 +318,20 @@ func (r *clusterSchedulerConfigResource) ImportState(ctx context.Context, req re
 		r.importConfig(ctx, resp)
 		return
 	}
+	id := importedConfigID(ctx, req, &resp.Diagnostics)
 	var classes []quota.PriorityClass
-	for _, name := range strings.Split(req.ID, ",") {
+	for _, name := range strings.Split(id, ",") {
 		classes = append(classes, quota.PriorityClass{Name: strings.TrimSpace(name)})
 	}
 	for _, p := range quota.ValidatePriorityClasses(classes) {
 		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("The import ID is the priority class names joined by "+
-			"commas, e.g. `terraform import %s.example inference,training`; got %q. %s", schedulerConfigResourceKind, req.ID, p.Detail))
+			"commas, e.g. `terraform import %s.example inference,training`; got %q. %s", schedulerConfigResourceKind, id, p.Detail))
 		return
 	}
 	for _, c := range classes {
 		if c.Name == "" {
 			resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("The import ID is the priority class names "+
-				"joined by commas, e.g. `inference,training`; got %q, which has an empty name.", req.ID))
+				"joined by commas, e.g. `inference,training`; got %q, which has an empty name.", id))
 			return
 		}
 	}
@@ -344,6 +362,7 @@ func (r *clusterSchedulerConfigResource) ImportState(ctx context.Context, req re
 	// tags_all stays null: the Read that follows takes the classes' tags.
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), schedulerConfigID(classes))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("priority_classes"), priorityClassList(classes))...)
+	setConfigIdentity(ctx, resp.Identity, types.StringValue(schedulerConfigID(classes)), &resp.Diagnostics)
 }
 
 // The resource on a store that holds the cluster's policy as one object (the SageMaker API's
@@ -417,6 +436,7 @@ func (r *clusterSchedulerConfigResource) createConfig(ctx context.Context, plan 
 		plan.IdleResourceSharing = types.StringNull()
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	setConfigIdentity(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
 }
 
 func (r *clusterSchedulerConfigResource) readConfig(ctx context.Context, prior clusterSchedulerConfigModel, resp *resource.ReadResponse) {
@@ -429,17 +449,31 @@ func (r *clusterSchedulerConfigResource) readConfig(ctx context.Context, prior c
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	state, ok := r.configState(ctx, prior, c, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	setConfigIdentity(ctx, resp.Identity, state.ID, &resp.Diagnostics)
+}
+
+// configState is the state a read saves for c, the cluster's config as stored, over prior (after
+// an import, what importedConfig holds); ok is false when its tags could not be read. A refresh
+// and a list of the config (`terraform query`) both read the state here.
+func (r *clusterSchedulerConfigResource) configState(ctx context.Context, prior clusterSchedulerConfigModel, c *backend.SchedulerConfig,
+	diags *diag.Diagnostics) (clusterSchedulerConfigModel, bool) {
 	var stored map[string]string
 	if readsTags(prior.tagsModel) {
+		var err error
 		if stored, err = r.data.backend.SchedulerConfig.Tags(ctx, c); err != nil {
-			storeError(err).addTo(&resp.Diagnostics)
-			return
+			storeError(err).addTo(diags)
+			return prior, false
 		}
 	}
 	state := prior
 	state.setPolicy(c, configDrift(c.Record))
 	state.tagsModel = r.data.refreshed(prior.tagsModel, stored)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	return state, true
 }
 
 // updateConfig runs within the update's timeout (ctx).
@@ -466,6 +500,7 @@ func (r *clusterSchedulerConfigResource) updateConfig(ctx context.Context, plan,
 		plan.IdleResourceSharing = prior.IdleResourceSharing
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	setConfigIdentity(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
 }
 
 // deleteConfig runs within the delete's timeout (ctx).
@@ -495,11 +530,18 @@ func (r *clusterSchedulerConfigResource) importConfig(ctx context.Context, resp 
 			"config, so there is nothing to import. Remove the import and let terraform apply create it.")
 		return
 	}
+	m := importedConfig(c)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	setConfigIdentity(ctx, resp.Identity, m.ID, &resp.Diagnostics)
+}
+
+// importedConfig is the state an import of c saves.
+func importedConfig(c *backend.SchedulerConfig) clusterSchedulerConfigModel {
 	var m clusterSchedulerConfigModel
 	m.setPolicy(c, nil)
 	m.OwnerID = types.StringValue(c.ID)
 	// Tags null: the Read that follows reads them (tags_all unknown to it).
 	m.Tags, m.TagsAll = types.MapNull(types.StringType), types.MapNull(types.StringType)
 	m.Timeouts = timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)} // not configured: null, so import plans empty
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	return m
 }

@@ -8,9 +8,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -117,4 +120,49 @@ func (r *clusterSchedulerConfigResource) Schema(ctx context.Context, _ resource.
 		Attributes: attributes,
 		Blocks:     blocks,
 	}
+}
+
+// schedulerConfigIdentityModel is the resource identity: the config's id, the priority class
+// names joined by commas, which is also the import ID.
+type schedulerConfigIdentityModel struct {
+	ID types.String `tfsdk:"id"`
+}
+
+// IdentitySchema declares the id as the resource identity, for import by identity and for the
+// results of `terraform query`.
+func (r *clusterSchedulerConfigResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	var m schedulerConfigIdentityModel
+	resp.IdentitySchema = identityschema.Schema{Attributes: attributesOf(&m, []fieldSchema[identityschema.Attribute]{
+		{&m.ID, identityschema.StringAttribute{
+			RequiredForImport: true,
+			Description: "The priority class names joined by commas, e.g. `inference,training`, as the import ID. With " +
+				"`task_governance` an import takes the cluster's one scheduler config, whatever the id names.",
+		}},
+	})}
+}
+
+// Metadata declares the identity mutable: it is the id, which follows the classes.
+func (r *clusterSchedulerConfigResource) Metadata(ctx context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	r.resourceBase.Metadata(ctx, req, resp)
+	resp.ResourceBehavior.MutableIdentity = true
+}
+
+// setConfigIdentity records the identity of a state whose id is id; clients without identity
+// support pass none.
+func setConfigIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity, id types.String, diags *diag.Diagnostics) {
+	if identity == nil || id.IsNull() || id.IsUnknown() {
+		return
+	}
+	diags.Append(identity.Set(ctx, schedulerConfigIdentityModel{ID: id})...)
+}
+
+// importedConfigID is the id an import names: the import ID, or the identity's id in an import
+// block that gives an identity instead.
+func importedConfigID(ctx context.Context, req resource.ImportStateRequest, diags *diag.Diagnostics) string {
+	if req.ID != "" || req.Identity == nil {
+		return req.ID
+	}
+	var m schedulerConfigIdentityModel
+	diags.Append(req.Identity.Get(ctx, &m)...)
+	return m.ID.ValueString()
 }

@@ -237,17 +237,54 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateTerminating, nil)...)
+	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics)
+	state, marks, ok := r.storedState(ctx, prior, team, q, takeover, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	marks.record(ctx, resp.Private, &resp.Diagnostics)
+	resp.Diagnostics.Append(setModel(ctx, &resp.State, &state)...)
+}
+
+// quotaMarks is what a read of a quota records in private state; noTakeover clears the
+// takeover mark (the store records no owner, so an import takes nothing over).
+type quotaMarks struct {
+	unnamed    bool
+	conflict   *ownerConflict
+	usage      []byte
+	noTakeover bool
+}
+
+func (m quotaMarks) record(ctx context.Context, p privateSetter, diags *diag.Diagnostics) {
+	var unnamed []byte
+	if m.unnamed {
+		unnamed = []byte(`true`)
+	}
+	diags.Append(p.SetKey(ctx, privateUnnamed, unnamed)...)
+	recordConflict(ctx, p, m.conflict, diags)
+	diags.Append(p.SetKey(ctx, privateUsage, m.usage)...)
+	if m.noTakeover {
+		markTakeover(ctx, p, false, diags)
+	}
+}
+
+// storedState is the state a read saves for q, the team's quota as stored (not being deleted),
+// over prior (after an import: only the team, with takeover set), and what it records in
+// private state. ok is false, with the reason in diags, when q cannot be read into the state.
+// A refresh and a list of quotas (`terraform query`) both build the state here.
+func (r *computeQuotaResource) storedState(ctx context.Context, prior computeQuotaModel, team string, q *backend.Quota,
+	takeover bool, diags *diag.Diagnostics) (state computeQuotaModel, marks quotaMarks, ok bool) {
 	rc := q.Config
 	if q.ConfigErr != nil {
-		resp.Diagnostics.AddError("Cannot read the "+q.Kind, fmt.Sprintf("%s %q: %s. Fix or delete it, or remove the quota from state.", q.Kind, q.Name, q.ConfigErr))
-		return
+		diags.AddError("Cannot read the "+q.Kind, fmt.Sprintf("%s %q: %s. Fix or delete it, or remove the quota from state.", q.Kind, q.Name, q.ConfigErr))
+		return state, marks, false
 	}
 	stored := rc.Config.Tags
 	if readsTags(prior.tagsModel) {
 		var err error
 		if stored, err = r.quotas().Tags(ctx, q); err != nil {
-			storeError(err).addTo(&resp.Diagnostics)
-			return
+			storeError(err).addTo(diags)
+			return state, marks, false
 		}
 	}
 	// Identity comes from state: the team addressed the queue, and the name is the state's
@@ -256,33 +293,30 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 	if n := prior.Name.ValueString(); n != "" {
 		rc.Config.Name = n
 	}
-	var unnamed []byte
-	if !q.Named {
-		unnamed = []byte(`true`)
+	marks.unnamed = !q.Named
+	state, d := quotaModelFromResolved(rc)
+	diags.Append(d...)
+	if diags.HasError() {
+		return state, marks, false
 	}
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateUnnamed, unnamed)...)
-	state, diags := quotaModelFromResolved(rc)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
+	drift, conflict, err := r.refreshDrift(ctx, q, rc, prior.OwnerID.ValueString(), takeover)
+	if err != nil {
+		storeError(err).addTo(diags)
+		return state, marks, false
 	}
-
-	drift, ok := r.refreshDrift(ctx, req, resp, q, rc, prior.OwnerID.ValueString())
-	if !ok {
-		return
-	}
+	marks.conflict, marks.usage = conflict, usageForPrivate(q.Usage)
 	state.keepTerraformsOwn(prior, team)
 	if q.Owner.Intrinsic {
 		// The store records no owner: a quota's identity is its id, which import and create
 		// both take, so an imported quota plans empty.
 		state.OwnerID = types.StringValue(q.Owner.Recorded)
-		clearOwnershipMarks(ctx, resp.Private, &resp.Diagnostics)
+		marks.conflict, marks.noTakeover = nil, true
 	}
 	state.QuotaID, state.storeRecordModel = storeRecordOf(q.Record)
 	state.tagsModel = r.data.refreshed(prior.tagsModel, stored)
-	state.withoutUnsupported(r.data.backend.Traits, &resp.Diagnostics)
+	state.withoutUnsupported(r.data.backend.Traits, diags)
 	state.Drift = driftList(drift)
-	resp.Diagnostics.Append(setModel(ctx, &resp.State, &state)...)
+	return state, marks, true
 }
 
 // keepTerraformsOwn carries over from prior what only Terraform holds, which a read of the
@@ -332,13 +366,11 @@ func (r *computeQuotaResource) readStored(ctx context.Context, prior computeQuot
 	return q, false
 }
 
-// refreshDrift lists what differs in the cluster that the attributes cannot show, for a quota
-// read back as rc, and records in private state the ownership conflict and the usage it found.
-// ok is false when a read failed.
-func (r *computeQuotaResource) refreshDrift(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse,
-	q *backend.Quota, rc quota.ResolvedConfig, owner string) (drift []string, ok bool) {
-	takeover := isTakeover(ctx, req.Private, &resp.Diagnostics) && !q.Owner.Intrinsic
-	var conflict *ownerConflict
+// refreshDrift lists what differs in the store that the attributes cannot show, for a quota
+// read back as rc, and the ownership conflict it found; takeover is set after an import.
+func (r *computeQuotaResource) refreshDrift(ctx context.Context, q *backend.Quota, rc quota.ResolvedConfig, owner string,
+	takeover bool) (drift []string, conflict *ownerConflict, err error) {
+	takeover = takeover && !q.Owner.Intrinsic
 	switch {
 	case takeover:
 		if recorded := q.Owner.Recorded; recorded != "" {
@@ -350,20 +382,17 @@ func (r *computeQuotaResource) refreshDrift(ctx context.Context, req resource.Re
 		conflict = &ownerConflict{Object: fmt.Sprintf("%s %q", q.Kind, q.Name), Owner: q.Owner.Description}
 		drift = append(drift, "the queue is managed by "+conflict.Owner)
 	}
-	recordConflict(ctx, resp.Private, conflict, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateUsage, usageForPrivate(q.Usage))...)
 
 	// What the attributes cannot show: compare the quota with what they render to.
 	more, err := r.quotas().Drift(ctx, q, rc, owner, conflict == nil && !takeover)
 	if err != nil {
-		storeError(err).addTo(&resp.Diagnostics)
-		return nil, false
+		return nil, nil, err
 	}
 	drift = append(drift, more...)
 	if len(drift) > 0 {
 		tflog.Info(ctx, "quota differs from its configuration", map[string]any{"kind": q.Kind, "name": q.Name, "drift": strings.Join(drift, "; ")})
 	}
-	return drift, true
+	return drift, conflict, nil
 }
 
 func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -50,3 +50,28 @@ func TestAccIdentity_teamResources(t *testing.T) {
 		},
 	})
 }
+
+// The cluster scheduler config is identified by its id, the class names, which an import block
+// can name instead of an ID; the identity follows the classes when they change.
+func TestAccIdentity_schedulerConfig(t *testing.T) {
+	acctest.RequireCluster(t)
+	cleanupPriorityClasses(t, "ident-a", "ident-b")
+	a, b := quota.PriorityClass{Name: "ident-a", Weight: 10}, quota.PriorityClass{Name: "ident-b", Weight: 20}
+	identity := func(id string) statecheck.StateCheck {
+		return statecheck.ExpectIdentity(schedAddr, map[string]knownvalue.Check{"id": knownvalue.StringExact(id)})
+	}
+	resource.Test(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: acctest.SchedulerConfig(a).HCL(), ConfigStateChecks: []statecheck.StateCheck{identity("ident-a")}},
+			{Config: acctest.SchedulerConfig(a, b).HCL(), ConfigStateChecks: []statecheck.StateCheck{identity("ident-a,ident-b")}},
+			{
+				ResourceName:       schedAddr,
+				ImportState:        true,
+				ImportStateKind:    resource.ImportBlockWithResourceIdentity,
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}

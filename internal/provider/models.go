@@ -170,6 +170,21 @@ type clusterSchedulerConfigModel struct {
 	Timeouts timeouts.Value `tfsdk:"timeouts" model:"timeoutsModel"`
 }
 
+// quotaListModel is the configuration of a list block of hyperpod_compute_quota or
+// hyperpod_team_namespace (`terraform query`): what the list selects.
+type quotaListModel struct {
+	TeamPrefix   types.String `tfsdk:"team_prefix"`
+	Cohort       types.String `tfsdk:"cohort"`
+	InstanceType types.String `tfsdk:"instance_type"`
+	ClusterARN   types.String `tfsdk:"cluster_arn"`
+}
+
+// schedulerConfigListModel is the configuration of a list block of
+// hyperpod_cluster_scheduler_config.
+type schedulerConfigListModel struct {
+	ClusterARN types.String `tfsdk:"cluster_arn"`
+}
+
 // Nested objects. Each attribute is named once, in its tag; attrTypesOf derives the types.
 
 // resourceEntryModel lists the sizing attributes in the order of the ratio rule, then efa.

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -189,6 +190,12 @@ func TestEverySchemaBuilds(t *testing.T) {
 	for _, newFunction := range p.(provider.ProviderWithFunctions).Functions(ctx) {
 		f := newFunction()
 		build(fmt.Sprintf("%T", f), func() { f.Definition(ctx, function.DefinitionRequest{}, &function.DefinitionResponse{}) })
+	}
+	for _, newList := range p.(provider.ProviderWithListResources).ListResources(ctx) {
+		l := newList()
+		build(fmt.Sprintf("%T", l), func() {
+			l.ListResourceConfigSchema(ctx, list.ListResourceSchemaRequest{}, &list.ListResourceSchemaResponse{})
+		})
 	}
 }
 

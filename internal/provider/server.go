@@ -13,7 +13,8 @@ import (
 // the acceptance tests run it: the framework's server, with the validation, plan, read and
 // upgrade of the resources Terraform asks about once per instance answered in one pass over
 // their schema (fastServer), the schema served with its required-in-block attributes, and
-// request contexts released (rpcctx).
+// request contexts released (rpcctx), and the list RPCs of `terraform query` answered by the
+// framework (withLists).
 func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
 		p := New(version)().(*hyperpodProvider)
@@ -21,7 +22,7 @@ func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 		if err != nil {
 			return nil, err
 		}
-		return rpcctx.Wrap(schemaServer{newFastServer(context.Background(), p, fw)}), nil
+		return withLists(rpcctx.Wrap(schemaServer{newFastServer(context.Background(), p, fw)}), fw), nil
 	}
 }
 

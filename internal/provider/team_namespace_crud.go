@@ -7,10 +7,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
@@ -142,12 +144,23 @@ func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadReque
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	resp.Diagnostics.Append(teamNamespaceState(ctx, &state, team, ns, r.data.backend.Traits.QueuesByAddon)...)
+	conflict, d := r.readState(ctx, &state, team, ns, isTakeover(ctx, req.Private, &resp.Diagnostics))
+	resp.Diagnostics.Append(d...)
+	recordConflict(ctx, resp.Private, conflict, &resp.Diagnostics)
+	resp.Diagnostics.Append(setModel(ctx, &resp.State, &state)...)
+}
+
+// readState refreshes state from ns, the team's namespace as stored (not being deleted), and
+// returns the ownership conflict found; takeover is set after an import. A refresh and a list of
+// namespaces (`terraform query`) both read the state here.
+func (r *teamNamespaceResource) readState(ctx context.Context, state *teamNamespaceModel, team string, ns *backend.TeamNamespace,
+	takeover bool) (*ownerConflict, diag.Diagnostics) {
+	diags := teamNamespaceState(ctx, state, team, ns, r.data.backend.Traits.QueuesByAddon)
 	owner := state.OwnerID.ValueString()
 	var drift []string
 	var conflict *ownerConflict
 	switch {
-	case isTakeover(ctx, req.Private, &resp.Diagnostics):
+	case takeover:
 		drift = append(drift, "imported: the next apply records this resource's owner_id on the Namespace and LocalQueue")
 	case !ns.Owner.Owns(owner):
 		conflict = &ownerConflict{Object: fmt.Sprintf("Namespace %q", ns.Name), Owner: ns.Owner.Description}
@@ -155,13 +168,12 @@ func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadReque
 	default:
 		drift = r.namespaces().Drift(ns, team, owner)
 	}
-	recordConflict(ctx, resp.Private, conflict, &resp.Diagnostics)
 	state.Drift = driftList(drift)
 	tflog.Debug(ctx, "read team namespace", map[string]any{"drift": strings.Join(drift, "; "),
 		"namespace_state": state.Namespace.ValueString(), "local_queue_state": state.LocalQueueName.ValueString(),
 		"cluster_queue_state": state.ClusterQueueName.ValueString(),
 	})
-	resp.Diagnostics.Append(setModel(ctx, &resp.State, &state)...)
+	return conflict, diags
 }
 
 func (r *teamNamespaceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -329,10 +341,8 @@ func (r *teamNamespaceResource) ImportState(ctx context.Context, req resource.Im
 			"terraform apply create the namespace.", quota.NamespaceName(team), team))
 		return
 	}
-	var m teamNamespaceModel
-	resp.Diagnostics.Append(teamNamespaceState(ctx, &m, team, ns, r.data.backend.Traits.QueuesByAddon)...)
-	labels, annotations := r.namespaces().Imported(ns)
-	resp.Diagnostics.Append(teamNamespaceImported(ctx, &m, labels, annotations)...)
+	m, d := r.importedState(ctx, team, ns)
+	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -346,6 +356,16 @@ func (r *teamNamespaceResource) ImportState(ctx context.Context, req resource.Im
 	} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), v)...)
 	}
+}
+
+// importedState is the state an import of the team's namespace ns saves, with the timeouts null
+// (an import sets the other attributes only).
+func (r *teamNamespaceResource) importedState(ctx context.Context, team string, ns *backend.TeamNamespace) (teamNamespaceModel, diag.Diagnostics) {
+	m := teamNamespaceModel{Timeouts: timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)}}
+	diags := teamNamespaceState(ctx, &m, team, ns, r.data.backend.Traits.QueuesByAddon)
+	labels, annotations := r.namespaces().Imported(ns)
+	diags.Append(teamNamespaceImported(ctx, &m, labels, annotations)...)
+	return m, diags
 }
 
 // namespaceRef names a team's Namespace.

@@ -2,8 +2,8 @@ package sagemakerbackend
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"math/big"
 	"strings"
 	"sync"
 
@@ -143,33 +143,73 @@ func sharedTeam(team string, quotas []types.ComputeQuotaSummary) string {
 }
 
 // documentDiff lists the fields of held, a quota as the API holds it, that sent, what an update
-// from the configuration read from it would send, holds otherwise.
+// from the configuration read from it would send, holds otherwise, in the API's names.
 func documentDiff(held, sent quota.ComputeQuota) []string {
 	sent = documentOf(sent.Name, sent.Description, types.ActivationState(sent.ActivationState), sdkTarget(sent), sdkConfig(sent))
-	fields := []struct {
-		name        string
-		held, going any
-	}{
-		{"Name", held.Name, sent.Name},
-		{"Description", held.Description, sent.Description},
+	fields := []struct{ name, held, going string }{
+		{"Name", fmt.Sprintf("%q", held.Name), fmt.Sprintf("%q", sent.Name)},
+		{"Description", fmt.Sprintf("%q", held.Description), fmt.Sprintf("%q", sent.Description)},
 		{"ActivationState", held.ActivationState, sent.ActivationState},
 		{"ComputeQuotaTarget.TeamName", held.Team, sent.Team},
-		{"ComputeQuotaTarget.FairShareWeight", held.FairShareWeight, sent.FairShareWeight},
+		{"ComputeQuotaTarget.FairShareWeight", fmt.Sprint(held.FairShareWeight), fmt.Sprint(sent.FairShareWeight)},
 		{"ComputeQuotaConfig.PreemptTeamTasks", held.PreemptTeamTasks, sent.PreemptTeamTasks},
 		{"ComputeQuotaConfig.ResourceSharingConfig.Strategy", held.Strategy, sent.Strategy},
-		{"ComputeQuotaConfig.ResourceSharingConfig.BorrowLimit", held.BorrowLimit, sent.BorrowLimit},
-		{"ComputeQuotaConfig.ResourceSharingConfig.AbsoluteBorrowLimits", held.AbsoluteBorrowLimits, sent.AbsoluteBorrowLimits},
-		{"ComputeQuotaConfig.ComputeQuotaResources", held.Resources, sent.Resources},
+		{"ComputeQuotaConfig.ResourceSharingConfig.BorrowLimit", optionalText(held.BorrowLimit), optionalText(sent.BorrowLimit)},
 	}
+	limits := func(ls []quota.AbsoluteBorrowLimit) string {
+		var out []string
+		for _, l := range ls {
+			out = append(out, amountsText(l.InstanceType, l.Count, l.Accelerators, l.VCPU, l.MemoryGiB, l.Partition))
+		}
+		return "[" + strings.Join(out, ", ") + "]"
+	}
+	fields = append(fields, struct{ name, held, going string }{"ComputeQuotaConfig.ResourceSharingConfig.AbsoluteBorrowLimits",
+		limits(held.AbsoluteBorrowLimits), limits(sent.AbsoluteBorrowLimits)})
+	resources := func(rs []quota.ComputeQuotaResource) string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, amountsText(r.InstanceType, r.Count, &r.Accelerators, r.VCPU, r.MemoryGiB, r.Partition))
+		}
+		return "[" + strings.Join(out, ", ") + "]"
+	}
+	fields = append(fields, struct{ name, held, going string }{"ComputeQuotaConfig.ComputeQuotaResources",
+		resources(held.Resources), resources(sent.Resources)})
 	var out []string
 	for _, f := range fields {
-		h, _ := json.Marshal(f.held)
-		g, _ := json.Marshal(f.going)
-		if string(h) != string(g) {
-			out = append(out, fmt.Sprintf("%s is %s; an update would send %s", f.name, h, g))
+		if f.held != f.going {
+			out = append(out, fmt.Sprintf("%s is %s; an update would send %s", f.name, f.held, f.going))
 		}
 	}
 	return out
+}
+
+// optionalText is n, or "none".
+func optionalText(n *int64) string {
+	if n == nil {
+		return "none"
+	}
+	return fmt.Sprint(*n)
+}
+
+// amountsText is one ComputeQuotaResourceConfig as the API names its members, those it holds.
+func amountsText(instanceType string, count, accelerators *int64, vcpu, memory *big.Rat, p *quota.Partition) string {
+	var parts []string
+	if count != nil {
+		parts = append(parts, fmt.Sprintf("Count %d", *count))
+	}
+	if accelerators != nil {
+		parts = append(parts, fmt.Sprintf("Accelerators %d", *accelerators))
+	}
+	if vcpu != nil {
+		parts = append(parts, "VCpu "+quota.RatString(vcpu))
+	}
+	if memory != nil {
+		parts = append(parts, "MemoryInGiB "+quota.RatString(memory))
+	}
+	if p != nil {
+		parts = append(parts, fmt.Sprintf("AcceleratorPartition %s x %d", p.Type, p.Count))
+	}
+	return instanceType + " {" + strings.Join(parts, ", ") + "}"
 }
 
 // forEach calls do(i) for i in [0, n), at most workers at once, and returns when all are done.
