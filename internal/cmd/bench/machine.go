@@ -16,17 +16,19 @@ import (
 
 // machineInfo says where and on what the figures were taken.
 type machineInfo struct {
-	OS                string `json:"os"`
-	Arch              string `json:"arch"`
-	CPUs              int    `json:"cpus"`
-	CPUModel          string `json:"cpu_model,omitempty"`
-	MemoryTotal       string `json:"memory_total,omitempty"`
-	GoVersion         string `json:"go_version"`
-	TerraformVersion  string `json:"terraform_version"`
-	ProviderCommit    string `json:"provider_commit"`
-	KubernetesVersion string `json:"kubernetes_version"`
-	EtcdVersion       string `json:"etcd_version"`
-	KueueVersion      string `json:"kueue_version"`
+	OS               string `json:"os"`
+	Arch             string `json:"arch"`
+	CPUs             int    `json:"cpus"`
+	CPUModel         string `json:"cpu_model,omitempty"`
+	MemoryTotal      string `json:"memory_total,omitempty"`
+	GoVersion        string `json:"go_version"`
+	TerraformVersion string `json:"terraform_version"`
+	// QueryTerraformVersion is the Terraform of the query scenario, when it is another one.
+	QueryTerraformVersion string `json:"query_terraform_version,omitempty"`
+	ProviderCommit        string `json:"provider_commit"`
+	KubernetesVersion     string `json:"kubernetes_version"`
+	EtcdVersion           string `json:"etcd_version"`
+	KueueVersion          string `json:"kueue_version"`
 }
 
 func collectMachineInfo(ctx context.Context, repo, terraform string) machineInfo {
@@ -42,13 +44,19 @@ func collectMachineInfo(ctx context.Context, repo, terraform string) machineInfo
 	if dir, err := localcluster.DefaultAssetsDir(); err == nil {
 		m.KueueVersion = localcluster.KueueVersionOf(dir)
 	}
+	m.TerraformVersion = terraformVersion(ctx, repo, terraform)
+	return m
+}
+
+// terraformVersion is what `terraform version -json` says of itself, "" when it does not.
+func terraformVersion(ctx context.Context, repo, terraform string) string {
 	var v struct {
 		Version string `json:"terraform_version"`
 	}
-	if err := json.Unmarshal([]byte(commandOutput(ctx, repo, terraform, "version", "-json")), &v); err == nil {
-		m.TerraformVersion = v.Version
+	if err := json.Unmarshal([]byte(commandOutput(ctx, repo, terraform, "version", "-json")), &v); err != nil {
+		return ""
 	}
-	return m
+	return v.Version
 }
 
 // gitCommit is HEAD, with "+dirty" when the work tree has uncommitted changes (the

@@ -172,6 +172,14 @@ func execute(ctx context.Context, opts options, res *results, logf func(string, 
 	if err := os.MkdirAll(r.tf.logDir, 0o755); err != nil {
 		return repo, err
 	}
+	if !opts.ShapesOnly && !opts.PreviewOnly {
+		if r.queryTF, err = h.queryRunner(ctx, repo, opts, realProvider, &res.Machine); err != nil {
+			return repo, err
+		}
+		if r.queryTF == nil {
+			res.Notes = append(res.Notes, opQuery+" was not measured (-query-terraform none)")
+		}
+	}
 	if opts.PreviewBenchmark && !opts.ShapesOnly {
 		// Before the control plane starts: the benchmark measures CPU, on a machine as quiet as it gets.
 		res.preview().Benchmarks = runPreviewBenchmarks(ctx, repo, tmp, opts.CommandTimeout, logf)
@@ -216,6 +224,19 @@ func (h preparedHost) tfRunner(provider string, timeout time.Duration) *tfRunner
 			envWrapRSSDir+"="+filepath.Join(h.tmp, "rss"),
 		),
 	}
+}
+
+// queryRunner is the runner of the query scenario, with a Terraform that has `terraform query`
+// (recorded in m); nil when -query-terraform is none.
+func (h preparedHost) queryRunner(ctx context.Context, repo string, opts options, provider string, m *machineInfo) (*tfRunner, error) {
+	terraform, err := resolveQueryTerraform(ctx, repo, opts.QueryTerraform, h.terraform, m.TerraformVersion)
+	if err != nil || terraform == "" {
+		return nil, err
+	}
+	m.QueryTerraformVersion = terraformVersion(ctx, repo, terraform)
+	r := h.tfRunner(provider, opts.CommandTimeout)
+	r.terraform, r.logDir = terraform, filepath.Join(h.tmp, "logs-query")
+	return r, os.MkdirAll(r.logDir, 0o755)
 }
 
 // benchOnLocalCluster starts a local control plane behind a counting proxy, runs every

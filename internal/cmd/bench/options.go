@@ -24,6 +24,10 @@ type options struct {
 	Keep            bool
 	Findings        string
 
+	// QueryTerraform is the Terraform of the query scenario (1.14 or later); "" resolves one,
+	// "none" skips the scenario.
+	QueryTerraform string
+
 	// The workspace shapes section (Kubernetes path): team counts (none: off), which shapes,
 	// whether to plan new resources too, and the -refresh=false and -parallelism variants.
 	ShapesTeams    []int
@@ -48,6 +52,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	teams := fs.String("teams", "10,100,500,1000", "comma-separated team counts to measure")
 	fs.IntVar(&o.Runs, "runs", 3, "runs per team count (the report shows the median and min-max)")
 	fs.StringVar(&o.Terraform, "terraform", "terraform", "Terraform binary")
+	fs.StringVar(&o.QueryTerraform, "query-terraform", "", queryTerraformUsage)
 	fs.StringVar(&o.Assets, "assets", "", "control plane assets directory (default $HYPERPOD_CONTROLPLANE_DIR, else scripts/controlplane-assets.sh)")
 	fs.StringVar(&o.OutDir, "out", "bench/results", "directory for <date>.md and <date>.json, relative to the repository root")
 	fs.StringVar(&o.Repo, "repo", "", "repository root (default: found from the working directory)")
@@ -119,6 +124,11 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	return o, nil
 }
+
+// queryTerraformUsage is the help of -query-terraform.
+const queryTerraformUsage = "Terraform 1.14 or later for the " + opQuery + " scenario (terraform query -generate-config-out of " +
+	"every team); default: -terraform when it is 1.14 or later, else the one scripts/terraform-assets.sh prints (Terraform " +
+	"1.15.0, built once and cached); \"none\" skips the scenario"
 
 // maxTeams keeps team names at bench-NNNN.
 const maxTeams = 9999

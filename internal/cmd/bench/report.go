@@ -59,6 +59,14 @@ const noopFloorFormula = "no-op floor(op) = median wall time of op with the no-o
 	"out of reach of any plugin provider while this one is the least a plugin provider of these schemas can reach. " +
 	"ratio to no-op floor = median provider wall time / no-op floor."
 
+// queryFloorFormula is the query scenario's floor, stated when it was measured (with the
+// Terraform that ran it).
+const queryFloorFormula = "query = `terraform query -generate-config-out` (Terraform %s) of a list block per resource type " +
+	"with limit N, in a working directory of its own with the provider's configuration and no state, after refresh-only: " +
+	"every team's quota, and on the Kubernetes path its namespace. floor(query) = floor(refresh-only), the refresh of the " +
+	"same objects; the query's own Terraform core work (no graph of N resources, but the generated configuration) is " +
+	"not floored separately."
+
 const spreadNote = "min-max over the runs (MAD in the JSON)"
 
 // writeResults writes <dir>/<name>.md and <name>.json and returns their paths.
@@ -148,6 +156,9 @@ func renderMarkdown(r *results) string {
 		b.WriteString(sagemakerFloorFormula + "\n\n")
 	}
 	b.WriteString(noopFloorFormula + "\n\n")
+	if m.QueryTerraformVersion != "" {
+		fmt.Fprintf(&b, queryFloorFormula+"\n\n", m.QueryTerraformVersion)
+	}
 
 	for _, tr := range r.TeamCounts {
 		if tr.Path == pathSageMaker {

@@ -11,9 +11,13 @@ const (
 	// opRefreshTagged is refresh-only with a tag on every quota (the SageMaker path only: a
 	// refresh reads a quota's tags, one ListTags each, only where its state holds some).
 	opRefreshTagged = "refresh-only-tagged"
+	// opQuery is terraform query -generate-config-out of every team's quota (and namespace, on the
+	// Kubernetes path) from an empty state, after refresh-only: what adopting the teams writes.
+	// Terraform 1.14 or later (-query-terraform); its floor is refresh-only's, the same objects.
+	opQuery = "query"
 )
 
-var operations = []string{opPlanNew, opApply, opPlanNoop, opPlanChanged, opRefreshOnly, opDestroy}
+var operations = []string{opPlanNew, opApply, opPlanNoop, opPlanChanged, opRefreshOnly, opQuery, opDestroy}
 
 // noopProviderOps are the commands also run with the no-op provider, right after the provider's,
 // in the same working directory and state: the plan of new resources and the read commands.
@@ -171,10 +175,14 @@ type teamResult struct {
 }
 
 // finish computes the summaries of every operation, and on the SageMaker path their request
-// floors.
+// floors. The query's floor is refresh-only's.
 func (t *teamResult) finish() {
 	for _, o := range t.Ops {
 		o.finish()
+		if refresh := t.op(opRefreshOnly); o.Op == opQuery && refresh != nil && o.Wall.N > 0 {
+			refresh.finish()
+			o.Floor, o.Ratio = refresh.Floor, ratio(o.Wall.Median, refresh.Floor)
+		}
 		if t.Path != pathSageMaker {
 			continue
 		}

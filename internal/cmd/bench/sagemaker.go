@@ -70,6 +70,9 @@ func sagemakerRequestFloor(op string, n int) map[string]int {
 		return map[string]int{opListComputeQuotas: listPages(n), opListTags: n}
 	case opDestroy:
 		return map[string]int{opListComputeQuotas: listPages(n), opDeleteComputeQuota: n, opDescribeComputeQuota: describesPerWait * n}
+	case opQuery:
+		// What an import reads of each quota: its description (not in the list) and its tags.
+		return map[string]int{opListComputeQuotas: listPages(n), opDescribeComputeQuota: n, opListTags: n}
 	}
 	return map[string]int{}
 }
@@ -210,6 +213,9 @@ func (b *sagemakerBench) runOnce(ctx context.Context, n, run int, pdir, ddir str
 		return err
 	}
 	if err := b.refreshTagged(ctx, n, pdir, label, step, tr); err != nil {
+		return err
+	}
+	if err := b.measureQuery(ctx, n, run, pdir, sagemakerConfig, sagemakerLists, tr); err != nil {
 		return err
 	}
 	if err := step(opDestroy, 0, argsDestroy, nil); err != nil {

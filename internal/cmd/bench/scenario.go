@@ -14,7 +14,9 @@ type runner struct {
 	opts options
 	tf   *tfRunner
 	// noopTF runs Terraform with the no-op provider in place of the provider.
-	noopTF  *tfRunner
+	noopTF *tfRunner
+	// queryTF runs the query scenario's Terraform (1.14 or later) with the provider; nil skips it.
+	queryTF *tfRunner
 	window  requestWindow
 	rssDir  string
 	workDir string
@@ -40,11 +42,16 @@ type bench struct {
 // measureProvider runs one Terraform command on the provider configuration with the request
 // window and the RSS directory reset, and returns the sample.
 func (b *runner) measureProvider(ctx context.Context, dir, label string, wantExit int, args ...string) (runSample, error) {
+	return b.measureWith(ctx, b.tf, dir, label, wantExit, args...)
+}
+
+// measureWith is measureProvider with the Terraform tf runs.
+func (b *runner) measureWith(ctx context.Context, tf *tfRunner, dir, label string, wantExit int, args ...string) (runSample, error) {
 	if err := resetDir(b.rssDir); err != nil {
 		return runSample{}, err
 	}
 	b.window.reset()
-	wall, err := b.tf.run(ctx, dir, label, wantExit, args...)
+	wall, err := tf.run(ctx, dir, label, wantExit, args...)
 	if err != nil {
 		return runSample{}, err
 	}
@@ -53,7 +60,7 @@ func (b *runner) measureProvider(ctx context.Context, dir, label string, wantExi
 		return runSample{}, err
 	}
 	counts := b.window.counts()
-	s := runSample{WallSeconds: wall.Seconds(), CPUSeconds: b.tf.lastCPU.Seconds(), PeakRSSBytes: peak, ProviderProcesses: procs, Requests: &counts}
+	s := runSample{WallSeconds: wall.Seconds(), CPUSeconds: tf.lastCPU.Seconds(), PeakRSSBytes: peak, ProviderProcesses: procs, Requests: &counts}
 	b.logf("  %-34s %8.2f s  CPU %.2f s  %6d requests  peak RSS %6.1f MB (%d provider processes)", label, s.WallSeconds, s.CPUSeconds, counts.Total, float64(peak)/1e6, procs)
 	if counts.Failed > 0 {
 		b.note(fmt.Sprintf("%s: %d requests failed (answers that an object is missing or in conflict are not counted)", label, counts.Failed))
@@ -175,6 +182,9 @@ func (b *bench) runOnce(ctx context.Context, n, run int, pdir, ddir string, tr *
 		return err
 	}
 	if err := r.step(ctx, opRefreshOnly, 0, true, argsRefresh); err != nil {
+		return err
+	}
+	if err := b.measureQuery(ctx, n, run, pdir, providerConfig, kubernetesLists, r.tr); err != nil {
 		return err
 	}
 	if err := r.step(ctx, opDestroy, 0, false, argsDestroy); err != nil {
@@ -370,4 +380,34 @@ func resetDir(dir string) error {
 		return err
 	}
 	return os.MkdirAll(dir, 0o755)
+}
+
+// measureQuery runs the query scenario on the n teams that exist: `terraform query
+// -generate-config-out` of the list blocks lists, from a working directory of its own (pdir's
+// provider configuration, the list blocks, no state), and requires a configuration and an import
+// block for every object listed. Nothing when there is no query Terraform.
+func (b *runner) measureQuery(ctx context.Context, n, run int, pdir string, kind configKind, lists []string, tr *teamResult) error {
+	if b.queryTF == nil {
+		return nil
+	}
+	dir := filepath.Join(b.workDir, fmt.Sprintf("%s-query-%d", kind, n))
+	if err := writeQueryDir(dir, pdir, n, lists); err != nil {
+		return err
+	}
+	label := fmt.Sprintf("%d-%s-r%d %s", n, kind, run, opQuery)
+	s, err := b.measureWith(ctx, b.queryTF, dir, label, 0, "query", "-generate-config-out="+generatedFile, "-no-color")
+	if err != nil {
+		return err
+	}
+	generated, err := os.ReadFile(filepath.Join(dir, generatedFile))
+	if err != nil {
+		return fmt.Errorf("%s: %w", label, err)
+	}
+	if got, want := strings.Count(string(generated), "\nimport {"), n*len(lists); got != want {
+		return fmt.Errorf("%s: the generated configuration (%s) has %d import blocks, want %d (%d teams, %s); output in %s",
+			label, generatedFile, got, want, n, strings.Join(lists, ", "), b.queryTF.lastLog)
+	}
+	o := tr.op(opQuery)
+	o.Provider = append(o.Provider, s)
+	return nil
 }

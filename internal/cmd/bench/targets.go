@@ -27,6 +27,9 @@ const (
 	// Against the no-op provider's floor, at every measured team count.
 	maxReadRatioToNoop    = 1.5 // the SageMaker path's read commands
 	maxPlanNewRatioToNoop = 1.3 // plan of new resources, on both paths
+	// maxQueryRatio is the query of every team at queryTargetTeams against refresh-only's floor.
+	maxQueryRatio    = 1.5
+	queryTargetTeams = 1000
 )
 
 type targetResult struct {
@@ -46,6 +49,7 @@ func checkTargets(r *results, maxListsPerKind int) []targetResult {
 	out = append(out, noopFloorTarget(r, pathKubernetes, []string{opPlanNew}, maxPlanNewRatioToNoop))
 	out = append(out, noopFloorTarget(r, pathSageMaker, []string{opPlanNew}, maxPlanNewRatioToNoop))
 	out = append(out, noopFloorTarget(r, pathSageMaker, sagemakerReadOps, maxReadRatioToNoop))
+	out = append(out, queryTarget(r))
 	out = append(out, linearTarget(r))
 	out = append(out, rssTarget(r))
 	out = append(out, requestTargets(r, maxListsPerKind)...)
@@ -128,6 +132,36 @@ func noopFloorTarget(r *results, path string, ops []string, limit float64) targe
 		return t
 	}
 	t.Status, t.Detail = passIf(!failed), strings.Join(all, "; ")
+	return t
+}
+
+// queryTarget checks the query of every team's quota (and namespace, on the Kubernetes path) at
+// queryTargetTeams teams on each path against the floor of a refresh of the same objects
+// (refresh-only's: terraform_data refresh + the floor requests). The other team counts are
+// reported beside it.
+func queryTarget(r *results) targetResult {
+	t := targetResult{Name: fmt.Sprintf("%s (terraform query -generate-config-out) of %d teams' quotas within %gx of the refresh "+
+		"floor of the same objects (refresh-only's floor), on each measured path", opQuery, queryTargetTeams, maxQueryRatio)}
+	var all []string
+	checked, failed := false, false
+	for _, tr := range r.TeamCounts {
+		o := tr.op(opQuery)
+		if o == nil || o.Wall.N == 0 || o.Floor == 0 {
+			continue
+		}
+		all = append(all, fmt.Sprintf("%s: %.2fx (%.2f s vs refresh floor %.2f s)", teamsOn(tr), o.Ratio, o.Wall.Median, o.Floor))
+		if tr.Teams == queryTargetTeams {
+			checked, failed = true, failed || o.Ratio > maxQueryRatio
+		}
+	}
+	switch {
+	case len(all) == 0:
+		t.Status, t.Detail = statusNotChecked, opQuery+" was not measured"
+	case !checked:
+		t.Status, t.Detail = statusNotChecked, fmt.Sprintf("not measured at %d teams; %s", queryTargetTeams, strings.Join(all, "; "))
+	default:
+		t.Status, t.Detail = passIf(!failed), strings.Join(all, "; ")
+	}
 	return t
 }
 

@@ -195,3 +195,48 @@ func TestRenderMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// The query is checked at 1000 teams against refresh-only's floor at the same team count, on
+// every path measured; other team counts are reported only.
+func TestQueryTarget(t *testing.T) {
+	team := func(path string, n int, query, refreshTFD, refreshSeq float64) *teamResult {
+		tr := newTeamResult(path, n)
+		*tr.op(opRefreshOnly) = *fakeOp(opRefreshOnly, []float64{1}, []float64{refreshTFD}, refreshSeq, 1, nil)
+		q := tr.op(opQuery)
+		q.Provider = []runSample{{WallSeconds: query}}
+		tr.finish()
+		return tr
+	}
+	name := "query (terraform query -generate-config-out) of 1000 teams"
+	r := &results{TeamCounts: []*teamResult{team(pathKubernetes, 100, 2, 1, 1)}}
+	if got := statusOf(t, []targetResult{queryTarget(r)}, name); got.Status != statusNotChecked || !strings.Contains(got.Detail, "100 teams: 1.00x (2.00 s vs refresh floor 2.00 s)") {
+		t.Errorf("only 100 teams: %+v", got)
+	}
+	r.TeamCounts = append(r.TeamCounts, team(pathKubernetes, 1000, 14, 8, 2), team(pathSageMaker, 1000, 9, 5, 1))
+	if got := statusOf(t, []targetResult{queryTarget(r)}, name); got.Status != statusPass ||
+		!strings.Contains(got.Detail, "1000 teams: 1.40x (14.00 s vs refresh floor 10.00 s)") ||
+		!strings.Contains(got.Detail, "1000 teams on the SageMaker path: 1.50x") {
+		t.Errorf("within 1.5x on both paths: %+v", got)
+	}
+	r.TeamCounts[2] = team(pathSageMaker, 1000, 10, 5, 1)
+	if got := statusOf(t, []targetResult{queryTarget(r)}, name); got.Status != statusFail {
+		t.Errorf("1.67x on the SageMaker path: %+v", got)
+	}
+}
+
+func TestQueryConfig(t *testing.T) {
+	got := queryConfig(3, kubernetesLists)
+	for _, want := range []string{
+		"list \"hyperpod_compute_quota\" \"teams\" {\n  provider = hyperpod\n  limit    = 3\n  config {\n    team_prefix = \"bench-\"\n  }\n}\n",
+		"list \"hyperpod_team_namespace\" \"teams\" {",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the list blocks lack %q:\n%s", want, got)
+		}
+	}
+	for v, want := range map[string]bool{"1.15.0": true, "1.14.0": true, "1.11.4": false, "2.0.0": true, "": false} {
+		if hasQuery(v) != want {
+			t.Errorf("hasQuery(%q) = %v", v, !want)
+		}
+	}
+}

@@ -104,3 +104,34 @@ func (r *tfRunner) run(ctx context.Context, dir, label string, wantExit int, arg
 	}
 	return wall, nil
 }
+
+// resolveQueryTerraform is the Terraform that runs the query scenario: flagValue (a path, or
+// "none" for no scenario: ""), else terraform when its version is 1.14 or later, else the one
+// scripts/terraform-assets.sh prints, which it builds once (a cold build takes minutes).
+func resolveQueryTerraform(ctx context.Context, repo, flagValue, terraform, version string) (string, error) {
+	switch {
+	case flagValue == "none":
+		return "", nil
+	case flagValue != "":
+		return exec.LookPath(flagValue)
+	case hasQuery(version):
+		return terraform, nil
+	}
+	cmd := exec.CommandContext(ctx, filepath.Join(repo, "scripts", "terraform-assets.sh"))
+	cmd.Dir, cmd.Stderr = repo, os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("scripts/terraform-assets.sh (a Terraform with terraform query, for the %s scenario; "+
+			"-query-terraform none skips it): %w", opQuery, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// hasQuery reports whether Terraform version v (e.g. "1.15.0") has `terraform query` (1.14).
+func hasQuery(v string) bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(v, "%d.%d", &major, &minor); err != nil {
+		return false
+	}
+	return major > 1 || (major == 1 && minor >= 14)
+}
