@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
@@ -50,6 +51,12 @@ func TestAccConcurrentWriters_flavorDeletedWhileAnotherRunUsesIt(t *testing.T) {
 		}
 		cq := acctest.MakeClusterQueue(otherQueue).Flavor(flavor, acctest.Nominal{CPU: "1", Memory: "1Gi", Accelerators: "1"})
 		_, err := acc.dynamic.Resource(kueue.ClusterQueues).Create(context.Background(), cq.Unstructured(), metav1.CreateOptions{})
+		if err == nil {
+			// Kueue keeps the flavor only for queues it has seen: the queue is Active once it has.
+			err = waitCondition(func(ctx context.Context) (*unstructured.Unstructured, error) {
+				return acc.dynamic.Resource(kueue.ClusterQueues).Get(ctx, otherQueue, metav1.GetOptions{})
+			}, "the other run's ClusterQueue", "Active", "True", "")
+		}
 		otherRunWrote <- err
 		deleteHeld.Open()
 	}()
