@@ -114,7 +114,7 @@ type kueueRead struct {
 	do       func() error
 }
 
-// run sends every read at once. A refused read that the preview needs fails the snapshot with
+// run sends the first read, then every other at once. A refused read that the preview needs fails the snapshot with
 // every other refused one; a refused optional read is reported beside it.
 func (r *kueueReads) run(ctx context.Context, c *Client) error {
 	s := &r.s
@@ -148,9 +148,15 @@ func (r *kueueReads) run(ctx context.Context, c *Client) error {
 		get(configMaps, kueue.ManagerConfigMap, &r.configFound, &r.config),
 	}
 	errs := make([]error, len(reads))
+	// The first read goes alone: a cluster that cannot be reached, or credentials that cannot be
+	// had (an exec plugin that fails, each request running it again), fail it, and the others
+	// are not sent to fail the same way one after another.
+	if errs[0] = reads[0].do(); errs[0] != nil && !apierrors.IsForbidden(errs[0]) {
+		return errs[0]
+	}
 	var wg sync.WaitGroup
-	for i, read := range reads {
-		wg.Go(func() { errs[i] = read.do() })
+	for i, read := range reads[1:] {
+		wg.Go(func() { errs[i+1] = read.do() })
 	}
 	wg.Wait()
 	var refused []RefusedRead
