@@ -5,11 +5,11 @@
 #                            OpenTofu and under the newest Terraform the tests whose outcome
 #                            depends on the CLI (all on the newest Kubernetes and the default
 #                            Kueue, the task-governance add-on's), and the tests whose outcome
-#                            depends on the cluster's versions on the oldest supported Kueue and on
-#                            the oldest supported Kubernetes minor (with the default Kueue)
+#                            depends on the cluster's versions on the oldest supported pair: the
+#                            oldest supported Kubernetes minor running the oldest supported Kueue
 #   scripts/test.sh --all    the full cross product: every acceptance test under every CLI and
-#                            on every supported Kueue release; the oldest Kubernetes minor runs
-#                            the version-dependent tests as in `make test`
+#                            on every supported Kueue release (on the newest Kubernetes); the
+#                            oldest pair runs the version-dependent tests as in `make test`
 #
 # Phases run in order and stop at the first failure. Each phase's whole output is kept in
 # .cache/test/<phase>.log; at the end (also after a failure) the script prints the time of each
@@ -90,9 +90,9 @@ terraform_latest_tests=(
 	'TestFunction_.*'
 )
 
-# The acceptance tests the oldest supported Kueue runs in `make test`, and the oldest supported
-# Kubernetes minor in `make test` and `make test-all`: those whose outcome depends on what Kueue's
-# or the API server's version changes (webhook defaults, admission and borrowing, status fields,
+# The acceptance tests the oldest pair (the oldest supported Kubernetes minor running the oldest
+# supported Kueue) runs in `make test` and `make test-all`: those whose outcome depends on what
+# Kueue's or the API server's version changes (webhook defaults, admission and borrowing, status fields,
 # the stored API version, server-side apply and field management): admission, drift, import
 # and version detection.
 oldest_kueue_tests=(
@@ -106,7 +106,7 @@ oldest_kueue_tests=(
 )
 
 # The Kueue upgrade test starts its own control plane on the oldest supported Kueue and upgrades it
-# to the default one: it runs in the oldest Kueue's phase, whose build it needs, not in the first.
+# to the default one: it runs in the oldest pair's phase, whose build it needs, not in the first.
 upgrade_test='TestAccKueueVersions_upgradedFromV1beta1Storage'
 
 # The acceptance tests that need no shared control plane, which the first phase runs beside the
@@ -258,11 +258,11 @@ build_later() {
 	else
 		emit terraform-latest nice -n 10 scripts/terraform-assets.sh
 	fi
-	emit kueue-v0.15.0 nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.15.0 scripts/controlplane-assets.sh
+	emit oldest nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR HYPERPOD_K8S_VERSION=v1.32.13 HYPERPOD_KUEUE_VERSION=v0.15.0 scripts/controlplane-assets.sh
 	if ${all}; then
+		emit kueue-v0.15.0 nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.15.0 scripts/controlplane-assets.sh
 		emit kueue-v0.17.0 nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.17.0 scripts/controlplane-assets.sh
 	fi
-	emit k8s-v1.32.13 nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR HYPERPOD_K8S_VERSION=v1.32.13 HYPERPOD_KUEUE_VERSION=v0.19.2 scripts/controlplane-assets.sh
 }
 declare -A built_paths=()
 # next_build <name>: wait for the background build <name> and set built to its path. The wait is
@@ -430,8 +430,12 @@ acceptance() {
 		main_skip+="|${skip}"
 	fi
 	if (($# > 0)); then
+		# Only the packages that hold one of them: a test binary with nothing to run still links
+		# and starts.
+		local here_packages
+		mapfile -t here_packages < <(packages_with -xE "^($(IFS='|'; printf '%s' "$*"))\$")
 		run_beside "${log%.log}-beside.log" env -u HYPERPOD_LOCALCLUSTER_DIR go test -count=1 -timeout "${timeout}" \
-			"${beside_packages[@]}" -run "^($(IFS='|'; printf '%s' "$*"))\$" ${skip_args[@]+"${skip_args[@]}"} -v
+			"${here_packages[@]}" -run "^($(IFS='|'; printf '%s' "$*"))\$" ${skip_args[@]+"${skip_args[@]}"} -v
 	fi
 	run "${log}" go test -count=1 -timeout "${timeout}" "${shared_packages[@]}" -run "${selection}" -skip "${main_skip}" -v
 	if (($# > 0)); then
@@ -487,13 +491,15 @@ fi
 finish ok
 stop_cluster
 
-# The other Kueue releases and the oldest Kubernetes minor, each on a control plane of its own:
-# they run the version-dependent selection; --all runs everything on every Kueue release.
-others=(kueue-v0.15.0)
+# The oldest pair (and with --all the other Kueue releases), each on a control plane of its own:
+# the pair runs the version-dependent selection; --all runs everything on every Kueue release. One
+# phase for the oldest Kubernetes minor and the oldest Kueue: what depends on either is checked
+# where both are oldest, and each other pairing of them with the newest is the first phase's.
+others=()
 if ${all}; then
-	others+=(kueue-v0.17.0)
+	others+=(kueue-v0.15.0 kueue-v0.17.0)
 fi
-others+=(k8s-v1.32.13)
+others+=(oldest)
 unset HYPERPOD_LOCALCLUSTER_DIR
 for build in "${others[@]}"; do
 	next_build "${build}"
@@ -503,12 +509,12 @@ for build in "${others[@]}"; do
 	export HYPERPOD_CONTROLPLANE_DIR="${other}"
 	start_cluster "${other}" "${version}"
 	tests=("${oldest_kueue_tests[@]}")
-	if [[ "${build}" == kueue-v0.15.0 ]]; then
+	if [[ "${build}" == oldest ]]; then
 		tests+=("${upgrade_test}")
 	fi
 	selection="^($(IFS='|'; printf '%s' "${tests[*]}"))\$"
-	label="Kueue-dependent tests"
-	if ${all} && [[ "${build}" != k8s-* ]]; then
+	label="Kueue- and Kubernetes-dependent tests"
+	if ${all} && [[ "${build}" != oldest ]]; then
 		selection='^TestAcc'
 		label="all tests"
 	fi
@@ -519,11 +525,6 @@ for build in "${others[@]}"; do
 	begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p') (${label}), Kubernetes ${other_k8s}, Kueue ${version}"
 	skip=""
 	seeds=${HYPERPOD_DIFFERENTIAL_SEEDS:-}
-	if [[ "${build}" == k8s-* && -z "${seeds}" ]]; then
-		# The same Kueue release as the first phase, on the oldest Kubernetes: a smaller sample
-		# checks the model against that API server.
-		seeds=3
-	fi
 	if [[ "${version}" == v0.17.* ]]; then
 		# The admission model covers Kueue v0.15 and v0.19 (internal/admission): there is no
 		# model of v0.17 to compare with its manager.
