@@ -36,6 +36,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,6 +48,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 )
@@ -328,9 +330,15 @@ func newAPIServer(assets, certDir string, port int, log *os.File, authn envtest.
 	return api
 }
 
+// quietEnvtest sets controller-runtime's logger once per process.
+var quietEnvtest sync.Once
+
 // startControlPlane starts etcd and kube-apiserver, installs the CRDs, provisions the
 // admin user, sets the Cluster's clients from it and writes the disposable marker.
 func (c *Cluster) startControlPlane(ctx context.Context, assets string) (*envtest.AuthenticatedUser, error) {
+	// envtest logs through controller-runtime's logger, which complains with a goroutine dump
+	// when nobody set it; what it would say is in the cluster's own logs.
+	quietEnvtest.Do(func() { ctrllog.SetLogger(logr.Discard()) })
 	if _, err := c.env.Start(); err != nil {
 		return nil, fmt.Errorf("starting the local control plane from %s: %w%s", assets, err, c.logTails())
 	}
