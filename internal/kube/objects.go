@@ -42,25 +42,12 @@ func objectPath(gvr schema.GroupVersionResource, namespace, name string) []strin
 // object does not exist. It costs at most one GET per object per provider process (see
 // readCache): no discovery, no list.
 func (c *Client) Get(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, out any) (found bool, err error) {
-	if err := c.init(ctx); err != nil {
-		return false, err
-	}
-	ctx, tl := withTally(ctx, c.retryClock())
-	defer func() { err = tl.explain(err) }()
-	key := objectKey{gvr, namespace, name}
-	if !c.cache.has(key) {
-		c.primeBefore(ctx, gvr)
-	}
-	raw, found, err := c.cache.get(ctx, key, func(ctx context.Context) ([]byte, bool, error) {
-		return c.fetch(ctx, gvr, namespace, name)
+	return c.read(ctx, gvr, namespace, name, out, func(ctx context.Context, key objectKey, fetch fetchFunc) ([]byte, bool, error) {
+		if !c.cache.has(key) {
+			c.primeBefore(ctx, gvr)
+		}
+		return c.cache.get(ctx, key, fetch)
 	})
-	if err != nil || !found {
-		return false, err
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		return true, fmt.Errorf("decoding %s %q: %w", gvr.Resource, name, err)
-	}
-	return true, nil
 }
 
 // GetNow is Get answered by a GET that starts after the call, for a caller that must know the
@@ -68,12 +55,19 @@ func (c *Client) Get(ctx context.Context, gvr schema.GroupVersionResource, names
 // it since). Concurrent callers of one object share reads (readCache.fresh); the answer is what
 // later Gets return.
 func (c *Client) GetNow(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, out any) (found bool, err error) {
+	return c.read(ctx, gvr, namespace, name, out, c.cache.fresh)
+}
+
+// read is what Get and GetNow share; they differ in where the object comes from: cachedRead
+// answers from the cache, calling fetch (one GET) when the cache must read the server.
+func (c *Client) read(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, out any,
+	cachedRead func(ctx context.Context, key objectKey, fetch fetchFunc) ([]byte, bool, error)) (found bool, err error) {
 	if err := c.init(ctx); err != nil {
 		return false, err
 	}
 	ctx, tl := withTally(ctx, c.retryClock())
 	defer func() { err = tl.explain(err) }()
-	raw, found, err := c.cache.fresh(ctx, objectKey{gvr, namespace, name}, func(ctx context.Context) ([]byte, bool, error) {
+	raw, found, err := cachedRead(ctx, objectKey{gvr, namespace, name}, func(ctx context.Context) ([]byte, bool, error) {
 		return c.fetch(ctx, gvr, namespace, name)
 	})
 	if err != nil || !found {
