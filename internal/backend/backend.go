@@ -20,11 +20,10 @@ import (
 // Backend is what the provider's resources and data sources reach the cluster through.
 type Backend struct {
 	Quotas TeamQuotas
-	// Exactly one of PriorityClasses and SchedulerConfig is set.
-	PriorityClasses PriorityClasses
-	SchedulerConfig SchedulerConfigs
-	Capacity        Capacity
-	Usage           TeamUsage
+	// Scheduler stores the cluster's scheduling policy.
+	Scheduler SchedulerPolicy
+	Capacity  Capacity
+	Usage     TeamUsage
 	// Kueue reads what Kueue admits against, for the plan's admission preview.
 	Kueue KueueState
 	// Traits is what the plan must know of the store, without knowing which it is.
@@ -33,11 +32,10 @@ type Backend struct {
 	Namespaces TeamNamespaces
 	// Words words, in the store's own terms, what only the backend can say about a failure.
 	Words Words
-	// QuotaList and NamespaceList list what the store holds, for `terraform query`;
-	// PriorityClassList is set with PriorityClasses (SchedulerConfig lists itself: Get).
-	QuotaList         QuotaList
-	NamespaceList     NamespaceList
-	PriorityClassList PriorityClassList
+	// QuotaList and NamespaceList list what the store holds, for `terraform query`
+	// (Scheduler lists itself).
+	QuotaList     QuotaList
+	NamespaceList NamespaceList
 	// Cluster names the cluster whose quotas the store holds where the store names clusters
 	// (the SageMaker API: the cluster's ARN); "" where the store is the cluster itself.
 	Cluster string

@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -46,15 +45,6 @@ func schedulerConfigID(classes []quota.PriorityClass) string {
 		names[i] = c.Name
 	}
 	return strings.Join(names, ",")
-}
-
-// classObjects names the stored objects of classes.
-func classObjects(store backend.PriorityClasses, classes []quota.PriorityClass) []backend.ObjectRef {
-	out := make([]backend.ObjectRef, len(classes))
-	for i, c := range classes {
-		out[i] = store.Ref(c.Name)
-	}
-	return out
 }
 
 func classAttr(i int) path.Path { return path.Root("priority_classes").AtListIndex(i).AtName("name") }

@@ -116,19 +116,26 @@ func (r *clusterSchedulerConfigResource) planStore(ctx context.Context, req reso
 		return
 	}
 	traits := r.data.backend.Traits
+	// A switch the store does not hold is refused when set and planned null; fair_share, where
+	// it is held, defaults to Enabled.
+	if config.FairShare.IsNull() {
+		plan.FairShare = types.StringValue(quota.DefaultFairShare)
+	}
 	for _, sw := range []struct {
-		attr string
-		v    types.String
-	}{{tagOf[clusterSchedulerConfigModel]("FairShare"), config.FairShare}, {tagOf[clusterSchedulerConfigModel]("IdleResourceSharing"), config.IdleResourceSharing}} {
-		if why, unsupported := traits.Unsupported[sw.attr]; unsupported && !sw.v.IsNull() {
+		attr    string
+		v       types.String
+		planned *types.String
+	}{{tagOf[clusterSchedulerConfigModel]("FairShare"), config.FairShare, &plan.FairShare},
+		{tagOf[clusterSchedulerConfigModel]("IdleResourceSharing"), config.IdleResourceSharing, &plan.IdleResourceSharing}} {
+		why, unsupported := traits.Unsupported[sw.attr]
+		if !unsupported {
+			continue
+		}
+		if !sw.v.IsNull() {
 			resp.Diagnostics.AddAttributeError(path.Root(sw.attr), "Not available on this cluster",
 				fmt.Sprintf("%s is set, but %s. Remove it.", sw.attr, why))
 		}
-	}
-	if r.data.backend.SchedulerConfig == nil {
-		plan.FairShare, plan.IdleResourceSharing = types.StringNull(), types.StringNull()
-	} else if config.FairShare.IsNull() {
-		plan.FairShare = types.StringValue(quota.DefaultFairShare)
+		*sw.planned = types.StringNull()
 	}
 	plan.ConfigID, plan.storeRecordModel = plannedStoreRecord(traits.AssignsIDs, req.State.Raw.IsNull(), prior.ConfigID, prior.storeRecordModel)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)

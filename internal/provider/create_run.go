@@ -235,10 +235,15 @@ func adoptUnconfirmed(o backend.ObjectRef, mark string, unmark func() error, dia
 		storeError(err).addTo(diags)
 		return false
 	}
+	warnAdopted(diags, o, mark)
+	return true
+}
+
+// warnAdopted warns that o, which an interrupted run created and marked (mark), was taken over.
+func warnAdopted(diags *diag.Diagnostics, o backend.ObjectRef, mark string) {
 	diags.AddWarning(o.Kind+" adopted from an interrupted run", fmt.Sprintf(
 		"%s was created by an earlier run that was killed before it could save its state (%s). This resource has "+
 			"taken it over and records its own owner identity on it.", o, mark))
-	return true
 }
 
 // notCreated adds to each error of diags that the create wrote nothing: the errors of a read

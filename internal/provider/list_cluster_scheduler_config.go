@@ -2,18 +2,9 @@ package provider
 
 import (
 	"context"
-	"fmt"
-	"maps"
-	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
 // clusterSchedulerConfigList lists the cluster's scheduler config: at most one result, the
@@ -65,85 +56,23 @@ func (l *clusterSchedulerConfigList) List(ctx context.Context, req list.ListRequ
 	}
 }
 
-// listConfig is the result of the cluster's config; found is false when it has none.
+// listConfig is the result of the cluster's policy; found is false when the store holds none.
 func (r *clusterSchedulerConfigResource) listConfig(ctx context.Context, req list.ListRequest) (res list.ListResult, found bool, err error) {
-	if store := r.data.backend.SchedulerConfig; store != nil {
-		c, err := store.Get(ctx)
-		if err != nil || c == nil || c.Terminating {
-			return res, false, err
-		}
-		res = req.NewListResult(ctx)
-		m := importedConfig(c)
-		res.DisplayName = fmt.Sprintf("%s %q (id %s)", c.Kind, c.Name, c.ID)
-		res.Diagnostics.Append(res.Identity.Set(ctx, schedulerConfigIdentityModel{ID: m.ID})...)
-		if req.IncludeResource {
-			if state, ok := r.configState(ctx, m, c, &res.Diagnostics); ok {
-				res.Diagnostics.Append(res.Resource.Set(ctx, &state)...)
-			}
-		}
-		return res, true, nil
-	}
-	stored, err := r.data.backend.PriorityClassList.List(ctx)
-	if err != nil {
+	stored, err := r.policy().List(ctx, req.IncludeResource)
+	if err != nil || stored == nil {
 		return res, false, err
 	}
-	var classes []quota.PriorityClass
-	byName := map[string]*backend.StoredPriorityClass{}
-	var names []string
-	for _, c := range stored {
-		name, _ := quota.PriorityClassOfObjectName(c.Name)
-		if c.Terminating {
-			continue
-		}
-		classes = append(classes, quota.PriorityClass{Name: name, Weight: c.Weight})
-		byName[name], names = c, append(names, c.Name)
+	res = req.NewListResult(ctx)
+	m := importedConfig(stored)
+	res.DisplayName = stored.Description
+	res.Diagnostics.Append(res.Identity.Set(ctx, schedulerConfigIdentityModel{ID: m.ID})...)
+	if len(stored.NotRepresented) > 0 {
+		return notListable(req, res, schedulerConfigResourceKind, stored.Description, stored.NotRepresented, nil), true, nil
 	}
-	if len(classes) == 0 {
-		return res, false, nil
+	if req.IncludeResource {
+		// As an import of the id saves it, then reads it.
+		m.tagsModel = r.data.refreshed(m.tagsModel, stored.Policy.Tags)
+		res.Diagnostics.Append(res.Resource.Set(ctx, &m)...)
 	}
-	return r.classesResult(ctx, req, classes, byName, "WorkloadPriorityClasses "+strings.Join(names, ", ")), true, nil
-}
-
-// classesResult is the result of the cluster's priority classes, stored as byName holds them.
-func (r *clusterSchedulerConfigResource) classesResult(ctx context.Context, req list.ListRequest, classes []quota.PriorityClass,
-	byName map[string]*backend.StoredPriorityClass, object string) list.ListResult {
-	res := req.NewListResult(ctx)
-	id := types.StringValue(schedulerConfigID(classes))
-	res.DisplayName = object
-	res.Diagnostics.Append(res.Identity.Set(ctx, schedulerConfigIdentityModel{ID: id})...)
-	if lost := classesNotRepresented(classes, byName); len(lost) > 0 {
-		return notListable(req, res, schedulerConfigResourceKind, object, lost, nil)
-	}
-	if !req.IncludeResource {
-		return res
-	}
-	// As an import of the id saves it, then reads it.
-	state := clusterSchedulerConfigModel{ID: id, PriorityClasses: priorityClassList(classes),
-		tagsModel: tagsModel{Tags: types.MapNull(types.StringType), TagsAll: types.MapNull(types.StringType)},
-		Timeouts:  timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)}}
-	get := func(_ context.Context, class string) (*backend.StoredPriorityClass, diag.Diagnostics) {
-		return byName[class], nil
-	}
-	if _, ok := r.readClasses(ctx, &state, true, get, &res.Diagnostics); ok {
-		res.Diagnostics.Append(res.Resource.Set(ctx, &state)...)
-	}
-	return res
-}
-
-// classesNotRepresented lists what of the classes the resource cannot hold: what the resource's
-// own checks refuse, and different tags on different classes (it writes one set on all).
-func classesNotRepresented(classes []quota.PriorityClass, byName map[string]*backend.StoredPriorityClass) []string {
-	var out []string
-	for _, p := range quota.ValidatePriorityClasses(classes) {
-		out = append(out, p.Detail)
-	}
-	first := byName[classes[0].Name]
-	for _, c := range classes[1:] {
-		if other := byName[c.Name]; !maps.Equal(first.Tags, other.Tags) {
-			out = append(out, fmt.Sprintf("%s %q carries the tags %v and %s %q the tags %v: an apply writes the same tags on "+
-				"every class", first.Kind, first.Name, first.Tags, other.Kind, other.Name, other.Tags))
-			break
-		}
-	}
-	return out
+	return res, true, nil
 }

@@ -37,22 +37,29 @@ func New(client *kube.Client, cat *catalog.Catalog) backend.Backend {
 	return newBackend(client, cat, addonGuard{kube: client})
 }
 
+// AddonStore is the Kueue backend as HyperPod's task-governance add-on writes, with the priority
+// classes it writes one by one.
+type AddonStore struct {
+	backend.Backend
+	PriorityClasses *PriorityClasses
+}
+
 // AsAddon is the Kueue backend as HyperPod's task-governance add-on writes: nothing is refused.
 // The test harness's stand-in for the add-on writes through it.
-func AsAddon(client *kube.Client, cat *catalog.Catalog) backend.Backend {
-	return newBackend(client, cat, addonGuard{off: true})
+func AsAddon(client *kube.Client, cat *catalog.Catalog) AddonStore {
+	guard := addonGuard{off: true}
+	return AddonStore{Backend: newBackend(client, cat, guard), PriorityClasses: &PriorityClasses{kube: client, guard: guard}}
 }
 
 func newBackend(client *kube.Client, cat *catalog.Catalog, guard addonGuard) backend.Backend {
 	quotas := &teamQuotas{kube: client, catalog: cat, guard: guard}
 	namespaces := &teamNamespaces{kube: client, guard: guard}
-	classes := &priorityClasses{kube: client, guard: guard}
 	return backend.Backend{
-		Quotas:          quotas,
-		PriorityClasses: classes,
-		Capacity:        &clusterCapacity{kube: client},
-		Usage:           quotas,
-		Kueue:           kueueState{kube: client, grant: GrantPreviewReads},
+		Quotas:    quotas,
+		Scheduler: schedulerPolicy{classes: &PriorityClasses{kube: client, guard: guard}},
+		Capacity:  &clusterCapacity{kube: client},
+		Usage:     quotas,
+		Kueue:     kueueState{kube: client, grant: GrantPreviewReads},
 		Traits: backend.Traits{StoreLimits: quota.StoreLimits{Unsupported: map[string]string{
 			"fair_share": "on a cluster that runs its own Kueue, fair sharing is Kueue's configuration " +
 				"(fairSharing in the Kueue manager's config), not an object this provider writes",
@@ -63,9 +70,8 @@ func newBackend(client *kube.Client, cat *catalog.Catalog, guard addonGuard) bac
 		Namespaces: namespaces,
 		Words:      words{quotas: quotas},
 
-		QuotaList:         quotas,
-		NamespaceList:     namespaces,
-		PriorityClassList: classes,
+		QuotaList:     quotas,
+		NamespaceList: namespaces,
 	}
 }
 

@@ -17,9 +17,8 @@ import (
 // after a team read as Get reads them.
 
 var (
-	_ backend.QuotaList         = (*teamQuotas)(nil)
-	_ backend.NamespaceList     = (*teamNamespaces)(nil)
-	_ backend.PriorityClassList = (*priorityClasses)(nil)
+	_ backend.QuotaList     = (*teamQuotas)(nil)
+	_ backend.NamespaceList = (*teamNamespaces)(nil)
 )
 
 // List lists the ClusterQueues a page at a time and hands on those named after a team that f
@@ -93,9 +92,9 @@ func (s *teamNamespaces) List(ctx context.Context, teamPrefix string, page func(
 	})
 }
 
-// List lists the WorkloadPriorityClasses named after a class (<class>-priority).
-func (s *priorityClasses) List(ctx context.Context) ([]*backend.StoredPriorityClass, error) {
-	var out []*backend.StoredPriorityClass
+// list lists the WorkloadPriorityClasses named after a class (<class>-priority).
+func (s *PriorityClasses) list(ctx context.Context) ([]*StoredClass, error) {
+	var out []*StoredClass
 	err := listPages(ctx, s.kube, kueue.WorkloadPriorityClasses, kindPriorityClass, func(wpcs []kueue.WorkloadPriorityClass) error {
 		for _, wpc := range wpcs {
 			if _, ok := quota.PriorityClassOfObjectName(wpc.Name); !ok {

@@ -13,14 +13,23 @@ import (
 
 const kindPriorityClass = "WorkloadPriorityClass"
 
-// priorityClasses stores each priority class as the WorkloadPriorityClass <name>-priority.
-type priorityClasses struct {
+// PriorityClasses stores each priority class as the WorkloadPriorityClass <name>-priority.
+type PriorityClasses struct {
 	kube  *kube.Client
 	guard addonGuard
 }
 
-// Get reads one class's WorkloadPriorityClass: one GET.
-func (s *priorityClasses) Get(ctx context.Context, class string) (*backend.StoredPriorityClass, error) {
+// StoredClass is a priority class as stored.
+type StoredClass struct {
+	backend.Record
+	Weight int64
+	// Tags are the tags the class carries; nil when none.
+	Tags map[string]string
+	wpc  kueue.WorkloadPriorityClass
+}
+
+// Get reads one class's WorkloadPriorityClass: one GET; nil when it does not exist.
+func (s *PriorityClasses) Get(ctx context.Context, class string) (*StoredClass, error) {
 	name := quota.PriorityClassObjectName(class)
 	wpc, found, err := read[kueue.WorkloadPriorityClass](ctx, s.kube, kueue.WorkloadPriorityClasses, kindPriorityClass, "", name)
 	if err != nil || !found {
@@ -30,17 +39,17 @@ func (s *priorityClasses) Get(ctx context.Context, class string) (*backend.Store
 }
 
 // storedClassOf is the priority class wpc holds; its tags annotation must decode.
-func storedClassOf(wpc kueue.WorkloadPriorityClass) (*backend.StoredPriorityClass, error) {
+func storedClassOf(wpc kueue.WorkloadPriorityClass) (*StoredClass, error) {
 	tags, err := quota.TagsOf(wpc.ObjectMeta)
 	if err != nil {
 		return nil, &backend.RequestError{Op: backend.OpRead, Kind: kindPriorityClass, Name: wpc.Name, Err: err}
 	}
-	return &backend.StoredPriorityClass{Record: RecordOf(kindPriorityClass, wpc.ObjectMeta), Weight: int64(wpc.Value), Tags: tags, Native: wpc}, nil
+	return &StoredClass{Record: RecordOf(kindPriorityClass, wpc.ObjectMeta), Weight: int64(wpc.Value), Tags: tags, wpc: wpc}, nil
 }
 
-// Create claims a class's WorkloadPriorityClass with a POST, so that of two resources declaring
-// the same class only one succeeds.
-func (s *priorityClasses) Create(ctx context.Context, c quota.PriorityClass, tags map[string]string, owner string) error {
+// create claims a class's WorkloadPriorityClass with a POST, so that of two resources declaring
+// the same class only one succeeds: one that exists fails with ErrExists.
+func (s *PriorityClasses) create(ctx context.Context, c quota.PriorityClass, tags map[string]string, owner string) error {
 	if err := s.guard.refuse(ctx); err != nil {
 		return err
 	}
@@ -53,8 +62,9 @@ func (s *priorityClasses) Create(ctx context.Context, c quota.PriorityClass, tag
 	return nil
 }
 
-// Put server-side applies a class's WorkloadPriorityClass.
-func (s *priorityClasses) Put(ctx context.Context, c quota.PriorityClass, tags map[string]string, owner string) error {
+// Put server-side applies a class's WorkloadPriorityClass with the tags and the owner identity,
+// whether or not it exists.
+func (s *PriorityClasses) Put(ctx context.Context, c quota.PriorityClass, tags map[string]string, owner string) error {
 	if err := s.guard.refuse(ctx); err != nil {
 		return err
 	}
@@ -66,12 +76,13 @@ func (s *priorityClasses) Put(ctx context.Context, c quota.PriorityClass, tags m
 	return nil
 }
 
-func (s *priorityClasses) Adopt(ctx context.Context, c *backend.StoredPriorityClass) error {
+// adopt removes the mark an interrupted run left on c.
+func (s *PriorityClasses) adopt(ctx context.Context, c *StoredClass) error {
 	return unmark(ctx, s.kube, kindPriorityClass, kueue.WorkloadPriorityClasses, c.Record)
 }
 
 // Delete deletes the incarnation of the class that c read and waits until it is gone.
-func (s *priorityClasses) Delete(ctx context.Context, c *backend.StoredPriorityClass) error {
+func (s *PriorityClasses) Delete(ctx context.Context, c *StoredClass) error {
 	if err := s.guard.refuse(ctx); err != nil {
 		return err
 	}
@@ -82,11 +93,12 @@ func (s *priorityClasses) Delete(ctx context.Context, c *backend.StoredPriorityC
 	return nil
 }
 
-// Ref is a class's WorkloadPriorityClass.
-func (s *priorityClasses) Ref(class string) backend.ObjectRef {
+// classRef is a class's WorkloadPriorityClass.
+func classRef(class string) backend.ObjectRef {
 	return backend.ObjectRef{Kind: kindPriorityClass, Name: quota.PriorityClassObjectName(class)}
 }
 
-func (s *priorityClasses) Drift(c *backend.StoredPriorityClass, class, owner string) []string {
-	return quota.PriorityClassDrift(class, owner, c.Native.(kueue.WorkloadPriorityClass).ObjectMeta)
+// drift lists the recorded metadata of the stored class that differs from what owner writes.
+func (c *StoredClass) drift(class, owner string) []string {
+	return quota.PriorityClassDrift(class, owner, c.wpc.ObjectMeta)
 }

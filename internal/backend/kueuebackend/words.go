@@ -186,14 +186,14 @@ func (w words) NotDeleted(ctx context.Context, err error, timeout time.Duration)
 // inUseFinalizer is the finalizer Kueue puts on ClusterQueues with admitted workloads.
 const inUseFinalizer = "kueue.x-k8s.io/resource-in-use"
 
-// OwnedElsewhere refuses to take over a WorkloadPriorityClass another manager owns.
-func (s *priorityClasses) OwnedElsewhere(existing *backend.StoredPriorityClass, class, importCommand string) backend.Problem {
-	o := s.Ref(class)
+// ownedElsewhere refuses to take over a WorkloadPriorityClass another manager owns.
+func ownedElsewhere(existing *StoredClass, class string) backend.Problem {
+	o := classRef(class)
 	return backend.Problem{Summary: o.Kind + " already exists", Detail: fmt.Sprintf(
 		"%s %q already exists and is managed by %s, so this resource will not take it over. "+
 			"To manage it here, import the classes this resource declares, which takes them over explicitly:\n\n"+
 			"  %s\n\n"+
 			"or remove priority class %q from this resource. On a cluster with HyperPod task governance, the "+
 			"cluster policy belongs to the AWS API (CreateClusterSchedulerConfig) instead.",
-		o.Kind, o.Name, existing.Owner.Description, importCommand, class)}
+		o.Kind, o.Name, existing.Owner.Description, backend.PolicyImportCommand(class), class)}
 }

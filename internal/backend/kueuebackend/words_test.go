@@ -99,8 +99,8 @@ func TestNotDeletedAndHolding(t *testing.T) {
 
 // A class another manager owns is refused with its object, its owner and the import that takes it over.
 func TestPriorityClassOwnedElsewhere(t *testing.T) {
-	existing := &backend.StoredPriorityClass{Record: backend.Record{Owner: backend.Ownership{Description: "another tool"}}}
-	got := (&priorityClasses{}).OwnedElsewhere(existing, "training", "terraform import hyperpod_cluster_scheduler_config.<name> training")
+	existing := &StoredClass{Record: backend.Record{Owner: backend.Ownership{Description: "another tool"}}}
+	got := ownedElsewhere(existing, "training")
 	want := `WorkloadPriorityClass "training-priority" already exists and is managed by another tool, so this resource will not take it over. ` +
 		"To manage it here, import the classes this resource declares, which takes them over explicitly:\n\n" +
 		"  terraform import hyperpod_cluster_scheduler_config.<name> training\n\n" +

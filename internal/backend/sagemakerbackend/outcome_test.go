@@ -190,14 +190,14 @@ func TestDeleteOfUnknownOutcome(t *testing.T) {
 	}
 	b := New(unknownDelete{c}, e.ClusterARN("ml"), catalog.Builtin(), sagemakerclient.Poll{Min: time.Millisecond, Max: 5 * time.Millisecond}, nil)
 	rec := put(t, b, plannedNamed(t, "ml-quota", "ml", 1))
-	sc, err := b.SchedulerConfig.Put(context.Background(), quota.SchedulerPolicy{FairShare: quota.ActivationEnabled}, nil)
+	sc, err := configsOf(b).put(context.Background(), quota.SchedulerPolicy{FairShare: quota.ActivationEnabled}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Quotas.Delete(context.Background(), &backend.Quota{Record: rec}); err != nil {
 		t.Errorf("quota delete: %v", err)
 	}
-	if err := b.SchedulerConfig.Delete(context.Background(), &backend.SchedulerConfig{Record: sc}); err != nil {
+	if err := configsOf(b).deleteConfig(context.Background(), sc); err != nil {
 		t.Errorf("scheduler config delete: %v", err)
 	}
 	if qs, cs := e.Quotas(), e.SchedulerConfigs(); len(qs)+len(cs) > 0 {
@@ -225,7 +225,7 @@ func TestSchedulerConfigOfUnknownOutcome(t *testing.T) {
 	b := newBackend(t, e)
 	ctx := context.Background()
 	e.LoseAnswerNext(1, "CreateClusterSchedulerConfig")
-	rec, err := b.SchedulerConfig.Put(ctx, quota.SchedulerPolicy{FairShare: quota.ActivationEnabled}, nil)
+	rec, err := configsOf(b).put(ctx, quota.SchedulerPolicy{FairShare: quota.ActivationEnabled}, nil)
 	if err != nil {
 		t.Fatalf("create with its answer lost: %v", err)
 	}
@@ -233,18 +233,18 @@ func TestSchedulerConfigOfUnknownOutcome(t *testing.T) {
 		t.Fatalf("the API holds %+v, the record is %+v", cs, rec)
 	}
 	e.ServerErrorAfterNext(1, "UpdateClusterSchedulerConfig")
-	if rec, err = b.SchedulerConfig.Put(ctx, quota.SchedulerPolicy{FairShare: quota.ActivationDisabled}, &rec); err != nil || rec.Version != "2" {
+	if rec, err = configsOf(b).put(ctx, quota.SchedulerPolicy{FairShare: quota.ActivationDisabled}, &rec); err != nil || rec.Version != "2" {
 		t.Fatalf("update with a 5xx after acting: %v, version %s", err, rec.Version)
 	}
 	// Another config in place after a 5xx: refused, not adopted.
-	if err := b.SchedulerConfig.Delete(ctx, &backend.SchedulerConfig{Record: rec}); err != nil {
+	if err := configsOf(b).deleteConfig(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.SchedulerConfig.Put(ctx, quota.SchedulerPolicy{FairShare: quota.ActivationDisabled}, nil); err != nil {
+	if _, err := configsOf(b).put(ctx, quota.SchedulerPolicy{FairShare: quota.ActivationDisabled}, nil); err != nil {
 		t.Fatal(err)
 	}
 	e.ServerErrorNext(1, "CreateClusterSchedulerConfig")
-	if _, err := b.SchedulerConfig.Put(ctx, quota.SchedulerPolicy{FairShare: quota.ActivationEnabled}, nil); !errors.Is(err, backend.ErrExists) {
+	if _, err := configsOf(b).put(ctx, quota.SchedulerPolicy{FairShare: quota.ActivationEnabled}, nil); !errors.Is(err, backend.ErrExists) {
 		t.Errorf("create over another config after a 5xx: %v, want ErrExists", err)
 	}
 	if n := len(e.SchedulerConfigs()); n != 1 {

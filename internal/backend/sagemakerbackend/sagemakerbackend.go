@@ -30,17 +30,17 @@ import (
 func New(api sagemakerclient.API, clusterARN string, cat *catalog.Catalog, poll sagemakerclient.Poll, kubernetes *kube.Client) backend.Backend {
 	quotas := &teamQuotas{api: api, cluster: clusterARN, catalog: cat, poll: poll}
 	b := backend.Backend{
-		Quotas:          quotas,
-		SchedulerConfig: &schedulerConfigs{api: api, cluster: clusterARN, poll: poll},
-		Capacity:        &clusterCapacity{api: api, cluster: clusterARN, catalog: cat, quotas: quotas},
-		Usage:           needsKubernetes{},
-		Kueue:           needsKubernetes{},
-		Namespaces:      needsKubernetes{},
-		Claims:          noClaims{},
-		Words:           words{},
-		QuotaList:       quotas,
-		NamespaceList:   needsKubernetes{},
-		Cluster:         clusterARN,
+		Quotas:        quotas,
+		Scheduler:     &schedulerConfigs{api: api, cluster: clusterARN, poll: poll},
+		Capacity:      &clusterCapacity{api: api, cluster: clusterARN, catalog: cat, quotas: quotas},
+		Usage:         needsKubernetes{},
+		Kueue:         needsKubernetes{},
+		Namespaces:    needsKubernetes{},
+		Claims:        noClaims{},
+		Words:         words{},
+		QuotaList:     quotas,
+		NamespaceList: needsKubernetes{},
+		Cluster:       clusterARN,
 		Traits: backend.Traits{AssignsIDs: true, CreatesWithContent: true, QueuesByAddon: true, StoreLimits: quota.StoreLimits{Float32Amounts: true, Unsupported: map[string]string{
 			"cohort": "the SageMaker API has no cohort field: the task-governance add-on decides how teams share idle " +
 				"capacity from resource_sharing and fair_share_weight",

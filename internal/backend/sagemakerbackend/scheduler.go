@@ -20,8 +20,6 @@ import (
 // KindSchedulerConfig names a cluster scheduler config in messages.
 const KindSchedulerConfig = "SageMaker cluster scheduler config"
 
-var _ backend.SchedulerConfigs = (*schedulerConfigs)(nil)
-
 // schedulerConfigs stores the policy as the cluster's one cluster scheduler config.
 type schedulerConfigs struct {
 	api     sagemakerclient.API
@@ -31,13 +29,19 @@ type schedulerConfigs struct {
 	// seen is the config as this run's Get last read it: an update that changes only its tags
 	// leaves its definition (and version) alone.
 	mu   sync.Mutex
-	seen *backend.SchedulerConfig
+	seen *storedConfig
 }
 
-// Get finds the cluster's config with a paged ListClusterSchedulerConfigs and reads it with one
+// storedConfig is the cluster's scheduler config as stored.
+type storedConfig struct {
+	backend.Record
+	Policy quota.SchedulerPolicy
+}
+
+// get finds the cluster's config with a paged ListClusterSchedulerConfigs and reads it with one
 // DescribeClusterSchedulerConfig (the list does not carry the policy). Every page is read: the
 // live config may follow ones being deleted, and a second live one must not go unseen.
-func (s *schedulerConfigs) Get(ctx context.Context) (*backend.SchedulerConfig, error) {
+func (s *schedulerConfigs) get(ctx context.Context) (*storedConfig, error) {
 	var found []types.ClusterSchedulerConfigSummary
 	in := &sagemaker.ListClusterSchedulerConfigsInput{ClusterArn: aws.String(s.cluster)}
 	for {
@@ -73,7 +77,7 @@ func (s *schedulerConfigs) Get(ctx context.Context) (*backend.SchedulerConfig, e
 }
 
 // describe reads the config id with one DescribeClusterSchedulerConfig; nil when it is gone.
-func (s *schedulerConfigs) describe(ctx context.Context, id string) (*backend.SchedulerConfig, error) {
+func (s *schedulerConfigs) describe(ctx context.Context, id string) (*storedConfig, error) {
 	d, err := s.api.DescribeClusterSchedulerConfig(ctx, &sagemaker.DescribeClusterSchedulerConfigInput{ClusterSchedulerConfigId: aws.String(id)})
 	switch {
 	case sagemakerclient.IsNotFound(err):
@@ -81,7 +85,7 @@ func (s *schedulerConfigs) describe(ctx context.Context, id string) (*backend.Sc
 	case err != nil:
 		return nil, schedulerError(backend.OpRead, id, err)
 	}
-	c := &backend.SchedulerConfig{Record: schedulerRecord(aws.ToString(d.Name), id, aws.ToString(d.ClusterSchedulerConfigArn),
+	c := &storedConfig{Record: schedulerRecord(aws.ToString(d.Name), id, aws.ToString(d.ClusterSchedulerConfigArn),
 		d.ClusterSchedulerConfigVersion, d.Status, aws.ToString(d.FailureReason)), Policy: policyOf(d.SchedulerConfig)}
 	s.mu.Lock()
 	s.seen = c
@@ -122,8 +126,8 @@ func (s *schedulerConfigs) unchanged(ctx context.Context, over *backend.Record, 
 	return seen.Record, true
 }
 
-// Tags reads the config's tags with ListTags.
-func (s *schedulerConfigs) Tags(ctx context.Context, c *backend.SchedulerConfig) (map[string]string, error) {
+// tags reads the config's tags with ListTags (get leaves c.Policy.Tags nil).
+func (s *schedulerConfigs) tags(ctx context.Context, c *storedConfig) (map[string]string, error) {
 	return tagsOf(ctx, s.api, c.ARN, c.ID, schedulerError)
 }
 
@@ -140,7 +144,10 @@ func sdkPolicy(p quota.SchedulerPolicy) *types.SchedulerConfig {
 	return c
 }
 
-func (s *schedulerConfigs) Put(ctx context.Context, p quota.SchedulerPolicy, over *backend.Record) (backend.Record, error) {
+// put creates the config (over == nil) or updates it over the version last seen (ErrChanged
+// when someone changed it since), and waits until the API has applied it; p.Tags replace
+// over.Tags. The record is returned once the config exists, even when put fails.
+func (s *schedulerConfigs) put(ctx context.Context, p quota.SchedulerPolicy, over *backend.Record) (backend.Record, error) {
 	var id, arn string
 	if over == nil {
 		in := &sagemaker.CreateClusterSchedulerConfigInput{
@@ -200,7 +207,7 @@ func (s *schedulerConfigs) Put(ctx context.Context, p quota.SchedulerPolicy, ove
 // findCreated looks, after a create of unknown outcome, for the cluster's one scheduler config:
 // ours when it has our name and the policy sent; any other refuses a second create.
 func (s *schedulerConfigs) findCreated(ctx context.Context, p quota.SchedulerPolicy) (lookup, error) {
-	c, err := s.Get(ctx)
+	c, err := s.get(ctx)
 	switch {
 	case err != nil:
 		return lookup{}, err
@@ -213,7 +220,8 @@ func (s *schedulerConfigs) findCreated(ctx context.Context, p quota.SchedulerPol
 	return lookup{ours: &created{c.ID, c.ARN}}, nil
 }
 
-func (s *schedulerConfigs) Delete(ctx context.Context, c *backend.SchedulerConfig) error {
+// deleteConfig deletes the config c names and waits until it is gone.
+func (s *schedulerConfigs) deleteConfig(ctx context.Context, c backend.Record) error {
 	err := deleteAndWait(func() error {
 		return sagemakerclient.DeleteSent(s.api.DeleteClusterSchedulerConfig(ctx,
 			&sagemaker.DeleteClusterSchedulerConfigInput{ClusterSchedulerConfigId: aws.String(c.ID)}))

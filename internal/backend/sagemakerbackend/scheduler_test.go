@@ -55,11 +55,11 @@ func createOther(t *testing.T, e *sagemakeremulator.Emulator, c *sagemakerclient
 func TestSchedulerConfigGetSeesEveryPage(t *testing.T) {
 	e, c, b := onePerPage(t)
 	ctx := context.Background()
-	if _, err := b.SchedulerConfig.Put(ctx, quota.SchedulerPolicy{FairShare: quota.ActivationEnabled}, nil); err != nil {
+	if _, err := configsOf(b).put(ctx, quota.SchedulerPolicy{FairShare: quota.ActivationEnabled}, nil); err != nil {
 		t.Fatal(err)
 	}
 	other := createOther(t, e, c, "other-policy")
-	_, err := b.SchedulerConfig.Get(ctx)
+	_, err := configsOf(b).get(ctx)
 	var p backend.Problem
 	if !errors.As(err, &p) || !strings.Contains(p.Detail, other) {
 		t.Fatalf("Get with two configs, one per page: %v, want the problem of several configs naming %s", err, other)
@@ -70,7 +70,7 @@ func TestSchedulerConfigGetSeesEveryPage(t *testing.T) {
 func TestSchedulerConfigGetFindsTheLiveOneOnALaterPage(t *testing.T) {
 	e, c, b := onePerPage(t)
 	ctx := context.Background()
-	rec, err := b.SchedulerConfig.Put(ctx, quota.SchedulerPolicy{FairShare: quota.ActivationDisabled}, nil)
+	rec, err := configsOf(b).put(ctx, quota.SchedulerPolicy{FairShare: quota.ActivationDisabled}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestSchedulerConfigGetFindsTheLiveOneOnALaterPage(t *testing.T) {
 	if _, err := c.DeleteClusterSchedulerConfig(ctx, &sagemaker.DeleteClusterSchedulerConfigInput{ClusterSchedulerConfigId: aws.String(other)}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := b.SchedulerConfig.Get(ctx)
+	got, err := configsOf(b).get(ctx)
 	if err != nil || got == nil || got.ID != rec.ID || got.Policy.FairShare != quota.ActivationDisabled {
 		t.Fatalf("Get = %+v, %v; want config %s (FairShare Disabled), listed after one being deleted", got, err, rec.ID)
 	}
@@ -88,3 +88,6 @@ func TestSchedulerConfigGetFindsTheLiveOneOnALaterPage(t *testing.T) {
 		t.Errorf("%d ListClusterSchedulerConfigs calls, want 2 (one per page)", calls)
 	}
 }
+
+// configsOf is the scheduler configs of a backend New returned.
+func configsOf(b backend.Backend) *schedulerConfigs { return b.Scheduler.(*schedulerConfigs) }

@@ -72,7 +72,7 @@ func TestSchedulerConfigTags(t *testing.T) {
 	b := newBackend(t, e)
 	p := quota.SchedulerPolicy{PriorityClasses: []quota.PriorityClass{{Name: "high", Weight: 10}}, FairShare: quota.ActivationEnabled,
 		Tags: map[string]string{"owner": "platform"}}
-	rec, err := b.SchedulerConfig.Put(ctx, p, nil)
+	rec, err := configsOf(b).put(ctx, p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestSchedulerConfigTags(t *testing.T) {
 	over := rec
 	over.Tags = p.Tags
 	p.Tags = map[string]string{"owner": "ml"}
-	written, err := apply.SchedulerConfig.Put(ctx, p, &over)
+	written, err := configsOf(apply).put(ctx, p, &over)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,11 +90,11 @@ func TestSchedulerConfigTags(t *testing.T) {
 	if calls["UpdateClusterSchedulerConfig"] != 0 || calls["AddTags"] != 1 || calls["DescribeClusterSchedulerConfig"] != 1 || written.Version != rec.Version {
 		t.Errorf("a change of tags alone made %v, version %s (was %s)", calls, written.Version, rec.Version)
 	}
-	c, err := apply.SchedulerConfig.Get(ctx)
+	c, err := configsOf(apply).get(ctx)
 	if err != nil || c == nil {
 		t.Fatal(c, err)
 	}
-	if tags, err := apply.SchedulerConfig.Tags(ctx, c); err != nil || !maps.Equal(tags, p.Tags) {
+	if tags, err := configsOf(apply).tags(ctx, c); err != nil || !maps.Equal(tags, p.Tags) {
 		t.Errorf("Tags = %v, %v; want %v", tags, err, p.Tags)
 	}
 }

@@ -121,7 +121,7 @@ func TestSchedulerConfigGetFailureNamesTheCluster(t *testing.T) {
 	e := startEmulator(t)
 	b := newBackendRetrying(t, e, retrypolicy.Settings{MaxAttempts: 1, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond})
 	e.ServerErrorNext(1000, "ListClusterSchedulerConfigs")
-	_, err := b.SchedulerConfig.Get(context.Background())
+	_, err := configsOf(b).get(context.Background())
 	var re *backend.RequestError
 	if !errors.As(err, &re) {
 		t.Fatalf("Get = %v, want a RequestError", err)

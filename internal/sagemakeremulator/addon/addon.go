@@ -38,7 +38,7 @@ const Owner = "sagemaker-hyperpod-task-governance"
 type writer struct {
 	kube    *kube.Client
 	catalog *catalog.Catalog
-	store   backend.Backend
+	store   kueuebackend.AddonStore
 
 	mu      sync.Mutex
 	classes map[string]bool // the priority classes it wrote
