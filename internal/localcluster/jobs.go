@@ -158,32 +158,26 @@ func SubmitJobs(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interf
 // WaitDecision waits until Kueue has decided the Job's Workload (admitted, pending for quota or
 // evicted) and returns the decision.
 func WaitDecision(ctx context.Context, dyn dynamic.Interface, namespace, job string, timeout time.Duration) (JobDecision, error) {
-	deadline := time.Now().Add(timeout)
 	last := JobDecision{Namespace: namespace, Job: job}
-	for {
-		w, err := workloadOfJob(ctx, dyn, namespace, job)
-		if err != nil {
-			return last, err
+	var w *unstructured.Unstructured
+	err := WaitUntil(ctx, time.Now().Add(timeout), pollInterval, func(ctx context.Context) (bool, error) {
+		var err error
+		if w, err = workloadOfJob(ctx, dyn, namespace, job); err != nil || w == nil {
+			return false, err
 		}
-		if w != nil {
-			last = DecisionOf(w)
-			if last.State != "" {
-				return last, nil
-			}
+		last = DecisionOf(w)
+		return last.State != "", nil
+	}, func() error {
+		if w == nil {
+			return fmt.Errorf("kueue made no Workload for Job %s/%s within %s: is the Kueue manager running, and is the job labelled with a LocalQueue?", namespace, job, timeout)
 		}
-		if time.Now().After(deadline) {
-			if w == nil {
-				return last, fmt.Errorf("kueue made no Workload for Job %s/%s within %s: is the Kueue manager running, and is the job labelled with a LocalQueue?", namespace, job, timeout)
-			}
-			return last, fmt.Errorf("kueue did not decide Job %s/%s within %s", namespace, job, timeout)
-		}
-		select {
-		case <-ctx.Done():
-			return last, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+		return fmt.Errorf("kueue did not decide Job %s/%s within %s", namespace, job, timeout)
+	})
+	return last, err
 }
+
+// pollInterval is how often the waits for Kueue's decisions read the cluster again.
+const pollInterval = 200 * time.Millisecond
 
 // Decisions reads the current decision for each job, without waiting.
 func Decisions(ctx context.Context, dyn dynamic.Interface, jobs []batchv1.Job) ([]JobDecision, error) {
@@ -314,13 +308,13 @@ func waitQueueStatus(ctx context.Context, dyn dynamic.Interface, list []batchv1.
 		want[cq] = c
 	}
 
-	deadline := time.Now().Add(timeout)
-	for {
-		var behind []string
+	var behind []string
+	return WaitUntil(ctx, time.Now().Add(timeout), pollInterval, func(ctx context.Context) (bool, error) {
+		behind = nil
 		for _, cq := range slices.Sorted(maps.Keys(want)) {
 			u, err := dyn.Resource(kueue.ClusterQueues).Get(ctx, cq, metav1.GetOptions{})
 			if err != nil {
-				return fmt.Errorf("ClusterQueue %s: %w", cq, err)
+				return false, fmt.Errorf("ClusterQueue %s: %w", cq, err)
 			}
 			var got queueCounts
 			got.admitted, _, _ = unstructured.NestedInt64(u.Object, "status", "admittedWorkloads")
@@ -330,16 +324,8 @@ func waitQueueStatus(ctx context.Context, dyn dynamic.Interface, list []batchv1.
 					cq, got.admitted, got.pending, w.admitted, w.pending))
 			}
 		}
-		if len(behind) == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("kueue did not update the status of the jobs' ClusterQueues within %s: %s", timeout, strings.Join(behind, "; "))
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+		return len(behind) == 0, nil
+	}, func() error {
+		return fmt.Errorf("kueue did not update the status of the jobs' ClusterQueues within %s: %s", timeout, strings.Join(behind, "; "))
+	})
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -215,29 +216,22 @@ const settleTimeout = 10 * time.Minute
 // waitWorkloads polls the Workloads' states until done says they are settled; a state that
 // can no longer settle is an error.
 func (c *cleaner) waitWorkloads(ctx context.Context, what string, done func(workloadStates) (bool, error)) (workloadStates, error) {
-	deadline := time.Now().Add(settleTimeout)
-	for {
-		s, err := c.workloadStates(ctx)
-		if err != nil {
-			return s, err
+	var s workloadStates
+	err := localcluster.WaitUntil(ctx, time.Now().Add(settleTimeout), 500*time.Millisecond, func(ctx context.Context) (bool, error) {
+		var err error
+		if s, err = c.workloadStates(ctx); err != nil {
+			return false, err
 		}
-		if ok, err := done(s); ok || err != nil {
-			return s, err
+		return done(s)
+	}, func() error {
+		err := fmt.Errorf("%s: not settled after %s: %d admitted, %d pending (of %d teams), %d not tried by Kueue yet",
+			what, settleTimeout, s.Admitted, s.Pending, s.TeamsTried, s.Untried)
+		if s.PendingMessage != "" {
+			err = fmt.Errorf("%w; Kueue says of a pending one: %s", err, s.PendingMessage)
 		}
-		if time.Now().After(deadline) {
-			err := fmt.Errorf("%s: not settled after %s: %d admitted, %d pending (of %d teams), %d not tried by Kueue yet",
-				what, settleTimeout, s.Admitted, s.Pending, s.TeamsTried, s.Untried)
-			if s.PendingMessage != "" {
-				err = fmt.Errorf("%w; Kueue says of a pending one: %s", err, s.PendingMessage)
-			}
-			return s, err
-		}
-		select {
-		case <-ctx.Done():
-			return s, ctx.Err()
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
+		return err
+	})
+	return s, err
 }
 
 // fairSharingReported counts the bench's ClusterQueues and those whose status carries a

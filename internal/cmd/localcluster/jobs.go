@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/signal"
+	"slices"
 	"syscall"
 	"time"
 
@@ -108,24 +109,17 @@ func jobs(dir string, opts jobsOptions, out io.Writer) error {
 // decisionsOnceAdmitted reads the jobs' decisions, once Kueue has admitted the job named
 // waitFor (none: at once); it fails when that takes longer than timeout.
 func decisionsOnceAdmitted(ctx context.Context, dyn dynamic.Interface, list []batchv1.Job, waitFor string, timeout time.Duration) ([]localcluster.JobDecision, error) {
-	deadline := time.Now().Add(timeout)
-	for {
-		decisions, err := localcluster.Decisions(ctx, dyn, list)
-		if err != nil || waitFor == "" {
-			return decisions, err
+	var decisions []localcluster.JobDecision
+	err := localcluster.WaitUntil(ctx, time.Now().Add(timeout), 200*time.Millisecond, func(ctx context.Context) (bool, error) {
+		var err error
+		if decisions, err = localcluster.Decisions(ctx, dyn, list); err != nil || waitFor == "" {
+			return true, err
 		}
-		for _, d := range decisions {
-			if d.Namespace+"/"+d.Job == waitFor && d.State == "Admitted" {
-				return decisions, nil
-			}
-		}
-		if time.Now().After(deadline) {
-			return decisions, fmt.Errorf("jobs: %s not admitted within %s", waitFor, timeout)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+		return slices.ContainsFunc(decisions, func(d localcluster.JobDecision) bool {
+			return d.Namespace+"/"+d.Job == waitFor && d.State == "Admitted"
+		}), nil
+	}, func() error {
+		return fmt.Errorf("jobs: %s not admitted within %s", waitFor, timeout)
+	})
+	return decisions, err
 }
