@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -79,12 +80,7 @@ func newCleaner(cfg *rest.Config) (*cleaner, error) {
 // ClusterQueue and every ResourceFlavor the provider wrote, waits until they are gone, and
 // describes what it found (empty when the cluster was already clean).
 func (c *cleaner) ensureClean(ctx context.Context) (string, error) {
-	type kind struct {
-		gvr      schema.GroupVersionResource
-		selector string
-		prefix   string
-	}
-	kinds := []kind{
+	kinds := []benchObjects{
 		{gvrClusterQueues, "", benchObjectPrefix},
 		{gvrNamespaces, "", benchObjectPrefix}, // the namespace finalizer deletes the LocalQueues
 		{gvrResourceFlavor, managedByLabel, ""},
@@ -98,60 +94,75 @@ func (c *cleaner) ensureClean(ctx context.Context) (string, error) {
 		found = append(found, fmt.Sprintf("%d workloads", n))
 	}
 	for _, k := range kinds {
-		ri := c.dyn.Resource(k.gvr)
-		first := true
-		for {
-			list, err := ri.List(ctx, metav1.ListOptions{LabelSelector: k.selector})
-			if err != nil {
-				return "", fmt.Errorf("listing %s: %w", k.gvr.Resource, err)
-			}
-			var left []string
-			for _, item := range list.Items {
-				if !strings.HasPrefix(item.GetName(), k.prefix) {
-					continue
-				}
-				left = append(left, item.GetName())
-				if k.gvr == gvrClusterQueues && item.GetDeletionTimestamp() != nil && len(item.GetFinalizers()) > 0 {
-					// The Workloads are gone, so only Kueue's bookkeeping holds the queue. With fair
-					// sharing Kueue releases a queue of a large cohort only after recomputing every
-					// other queue's share, a few a second at 1000 teams: on the bench's own cluster,
-					// release them here.
-					if err := c.releaseFinalizers(ctx, ri, item.GetName()); err != nil {
-						return "", err
-					}
-				}
-				if item.GetDeletionTimestamp() == nil {
-					err := ri.Delete(ctx, item.GetName(), metav1.DeleteOptions{})
-					if err != nil && !apierrors.IsNotFound(err) {
-						return "", fmt.Errorf("deleting %s %s: %w", k.gvr.Resource, item.GetName(), err)
-					}
-				}
-			}
-			if first && len(left) > 0 {
-				found = append(found, fmt.Sprintf("%d %s", len(left), k.gvr.Resource))
-			}
-			first = false
-			if len(left) == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				return "", fmt.Errorf("%d %s still exist after %s: %s", len(left), k.gvr.Resource, cleanTimeout, strings.Join(left[:min(5, len(left))], ", "))
-			}
-			select {
-			case <-ctx.Done():
-				return "", ctx.Err()
-			case <-time.After(200 * time.Millisecond):
-			}
+		if n, err := c.deleteObjects(ctx, k, deadline); err != nil {
+			return "", err
+		} else if n > 0 {
+			found = append(found, fmt.Sprintf("%d %s", n, k.gvr.Resource))
 		}
 	}
 	return strings.Join(found, ", "), nil
 }
 
-// releaseFinalizers removes the finalizers of a ClusterQueue being deleted.
-func (c *cleaner) releaseFinalizers(ctx context.Context, ri dynamic.NamespaceableResourceInterface, name string) error {
-	_, err := ri.Patch(ctx, name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+// benchObjects selects the objects of one kind that a bench run wrote: those with the label
+// selector, and of those the ones whose names start with prefix.
+type benchObjects struct {
+	gvr      schema.GroupVersionResource
+	selector string
+	prefix   string
+}
+
+// cleanPollInterval is how often the clean-up lists what is left.
+const cleanPollInterval = 200 * time.Millisecond
+
+// deleteObjects deletes the objects k selects and waits until they are gone. It says how many
+// it found.
+func (c *cleaner) deleteObjects(ctx context.Context, k benchObjects, deadline time.Time) (int, error) {
+	ri := c.dyn.Resource(k.gvr)
+	found := -1
+	var left []string
+	err := localcluster.WaitUntil(ctx, deadline, cleanPollInterval, func(ctx context.Context) (bool, error) {
+		list, err := ri.List(ctx, metav1.ListOptions{LabelSelector: k.selector})
+		if err != nil {
+			return false, fmt.Errorf("listing %s: %w", k.gvr.Resource, err)
+		}
+		left = nil
+		for _, item := range list.Items {
+			if !strings.HasPrefix(item.GetName(), k.prefix) {
+				continue
+			}
+			left = append(left, item.GetName())
+			if k.gvr == gvrClusterQueues && item.GetDeletionTimestamp() != nil && len(item.GetFinalizers()) > 0 {
+				// The Workloads are gone, so only Kueue's bookkeeping holds the queue. With fair
+				// sharing Kueue releases a queue of a large cohort only after recomputing every
+				// other queue's share, a few a second at 1000 teams: on the bench's own cluster,
+				// release them here.
+				if err := releaseFinalizers(ctx, ri, "ClusterQueue", item); err != nil {
+					return false, err
+				}
+			}
+			if item.GetDeletionTimestamp() == nil {
+				err := ri.Delete(ctx, item.GetName(), metav1.DeleteOptions{})
+				if err != nil && !apierrors.IsNotFound(err) {
+					return false, fmt.Errorf("deleting %s %s: %w", k.gvr.Resource, item.GetName(), err)
+				}
+			}
+		}
+		if found < 0 {
+			found = len(left)
+		}
+		return len(left) == 0, nil
+	}, func() error {
+		return fmt.Errorf("%d %s still exist after %s: %s", len(left), k.gvr.Resource, cleanTimeout, strings.Join(left[:min(5, len(left))], ", "))
+	})
+	return found, err
+}
+
+// releaseFinalizers removes the finalizers of an object of kind being deleted.
+func releaseFinalizers(ctx context.Context, ri dynamic.NamespaceableResourceInterface, kind string, obj unstructured.Unstructured) error {
+	_, err := ri.Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType,
+		[]byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("releasing ClusterQueue %s: %w", name, err)
+		return fmt.Errorf("releasing %s %s: %w", kind, path.Join(obj.GetNamespace(), obj.GetName()), err)
 	}
 	return nil
 }
@@ -160,17 +171,18 @@ func (c *cleaner) releaseFinalizers(ctx context.Context, ri dynamic.Namespaceabl
 // gone: Kueue keeps a ClusterQueue while it holds admitted Workloads. It says how many it found.
 func (c *cleaner) deleteWorkloads(ctx context.Context, deadline time.Time) (int, error) {
 	ri := c.dyn.Resource(kueue.Workloads)
-	found := -1
-	for {
+	found, left := -1, 0
+	err := localcluster.WaitUntil(ctx, deadline, cleanPollInterval, func(ctx context.Context) (bool, error) {
 		list, err := ri.List(ctx, metav1.ListOptions{})
 		if apierrors.IsNotFound(err) {
-			return 0, nil // no Kueue CRDs
+			found = 0 // no Kueue CRDs
+			return true, nil
 		}
 		if err != nil {
-			return 0, fmt.Errorf("listing workloads: %w", err)
+			return false, fmt.Errorf("listing workloads: %w", err)
 		}
 		var live, held []unstructured.Unstructured
-		left := 0
+		left = 0
 		for _, item := range list.Items {
 			if !strings.HasPrefix(item.GetNamespace(), benchObjectPrefix) {
 				continue
@@ -187,7 +199,7 @@ func (c *cleaner) deleteWorkloads(ctx context.Context, deadline time.Time) (int,
 			found = left
 		}
 		if left == 0 {
-			return found, nil
+			return true, nil
 		}
 		err = concurrently(ctx, len(live), func(ctx context.Context, i int) error {
 			err := ri.Namespace(live[i].GetNamespace()).Delete(ctx, live[i].GetName(), metav1.DeleteOptions{})
@@ -197,29 +209,16 @@ func (c *cleaner) deleteWorkloads(ctx context.Context, deadline time.Time) (int,
 			return nil
 		})
 		if err != nil {
-			return found, err
+			return false, err
 		}
 		// Kueue releases a deleted Workload only after it has recomputed the cohort, slowly at
-		// 1000 teams with fair sharing (as for ClusterQueues, below): on the bench's own cluster,
+		// 1000 teams with fair sharing (as for ClusterQueues, above): on the bench's own cluster,
 		// release them here.
-		err = concurrently(ctx, len(held), func(ctx context.Context, i int) error {
-			_, err := ri.Namespace(held[i].GetNamespace()).Patch(ctx, held[i].GetName(), types.MergePatchType,
-				[]byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
-			if err != nil && !apierrors.IsNotFound(err) {
-				return fmt.Errorf("releasing Workload %s/%s: %w", held[i].GetNamespace(), held[i].GetName(), err)
-			}
-			return nil
+		return false, concurrently(ctx, len(held), func(ctx context.Context, i int) error {
+			return releaseFinalizers(ctx, ri, "Workload", held[i])
 		})
-		if err != nil {
-			return found, err
-		}
-		if time.Now().After(deadline) {
-			return found, fmt.Errorf("%d workloads still exist after %s", left, cleanTimeout)
-		}
-		select {
-		case <-ctx.Done():
-			return found, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	}, func() error {
+		return fmt.Errorf("%d workloads still exist after %s", left, cleanTimeout)
+	})
+	return found, err
 }
