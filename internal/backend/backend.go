@@ -19,7 +19,8 @@ import (
 
 // Backend is what the provider's resources and data sources reach the cluster through.
 type Backend struct {
-	Quotas TeamQuotas
+	Quotas       TeamQuotas
+	QuotaDetails QuotaDetails
 	// Scheduler stores the cluster's scheduling policy.
 	Scheduler SchedulerPolicy
 	Capacity  Capacity
@@ -27,9 +28,10 @@ type Backend struct {
 	// Kueue reads what Kueue admits against, for the plan's admission preview.
 	Kueue KueueState
 	// Traits is what the plan must know of the store, without knowing which it is.
-	Traits     Traits
-	Claims     Claims
-	Namespaces TeamNamespaces
+	Traits           Traits
+	Claims           Claims
+	Namespaces       TeamNamespaces
+	NamespaceDetails NamespaceDetails
 	// Words words, in the store's own terms, what only the backend can say about a failure.
 	Words Words
 	// QuotaList and NamespaceList list what the store holds, for `terraform query`

@@ -11,7 +11,7 @@ type NamespaceList interface {
 }
 
 // TeamNamespaces reads, writes and deletes the namespace of each team and the queue in it that
-// feeds the team's quota.
+// feeds the team's quota: their lifecycle.
 type TeamNamespaces interface {
 	// Get reads the team's namespace and, when it exists, its queue; nil when there is no namespace.
 	Get(ctx context.Context, team string) (*TeamNamespace, error)
@@ -31,6 +31,11 @@ type TeamNamespaces interface {
 	// Delete deletes the queue, then the namespace, waiting until each is gone; a failure is a
 	// RequestError naming the object, ErrStillExists when it was not gone in time.
 	Delete(ctx context.Context, team string) error
+}
+
+// NamespaceDetails says what runs in a team's namespace and what of it the resource's
+// attributes do not show.
+type NamespaceDetails interface {
 	// Work counts what still runs in the team's namespace: the Pods that have not finished and the
 	// workloads. A failed list says which permission it needs.
 	Work(ctx context.Context, team string) (pods, workloads int, err error)

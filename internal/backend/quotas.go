@@ -6,7 +6,7 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
-// TeamQuotas reads, writes and deletes the one quota of each team.
+// TeamQuotas reads, writes and deletes the one quota of each team: its lifecycle.
 type TeamQuotas interface {
 	// Get reads the team's quota; nil when there is none. last is the quota as the caller last
 	// saw it, or nil: a store whose cheapest read lacks some fields takes them from last when
@@ -33,22 +33,27 @@ type TeamQuotas interface {
 	// createdInputs names the inputs it created (or may have), even when it fails. The
 	// quota's tags become rc.Config.Tags (replacing over.Tags).
 	Put(ctx context.Context, rc quota.ResolvedConfig, owner string, over *Record) (written Record, createdInputs []string, err error)
+	// Delete deletes q and waits until it is gone; ErrStillExists when it is not gone in time
+	// (something holds it). A store that fails a delete returns its reason in the error.
+	Delete(ctx context.Context, q *Quota) error
+	// Ref names the object that holds the team's quota, named name, in messages and claims.
+	Ref(team, name string) ObjectRef
+}
+
+// QuotaDetails reads and tidies what a team's quota carries or relies on besides the content
+// TeamQuotas writes: its tags, the inputs it relies on, and the drift its attributes cannot show.
+type QuotaDetails interface {
+	// Tags reads the tags q carries. A store that keeps them on the quota's object has read
+	// them with it (q.Config.Config.Tags, which Get always fills) and returns those; one that
+	// keeps them apart (the SageMaker API, where Get leaves them nil) reads them, a request per
+	// quota, so callers ask only for a quota whose state holds tags, or on import.
+	Tags(ctx context.Context, q *Quota) (map[string]string, error)
 	// Drift lists what differs in the store that the configuration's attributes cannot show,
 	// comparing q with rc written by owner when compare is set, and the inputs q relies on.
 	Drift(ctx context.Context, q *Quota, rc quota.ResolvedConfig, owner string, compare bool) ([]string, error)
 	// RemoveUnusedInputs removes the inputs of these instance types that this provider
 	// created and no quota uses any more. What it cannot remove is returned as warnings.
 	RemoveUnusedInputs(ctx context.Context, instanceTypes []string) []Problem
-	// Delete deletes q and waits until it is gone; ErrStillExists when it is not gone in time
-	// (something holds it). A store that fails a delete returns its reason in the error.
-	Delete(ctx context.Context, q *Quota) error
-	// Tags reads the tags q carries. A store that keeps them on the quota's object has read
-	// them with it (q.Config.Config.Tags, which Get always fills) and returns those; one that
-	// keeps them apart (the SageMaker API, where Get leaves them nil) reads them, a request per
-	// quota, so callers ask only for a quota whose state holds tags, or on import.
-	Tags(ctx context.Context, q *Quota) (map[string]string, error)
-	// Ref names the object that holds the team's quota, named name, in messages and claims.
-	Ref(team, name string) ObjectRef
 }
 
 // QuotaList lists the store's team quotas.

@@ -208,7 +208,7 @@ func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaMod
 // removeUnusedFlavors deletes the flavors of the given types that this provider created and that
 // no quota uses any more. Failures are warnings: the quota itself is already correct.
 func (r *computeQuotaResource) removeUnusedFlavors(ctx context.Context, instanceTypes []string, diags *diag.Diagnostics) {
-	for _, w := range r.quotas().RemoveUnusedInputs(ctx, instanceTypes) {
+	for _, w := range r.details().RemoveUnusedInputs(ctx, instanceTypes) {
 		diags.AddWarning(w.Summary, w.Detail)
 	}
 }
@@ -282,7 +282,7 @@ func (r *computeQuotaResource) storedState(ctx context.Context, prior computeQuo
 	stored := rc.Config.Tags
 	if readsTags(prior.tagsModel) {
 		var err error
-		if stored, err = r.quotas().Tags(ctx, q); err != nil {
+		if stored, err = r.details().Tags(ctx, q); err != nil {
 			storeError(err).addTo(diags)
 			return state, marks, false
 		}
@@ -384,7 +384,7 @@ func (r *computeQuotaResource) refreshDrift(ctx context.Context, q *backend.Quot
 	}
 
 	// What the attributes cannot show: compare the quota with what they render to.
-	more, err := r.quotas().Drift(ctx, q, rc, owner, conflict == nil && !takeover)
+	more, err := r.details().Drift(ctx, q, rc, owner, conflict == nil && !takeover)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -471,3 +471,6 @@ func (r *computeQuotaResource) ImportState(ctx context.Context, req resource.Imp
 
 // quotas is where the resource reads and writes teams' quotas.
 func (r *computeQuotaResource) quotas() backend.TeamQuotas { return r.data.backend.Quotas }
+
+// details is where it reads what a quota carries besides its content.
+func (r *computeQuotaResource) details() backend.QuotaDetails { return r.data.backend.QuotaDetails }

@@ -11,7 +11,7 @@ import (
 )
 
 // teamNamespaceState fills the computed attributes and the label and annotation maps of m from
-// what the cluster holds; what no attribute shows is drift, which Read adds (TeamNamespaces.Drift).
+// what the cluster holds; what no attribute shows is drift, which Read adds (NamespaceDetails.Drift).
 // Every value is true: the names are those of the objects found (null for a missing
 // LocalQueue), and a difference from the plan, which derives them from team, is the drift.
 // Where the add-on owns the LocalQueue (queuesByAddon) they are the names it gives the queue

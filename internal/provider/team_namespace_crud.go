@@ -21,6 +21,11 @@ import (
 
 func (r *teamNamespaceResource) namespaces() backend.TeamNamespaces { return r.data.backend.Namespaces }
 
+// details is where it reads what runs in a namespace and what its attributes do not show.
+func (r *teamNamespaceResource) details() backend.NamespaceDetails {
+	return r.data.backend.NamespaceDetails
+}
+
 // get reads the team's Namespace and, when it exists, its LocalQueue; nil when the Namespace
 // does not exist.
 func (r *teamNamespaceResource) get(ctx context.Context, team string) (*backend.TeamNamespace, diag.Diagnostics) {
@@ -166,7 +171,7 @@ func (r *teamNamespaceResource) readState(ctx context.Context, state *teamNamesp
 		conflict = &ownerConflict{Object: fmt.Sprintf("Namespace %q", ns.Name), Owner: ns.Owner.Description}
 		drift = append(drift, "the Namespace is managed by "+conflict.Owner)
 	default:
-		drift = r.namespaces().Drift(ns, team, owner)
+		drift = r.details().Drift(ns, team, owner)
 	}
 	state.Drift = driftList(drift)
 	tflog.Debug(ctx, "read team namespace", map[string]any{"drift": strings.Join(drift, "; "),
@@ -282,7 +287,7 @@ func (r *teamNamespaceResource) Delete(ctx context.Context, req resource.DeleteR
 	}
 
 	if !state.ForceDestroy.ValueBool() {
-		pods, workloads, err := r.namespaces().Work(ctx, team)
+		pods, workloads, err := r.details().Work(ctx, team)
 		if err != nil {
 			resp.Diagnostics.AddError("Cannot check the namespace before deleting it", err.Error()+", or set force_destroy = true to skip this check")
 			return
@@ -363,7 +368,7 @@ func (r *teamNamespaceResource) ImportState(ctx context.Context, req resource.Im
 func (r *teamNamespaceResource) importedState(ctx context.Context, team string, ns *backend.TeamNamespace) (teamNamespaceModel, diag.Diagnostics) {
 	m := teamNamespaceModel{Timeouts: timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)}}
 	diags := teamNamespaceState(ctx, &m, team, ns, r.data.backend.Traits.QueuesByAddon)
-	labels, annotations := r.namespaces().Imported(ns)
+	labels, annotations := r.details().Imported(ns)
 	diags.Append(teamNamespaceImported(ctx, &m, labels, annotations)...)
 	return m, diags
 }

@@ -55,20 +55,22 @@ func newBackend(client *kube.Client, cat *catalog.Catalog, guard addonGuard) bac
 	quotas := &teamQuotas{kube: client, catalog: cat, guard: guard}
 	namespaces := &teamNamespaces{kube: client, guard: guard}
 	return backend.Backend{
-		Quotas:    quotas,
-		Scheduler: schedulerPolicy{classes: &PriorityClasses{kube: client, guard: guard}},
-		Capacity:  &clusterCapacity{kube: client},
-		Usage:     quotas,
-		Kueue:     kueueState{kube: client, grant: GrantPreviewReads},
+		Quotas:       quotas,
+		QuotaDetails: quotas,
+		Scheduler:    schedulerPolicy{classes: &PriorityClasses{kube: client, guard: guard}},
+		Capacity:     &clusterCapacity{kube: client},
+		Usage:        quotas,
+		Kueue:        kueueState{kube: client, grant: GrantPreviewReads},
 		Traits: backend.Traits{StoreLimits: quota.StoreLimits{Unsupported: map[string]string{
 			"fair_share": "on a cluster that runs its own Kueue, fair sharing is Kueue's configuration " +
 				"(fairSharing in the Kueue manager's config), not an object this provider writes",
 			"idle_resource_sharing": "on a cluster that runs its own Kueue, lending idle capacity is set per quota " +
 				"(resource_sharing), not for the whole cluster",
 		}}},
-		Claims:     &claims{kube: client},
-		Namespaces: namespaces,
-		Words:      words{quotas: quotas},
+		Claims:           &claims{kube: client},
+		Namespaces:       namespaces,
+		NamespaceDetails: namespaces,
+		Words:            words{quotas: quotas},
 
 		QuotaList:     quotas,
 		NamespaceList: namespaces,

@@ -30,16 +30,18 @@ type teamNamespaces struct {
 	guard       addonGuard
 }
 
-// Namespaces reads, writes and lists team namespaces.
-type Namespaces interface {
+// Namespaces is the team namespaces' concerns, answered by one store.
+type Namespaces struct {
 	backend.TeamNamespaces
+	backend.NamespaceDetails
 	backend.NamespaceList
 }
 
 // NamespacesBesideAddon is the team namespaces of a cluster whose LocalQueues the
 // task-governance add-on creates: only the Namespace is written.
 func NamespacesBesideAddon(client *kube.Client) Namespaces {
-	return &teamNamespaces{kube: client, addonQueues: true, guard: addonGuard{off: true}}
+	ns := &teamNamespaces{kube: client, addonQueues: true, guard: addonGuard{off: true}}
+	return Namespaces{TeamNamespaces: ns, NamespaceDetails: ns, NamespaceList: ns}
 }
 
 // Get reads the Namespace and, when it exists, the LocalQueue: one GET each, no list.

@@ -30,17 +30,19 @@ import (
 func New(api sagemakerclient.API, clusterARN string, cat *catalog.Catalog, poll sagemakerclient.Poll, kubernetes *kube.Client) backend.Backend {
 	quotas := &teamQuotas{api: api, cluster: clusterARN, catalog: cat, poll: poll}
 	b := backend.Backend{
-		Quotas:        quotas,
-		Scheduler:     &schedulerConfigs{api: api, cluster: clusterARN, poll: poll},
-		Capacity:      &clusterCapacity{api: api, cluster: clusterARN, catalog: cat, quotas: quotas},
-		Usage:         needsKubernetes{},
-		Kueue:         needsKubernetes{},
-		Namespaces:    needsKubernetes{},
-		Claims:        noClaims{},
-		Words:         words{},
-		QuotaList:     quotas,
-		NamespaceList: needsKubernetes{},
-		Cluster:       clusterARN,
+		Quotas:           quotas,
+		QuotaDetails:     quotas,
+		Scheduler:        &schedulerConfigs{api: api, cluster: clusterARN, poll: poll},
+		Capacity:         &clusterCapacity{api: api, cluster: clusterARN, catalog: cat, quotas: quotas},
+		Usage:            needsKubernetes{},
+		Kueue:            needsKubernetes{},
+		Namespaces:       needsKubernetes{},
+		NamespaceDetails: needsKubernetes{},
+		Claims:           noClaims{},
+		Words:            words{},
+		QuotaList:        quotas,
+		NamespaceList:    needsKubernetes{},
+		Cluster:          clusterARN,
 		Traits: backend.Traits{AssignsIDs: true, CreatesWithContent: true, QueuesByAddon: true, StoreLimits: quota.StoreLimits{Float32Amounts: true, Unsupported: map[string]string{
 			"cohort": "the SageMaker API has no cohort field: the task-governance add-on decides how teams share idle " +
 				"capacity from resource_sharing and fair_share_weight",
@@ -54,7 +56,7 @@ func New(api sagemakerclient.API, clusterARN string, cat *catalog.Catalog, poll 
 		b.Usage = reads.Usage
 		b.Kueue = addonKueue{kueuebackend.KueueStateGranted(kubernetes, grantPreviewReads)}
 		namespaces := kueuebackend.NamespacesBesideAddon(kubernetes)
-		b.Namespaces, b.NamespaceList = namespaces, namespaces
+		b.Namespaces, b.NamespaceDetails, b.NamespaceList = namespaces.TeamNamespaces, namespaces.NamespaceDetails, namespaces.NamespaceList
 	}
 	return b
 }

@@ -169,7 +169,7 @@ func TestRefreshGivesAFailedQuotasReason(t *testing.T) {
 	if q.Version != rec.Version {
 		t.Fatalf("a failed delete moved the version from %s to %s; this test needs it unchanged", rec.Version, q.Version)
 	}
-	drift, err := refresh.Quotas.Drift(ctx, q, quota.ResolvedConfig{}, "", false)
+	drift, err := refresh.QuotaDetails.Drift(ctx, q, quota.ResolvedConfig{}, "", false)
 	if err != nil || len(drift) != 1 || !strings.Contains(drift[0], "DeleteFailed: the quota's team still has running tasks") {
 		t.Fatalf("drift after a failed delete = %q, %v; want the status with SageMaker's reason", drift, err)
 	}

@@ -60,7 +60,7 @@ func TestQuotaTags(t *testing.T) {
 	if calls := e.CallCounts(); calls["UpdateComputeQuota"] != 1 || calls["AddTags"] != 0 || calls["DeleteTags"] != 1 || written.Version == rec.Version {
 		t.Errorf("an update with a tag removed made %v, version %s", calls, written.Version)
 	}
-	tags, err := apply.Quotas.Tags(ctx, &backend.Quota{Record: written})
+	tags, err := apply.QuotaDetails.Tags(ctx, &backend.Quota{Record: written})
 	if err != nil || !maps.Equal(tags, changed.Config.Tags) {
 		t.Errorf("Tags = %v, %v; want %v", tags, err, changed.Config.Tags)
 	}
