@@ -180,11 +180,12 @@ func (e expectPrimedRefresh) CheckPlan(_ context.Context, _ plancheck.CheckPlanR
 }
 
 // A refresh of many teams reads each shared ResourceFlavor once for all quotas and, past a few
-// GETs per kind, reads the team objects with one LIST per kind: 100 teams with the same two
+// GETs per kind, reads the team objects with one LIST per kind: 40 teams with the same two
 // instance types cost at most 3 x 15 GETs + 3 LISTs + 2 flavor GETs, where one GET per object
-// would be 302 and reading the flavors per quota 500.
+// would be 122 and reading the flavors per quota 200. Twice the GETs a kind may take before its
+// LIST is enough teams to show it; the bench measures 100 and 1000.
 func TestAccRefreshCost_sharedFlavors(t *testing.T) {
-	const teams = 100
+	const teams = 40
 	proxy, url := acctest.CountingProxy(t)
 	cfg := fmt.Sprintf(`
 provider "hyperpod" {
@@ -193,7 +194,7 @@ provider "hyperpod" {
 
 resource "hyperpod_team_namespace" "t" {
   count = %d
-  team  = format("cost100-%%03d", count.index)
+  team  = format("costrefresh-%%03d", count.index)
 }
 
 resource "hyperpod_compute_quota" "q" {
@@ -206,7 +207,7 @@ resource "hyperpod_compute_quota" "q" {
 	const apis = "/apis/kueue.x-k8s.io/v1beta2/"
 	objects := []string{apis + "resourceflavors/ml.g5.12xlarge", apis + "resourceflavors/ml.c5.4xlarge"}
 	for i := range teams {
-		team := fmt.Sprintf("cost100-%03d", i)
+		team := fmt.Sprintf("costrefresh-%03d", i)
 		ns := quota.NamespaceName(team)
 		objects = append(objects,
 			"/api/v1/namespaces/"+ns,
@@ -231,14 +232,14 @@ resource "hyperpod_compute_quota" "q" {
 				// Drift is still seen when the LIST answers: a changed cohort, and a queue that
 				// lost this provider's label (so the LIST leaves it out and a GET reads it).
 				PreConfig: func() {
-					patchQueue(t, "cost100-050", `{"spec":{"cohortName":"elsewhere"}}`)
-					patchQueue(t, "cost100-070", `{"metadata":{"labels":{"`+quota.LabelManagedBy+`":null}}}`)
+					patchQueue(t, "costrefresh-020", `{"spec":{"cohortName":"elsewhere"}}`)
+					patchQueue(t, "costrefresh-030", `{"metadata":{"labels":{"`+quota.LabelManagedBy+`":null}}}`)
 				},
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("hyperpod_compute_quota.q[50]", plancheck.ResourceActionUpdate),
-					plancheck.ExpectResourceAction("hyperpod_compute_quota.q[70]", plancheck.ResourceActionUpdate),
-					plancheck.ExpectResourceAction("hyperpod_compute_quota.q[60]", plancheck.ResourceActionNoop),
+					plancheck.ExpectResourceAction("hyperpod_compute_quota.q[20]", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction("hyperpod_compute_quota.q[30]", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction("hyperpod_compute_quota.q[25]", plancheck.ResourceActionNoop),
 				}},
 			},
 		},
