@@ -40,10 +40,11 @@ type NamespaceDetails interface {
 	// workloads. A failed list says which permission it needs.
 	Work(ctx context.Context, team string) (pods, workloads int, err error)
 	// Drift lists how ns and its queue differ from what owner writes, apart from the user's
-	// labels and annotations (attributes show those).
-	Drift(ns *TeamNamespace, team, owner string) []string
-	// Imported are the labels and annotations an import of ns takes into the configuration.
-	Imported(ns *TeamNamespace) (labels, annotations map[string]string)
+	// labels and annotations (attributes show those). A namespace another store read is an error.
+	Drift(ns *TeamNamespace, team, owner string) ([]string, error)
+	// Imported are the labels and annotations an import of ns takes into the configuration. A
+	// namespace another store read is an error.
+	Imported(ns *TeamNamespace) (labels, annotations map[string]string, err error)
 }
 
 // TeamNamespace is a team's namespace as stored.
@@ -57,7 +58,8 @@ type TeamNamespace struct {
 	// taking them over, in the store's words) are set by List.
 	Team           string
 	NotRepresented []string
-	// Native is the backend's own object, for its own use.
+	// Native is the backend's own object, for its own use: a backend handed a record of another
+	// store's returns an error.
 	Native any
 }
 

@@ -77,6 +77,7 @@ type Quota struct {
 	// NotRepresented is what an apply of Config would change in the stored quota beyond taking
 	// it over, in the store's words: what the resource's attributes cannot hold. Set by List.
 	NotRepresented []string
-	// Native is the backend's own object, for its own use.
+	// Native is the backend's own object, for its own use: a backend handed a record of another
+	// store's returns an error.
 	Native any
 }

@@ -171,7 +171,10 @@ func (r *teamNamespaceResource) readState(ctx context.Context, state *teamNamesp
 		conflict = &ownerConflict{Object: fmt.Sprintf("Namespace %q", ns.Name), Owner: ns.Owner.Description}
 		drift = append(drift, "the Namespace is managed by "+conflict.Owner)
 	default:
-		drift = r.details().Drift(ns, team, owner)
+		var err error
+		if drift, err = r.details().Drift(ns, team, owner); err != nil {
+			storeError(err).addTo(&diags)
+		}
 	}
 	state.Drift = driftList(drift)
 	tflog.Debug(ctx, "read team namespace", map[string]any{"drift": strings.Join(drift, "; "),
@@ -368,7 +371,11 @@ func (r *teamNamespaceResource) ImportState(ctx context.Context, req resource.Im
 func (r *teamNamespaceResource) importedState(ctx context.Context, team string, ns *backend.TeamNamespace) (teamNamespaceModel, diag.Diagnostics) {
 	m := teamNamespaceModel{Timeouts: timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)}}
 	diags := teamNamespaceState(ctx, &m, team, ns, r.data.backend.Traits.QueuesByAddon)
-	labels, annotations := r.details().Imported(ns)
+	labels, annotations, err := r.details().Imported(ns)
+	if err != nil {
+		storeError(err).addTo(&diags)
+		return m, diags
+	}
 	diags.Append(teamNamespaceImported(ctx, &m, labels, annotations)...)
 	return m, diags
 }

@@ -147,6 +147,18 @@ func RecordOf(kind string, meta metav1.ObjectMeta) backend.Record {
 	return r
 }
 
+// native is the Kubernetes object T a record r carries as its Native. A record another store
+// read (or of another kind) is an error rather than a panic: it names what was handed over.
+func native[T any](v any, r backend.Record) (T, error) {
+	obj, ok := v.(T)
+	if !ok {
+		return obj, backend.Problem{Summary: "Record of another store", Detail: fmt.Sprintf(
+			"%s %q was handed to the Kubernetes backend as a %T, which it does not hold (it reads %T). This is a bug in "+
+				"the provider; please report it.", r.Kind, r.Name, v, obj)}
+	}
+	return obj, nil
+}
+
 // read GETs the object name (in namespace, "" for a cluster-scoped one) into T; a failed
 // request is a requestError.
 func read[T any](ctx context.Context, c *kube.Client, gvr schema.GroupVersionResource, kind, namespace, name string) (obj T, found bool, err error) {

@@ -1,6 +1,8 @@
 package kueuebackend
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -102,4 +104,29 @@ func TestMustRecreate(t *testing.T) {
 			t.Errorf("%s: mustRecreate = %v, want %v", c.name, got, c.want)
 		}
 	}
+}
+
+// A record the SageMaker backend read (it carries an id and no Kubernetes object) is refused with
+// an error naming it, not cast into a panic.
+func TestRecordOfAnotherStore(t *testing.T) {
+	b := newBackend(nil, nil, addonGuard{off: true})
+	foreign := backend.Record{Kind: "SageMaker compute quota", Name: "ml-quota", ID: "q-1a2b3c4d5e6f", Version: "1"}
+	refused := func(what string, err error) {
+		t.Helper()
+		var p backend.Problem
+		if !errors.As(err, &p) || p.Summary != "Record of another store" || !strings.Contains(p.Detail, `"ml-quota"`) {
+			t.Errorf("%s of another store's record = %v, want it refused", what, err)
+		}
+	}
+	_, err := b.QuotaDetails.Drift(t.Context(), &backend.Quota{Record: foreign}, quota.ResolvedConfig{}, "owner", true)
+	refused("Drift of a quota", err)
+	ns := &backend.TeamNamespace{Record: foreign}
+	_, err = b.NamespaceDetails.Drift(ns, "ml", "owner")
+	refused("Drift of a namespace", err)
+	_, _, err = b.NamespaceDetails.Imported(ns)
+	refused("Imported", err)
+	// A namespace of this store whose queue is another store's.
+	ns = &backend.TeamNamespace{Record: foreign, Native: corev1.Namespace{}, Queue: &backend.TeamQueue{Record: foreign}}
+	_, err = b.NamespaceDetails.Drift(ns, "ml", "owner")
+	refused("Drift of a queue", err)
 }

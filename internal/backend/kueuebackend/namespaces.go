@@ -180,18 +180,30 @@ func (s *teamNamespaces) Work(ctx context.Context, team string) (pods, workloads
 	return len(podList.Items), len(wlList.Items), nil
 }
 
-func (s *teamNamespaces) Drift(ns *backend.TeamNamespace, team, owner string) []string {
+func (s *teamNamespaces) Drift(ns *backend.TeamNamespace, team, owner string) ([]string, error) {
+	n, err := native[corev1.Namespace](ns.Native, ns.Record)
+	if err != nil {
+		return nil, err
+	}
 	if s.addonQueues {
-		return quota.NamespaceDrift(team, owner, ns.Native.(corev1.Namespace).ObjectMeta)
+		return quota.NamespaceDrift(team, owner, n.ObjectMeta), nil
 	}
 	var lq *kueue.LocalQueue
 	if ns.Queue != nil {
-		q := ns.Queue.Native.(kueue.LocalQueue)
+		q, err := native[kueue.LocalQueue](ns.Queue.Native, ns.Queue.Record)
+		if err != nil {
+			return nil, err
+		}
 		lq = &q
 	}
-	return quota.TeamNamespaceDrift(team, owner, ns.Native.(corev1.Namespace).ObjectMeta, lq)
+	return quota.TeamNamespaceDrift(team, owner, n.ObjectMeta, lq), nil
 }
 
-func (s *teamNamespaces) Imported(ns *backend.TeamNamespace) (labels, annotations map[string]string) {
-	return quota.ImportedNamespaceMetadata(ns.Native.(corev1.Namespace).ObjectMeta)
+func (s *teamNamespaces) Imported(ns *backend.TeamNamespace) (labels, annotations map[string]string, err error) {
+	n, err := native[corev1.Namespace](ns.Native, ns.Record)
+	if err != nil {
+		return nil, nil, err
+	}
+	labels, annotations = quota.ImportedNamespaceMetadata(n.ObjectMeta)
+	return labels, annotations, nil
 }

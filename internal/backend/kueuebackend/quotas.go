@@ -249,7 +249,10 @@ func (s *teamQuotas) awaitDeletedFlavor(ctx context.Context, instanceType string
 // deleted out of band leaves the queue unable to admit anything. One GET per flavor, as for
 // every object the quota relies on.
 func (s *teamQuotas) Drift(ctx context.Context, q *backend.Quota, rc quota.ResolvedConfig, owner string, compare bool) ([]string, error) {
-	cq := q.Native.(kueue.ClusterQueue)
+	cq, err := native[kueue.ClusterQueue](q.Native, q.Record)
+	if err != nil {
+		return nil, err
+	}
 	var drift []string
 	if want, err := s.render(rc, owner); err != nil {
 		drift = append(drift, "the queue cannot be rendered from what was read: "+err.Error())

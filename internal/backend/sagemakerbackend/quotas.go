@@ -223,6 +223,9 @@ func (s *teamQuotas) unchanged(over *backend.Record, doc quota.ComputeQuota) (ba
 
 // Tags reads the quota's tags with ListTags.
 func (s *teamQuotas) Tags(ctx context.Context, q *backend.Quota) (map[string]string, error) {
+	if err := ownRecord(q.Record); err != nil {
+		return nil, err
+	}
 	return tagsOf(ctx, s.api, q.ARN, q.ID, requestError)
 }
 
@@ -499,6 +502,9 @@ func optional(s string) *string {
 
 // Drift lists what the attributes cannot show: a change the API could not apply.
 func (s *teamQuotas) Drift(_ context.Context, q *backend.Quota, _ quota.ResolvedConfig, _ string, _ bool) ([]string, error) {
+	if err := ownRecord(q.Record); err != nil {
+		return nil, err
+	}
 	if q.ChangeFailed {
 		reason := q.Failure
 		if reason == "" {
@@ -509,11 +515,25 @@ func (s *teamQuotas) Drift(_ context.Context, q *backend.Quota, _ quota.Resolved
 	return nil, nil
 }
 
+// ownRecord refuses a record the API did not give: the API's records carry its id, which every
+// request about the object names (a Kubernetes one carries none).
+func ownRecord(r backend.Record) error {
+	if r.ID != "" {
+		return nil
+	}
+	return backend.Problem{Summary: "Record of another store", Detail: fmt.Sprintf(
+		"%s %q was handed to the SageMaker backend without a SageMaker id: it was not read from the SageMaker API. This is "+
+			"a bug in the provider; please report it.", r.Kind, r.Name)}
+}
+
 // RemoveUnusedInputs: the quota relies on nothing the provider created.
 func (s *teamQuotas) RemoveUnusedInputs(context.Context, []string) []backend.Problem { return nil }
 
 // Delete deletes the quota and waits until the API no longer knows it.
 func (s *teamQuotas) Delete(ctx context.Context, q *backend.Quota) error {
+	if err := ownRecord(q.Record); err != nil {
+		return err
+	}
 	err := deleteAndWait(func() error {
 		return sagemakerclient.DeleteSent(s.api.DeleteComputeQuota(ctx, &sagemaker.DeleteComputeQuotaInput{ComputeQuotaId: aws.String(q.ID)}))
 	}, func(until sagemakerclient.Until) error {

@@ -122,11 +122,13 @@ func (needsKubernetes) Adopt(context.Context, *backend.TeamNamespace) error { re
 func (needsKubernetes) Put(context.Context, string, map[string]string, map[string]string, string, *backend.TeamNamespace) error {
 	return errNamespaces
 }
-func (needsKubernetes) Delete(context.Context, string) error                  { return errNamespaces }
-func (needsKubernetes) Work(context.Context, string) (int, int, error)        { return 0, 0, errNamespaces }
-func (needsKubernetes) Drift(*backend.TeamNamespace, string, string) []string { return nil }
-func (needsKubernetes) Imported(*backend.TeamNamespace) (map[string]string, map[string]string) {
-	return nil, nil
+func (needsKubernetes) Delete(context.Context, string) error           { return errNamespaces }
+func (needsKubernetes) Work(context.Context, string) (int, int, error) { return 0, 0, errNamespaces }
+func (needsKubernetes) Drift(*backend.TeamNamespace, string, string) ([]string, error) {
+	return nil, errNamespaces
+}
+func (needsKubernetes) Imported(*backend.TeamNamespace) (map[string]string, map[string]string, error) {
+	return nil, nil, errNamespaces
 }
 func (needsKubernetes) List(context.Context, string, func([]*backend.TeamNamespace) error) error {
 	return errNamespaces
