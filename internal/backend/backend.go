@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
@@ -34,6 +35,8 @@ type Backend struct {
 	NamespaceDetails NamespaceDetails
 	// Words words, in the store's own terms, what only the backend can say about a failure.
 	Words Words
+	// Ready says whether the data sources' reads can be made now.
+	Ready Readiness
 	// QuotaList and NamespaceList list what the store holds, for `terraform query`
 	// (Scheduler lists itself).
 	QuotaList     QuotaList
@@ -148,6 +151,29 @@ type Words interface {
 	// RequestError), or did not finish within timeout (ErrStillExists); it may read what holds
 	// the object with ctx, which outlives the delete's.
 	NotDeleted(ctx context.Context, err error, timeout time.Duration) Problem
+}
+
+// Readiness says, in the store's words, whether a data source's read can be made now: pending
+// names the provider block's attributes whose values are known only after apply (none: the
+// configuration is known). Each is nil when the read can be made, else a Problem.
+type Readiness interface {
+	// UsageReady: the read of team's usage (TeamUsage).
+	UsageReady(team string, pending []string) error
+	// CapacityReady: the read of an instance type's capacity (Capacity).
+	CapacityReady(instanceType string, pending []string) error
+	// NoUsage is why team has no usage to report: the store holds no quota for it.
+	NoUsage(team string) Problem
+}
+
+// NotKnownYet is why the store cannot be reached yet for what (e.g. "read ClusterQueue ..."):
+// the provider block's pending attributes are known only after apply.
+func NotKnownYet(what string, pending []string) Problem {
+	return Problem{Summary: "Provider configuration not known yet", Detail: fmt.Sprintf(
+		"Planning needs to %s, but the hyperpod provider's %s depend on values known only after apply, so "+
+			"it cannot reach the cluster yet. New quotas and namespaces plan without the cluster; existing ones and "+
+			"the capacity data source need it. Apply what those values come from first (for example "+
+			"terraform apply -target=<the cluster resource>), or set them from values known at plan time.",
+		what, strings.Join(pending, ", "))}
 }
 
 // Op is what a failed request did.

@@ -97,7 +97,8 @@ func readInstanceTypeCapacity(ctx context.Context, pd *providerData, m *instance
 		return false
 	}
 
-	if pd.client("read the cluster's Nodes and ClusterQueues", diags) == nil {
+	if err := pd.backend.Ready.CapacityReady(name, pd.pendingConfig); err != nil {
+		storeError(err).addTo(diags)
 		return false
 	}
 	nodes, err := pd.backend.Capacity.Nodes(ctx, name)

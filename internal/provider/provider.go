@@ -83,12 +83,7 @@ func (pd *providerData) client(what string, diags *diag.Diagnostics) *kube.Clien
 	if len(pd.pendingConfig) == 0 {
 		return pd.kube
 	}
-	diags.AddError("Provider configuration not known yet", fmt.Sprintf(
-		"Planning needs to %s, but the hyperpod provider's %s depend on values known only after apply, so "+
-			"it cannot reach the cluster yet. New quotas and namespaces plan without the cluster; existing ones and "+
-			"the capacity data source need it. Apply what those values come from first (for example "+
-			"terraform apply -target=<the cluster resource>), or set them from values known at plan time.",
-		what, strings.Join(pd.pendingConfig, ", ")))
+	storeDiag(backend.NotKnownYet(what, pd.pendingConfig)).addTo(diags)
 	return nil
 }
 

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -63,8 +62,8 @@ func (d *teamUsageDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 
 func readTeamUsage(ctx context.Context, pd *providerData, m *teamUsageModel, diags *diag.Diagnostics) bool {
 	team := m.Team.ValueString()
-	name := quota.ClusterQueueName(team)
-	if pd.client("read ClusterQueue "+name, diags) == nil {
+	if err := pd.backend.Ready.UsageReady(team, pd.pendingConfig); err != nil {
+		storeError(err).addTo(diags)
 		return false
 	}
 	u, err := pd.backend.Usage.Usage(ctx, team)
@@ -73,9 +72,7 @@ func readTeamUsage(ctx context.Context, pd *providerData, m *teamUsageModel, dia
 		return false
 	}
 	if u == nil {
-		diags.AddAttributeError(path.Root("team"), "Team has no ClusterQueue", fmt.Sprintf(
-			"ClusterQueue %q does not exist, so team %q has no quota to report on. Check the team name, or create its "+
-				"quota first (hyperpod_compute_quota); a data source that depends on it reads after it is created.", name, team))
+		storeDiag(pd.backend.Ready.NoUsage(team)).addAt(diags, path.Root("team"))
 		return false
 	}
 	resources := []teamUsageResourceModel{} // an empty list, not null, when the queue has none
@@ -87,7 +84,7 @@ func readTeamUsage(ctx context.Context, pd *providerData, m *teamUsageModel, dia
 	}
 	list, listDiags := types.ListValueFrom(ctx, types.ObjectType{AttrTypes: teamUsageResourceAttrTypes}, resources)
 	diags.Append(listDiags...)
-	m.ClusterQueueName = types.StringValue(name)
+	m.ClusterQueueName = types.StringValue(quota.ClusterQueueName(team))
 	m.Active, m.ActiveReason, m.ActiveMessage = types.BoolValue(u.Active), types.StringValue(u.ActiveReason), types.StringValue(u.ActiveMessage)
 	m.AdmittedWorkloads, m.PendingWorkloads, m.ReservingWorkloads = types.Int64Value(u.AdmittedWorkloads), types.Int64Value(u.PendingWorkloads), types.Int64Value(u.ReservingWorkloads)
 	m.Resources = list

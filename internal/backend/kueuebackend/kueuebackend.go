@@ -71,6 +71,7 @@ func newBackend(client *kube.Client, cat *catalog.Catalog, guard addonGuard) bac
 		Namespaces:       namespaces,
 		NamespaceDetails: namespaces,
 		Words:            words{quotas: quotas},
+		Ready:            readiness{},
 
 		QuotaList:     quotas,
 		NamespaceList: namespaces,

@@ -197,3 +197,28 @@ func ownedElsewhere(existing *StoredClass, class string) backend.Problem {
 			"cluster policy belongs to the AWS API (CreateClusterSchedulerConfig) instead.",
 		o.Kind, o.Name, existing.Owner.Description, backend.PolicyImportCommand(class), class)}
 }
+
+// readiness: a read needs only the cluster, reachable once the provider block is known.
+type readiness struct{}
+
+func (readiness) UsageReady(team string, pending []string) error {
+	if len(pending) > 0 {
+		return backend.NotKnownYet("read ClusterQueue "+quota.ClusterQueueName(team), pending)
+	}
+	return nil
+}
+
+func (readiness) CapacityReady(_ string, pending []string) error {
+	if len(pending) > 0 {
+		return backend.NotKnownYet("read the cluster's Nodes and ClusterQueues", pending)
+	}
+	return nil
+}
+
+// NoUsage: a team's quota is its ClusterQueue.
+func (readiness) NoUsage(team string) backend.Problem {
+	return backend.Problem{Summary: "Team has no ClusterQueue", Detail: fmt.Sprintf(
+		"ClusterQueue %q does not exist, so team %q has no quota to report on. Check the team name, or create its "+
+			"quota first (hyperpod_compute_quota); a data source that depends on it reads after it is created.",
+		quota.ClusterQueueName(team), team)}
+}

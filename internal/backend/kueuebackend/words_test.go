@@ -110,3 +110,25 @@ func TestPriorityClassOwnedElsewhere(t *testing.T) {
 		t.Errorf("OwnedElsewhere = %q: %q\nwant detail %q", got.Summary, got.Detail, want)
 	}
 }
+
+// A data source's read waits for the provider block's values, and says what it would read in
+// Kubernetes terms.
+func TestReadiness(t *testing.T) {
+	r := readiness{}
+	if err := r.UsageReady("ml", nil); err != nil {
+		t.Errorf("UsageReady with the configuration known = %v", err)
+	}
+	for what, err := range map[string]error{
+		"read ClusterQueue hyperpod-ns-ml-clusterqueue": r.UsageReady("ml", []string{"host"}),
+		"read the cluster's Nodes and ClusterQueues":    r.CapacityReady("ml.g5.12xlarge", []string{"host"}),
+	} {
+		var p backend.Problem
+		if !errors.As(err, &p) || p.Summary != "Provider configuration not known yet" ||
+			!strings.HasPrefix(p.Detail, "Planning needs to "+what+", but the hyperpod provider's host depend on values") {
+			t.Errorf("readiness with host unknown = %v, want it to need to %s", err, what)
+		}
+	}
+	if p := r.NoUsage("ml"); p.Summary != "Team has no ClusterQueue" || !strings.HasPrefix(p.Detail, `ClusterQueue "hyperpod-ns-ml-clusterqueue" does not exist, so team "ml"`) {
+		t.Errorf("NoUsage = %q: %q", p.Summary, p.Detail)
+	}
+}

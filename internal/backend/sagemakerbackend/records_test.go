@@ -41,3 +41,30 @@ func TestRecordOfAnotherStore(t *testing.T) {
 		}
 	}
 }
+
+// On the SageMaker path a team's usage needs the Kubernetes connection, and an instance type's
+// capacity reads the API (and the Nodes where there is a connection), said in those terms.
+func TestReadiness(t *testing.T) {
+	without := readiness{}
+	var p backend.Problem
+	if err := without.UsageReady("ml", nil); !errors.As(err, &p) || p.Summary != "Kubernetes connection needed" {
+		t.Errorf("UsageReady without Kubernetes = %v, want the connection asked for", err)
+	}
+	if err := without.CapacityReady("ml.g5.12xlarge", nil); err != nil {
+		t.Errorf("CapacityReady with the configuration known = %v", err)
+	}
+	with := readiness{kueue: kueuebackend.New(nil, nil).Ready}
+	for name, c := range map[string]struct {
+		err  error
+		what string
+	}{
+		"usage":                       {with.UsageReady("ml", []string{"host"}), "read ClusterQueue hyperpod-ns-ml-clusterqueue"},
+		"capacity":                    {with.CapacityReady("ml.g5.12xlarge", []string{"host"}), "read the cluster's instance groups and compute quotas through the SageMaker API, and its Nodes"},
+		"capacity without Kubernetes": {without.CapacityReady("ml.g5.12xlarge", []string{"host"}), "read the cluster's instance groups and compute quotas through the SageMaker API"},
+	} {
+		if !errors.As(c.err, &p) || p.Summary != "Provider configuration not known yet" ||
+			!strings.HasPrefix(p.Detail, "Planning needs to "+c.what+", but the hyperpod provider's host depend on values") {
+			t.Errorf("%s readiness with host unknown = %v, want it to need to %s", name, c.err, c.what)
+		}
+	}
+}

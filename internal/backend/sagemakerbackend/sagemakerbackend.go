@@ -40,6 +40,7 @@ func New(api sagemakerclient.API, clusterARN string, cat *catalog.Catalog, poll 
 		NamespaceDetails: needsKubernetes{},
 		Claims:           noClaims{},
 		Words:            words{},
+		Ready:            readiness{},
 		QuotaList:        quotas,
 		NamespaceList:    needsKubernetes{},
 		Cluster:          clusterARN,
@@ -54,6 +55,7 @@ func New(api sagemakerclient.API, clusterARN string, cat *catalog.Catalog, poll 
 		reads := kueuebackend.New(kubernetes, cat)
 		b.Capacity.(*clusterCapacity).nodes = reads.Capacity
 		b.Usage = reads.Usage
+		b.Ready = readiness{kueue: reads.Ready}
 		b.Kueue = addonKueue{kueuebackend.KueueStateGranted(kubernetes, grantPreviewReads)}
 		namespaces := kueuebackend.NamespacesBesideAddon(kubernetes)
 		b.Namespaces, b.NamespaceDetails, b.NamespaceList = namespaces.TeamNamespaces, namespaces.NamespaceDetails, namespaces.NamespaceList
@@ -77,7 +79,7 @@ func errNeedsKubernetes(what string) error {
 }
 
 func (needsKubernetes) Usage(context.Context, string) (*quota.Usage, error) {
-	return nil, errNeedsKubernetes("A team's usage is the status of its ClusterQueue")
+	return nil, errUsageNeedsKubernetes
 }
 
 func (needsKubernetes) Snapshot(context.Context) (backend.KueueSnapshot, error) {
@@ -132,6 +134,40 @@ func (needsKubernetes) Imported(*backend.TeamNamespace) (map[string]string, map[
 }
 func (needsKubernetes) List(context.Context, string, func([]*backend.TeamNamespace) error) error {
 	return errNamespaces
+}
+
+// readiness: a team's usage is the status of the add-on's ClusterQueue, read over Kubernetes
+// (kueue: the Kubernetes connection's readiness, nil without one); an instance type's capacity
+// is the API's instance groups and compute quotas, with the Nodes where there is a connection.
+type readiness struct{ kueue backend.Readiness }
+
+// errUsageNeedsKubernetes is why a team's usage cannot be read without a Kubernetes connection.
+var errUsageNeedsKubernetes = errNeedsKubernetes("A team's usage is the status of its ClusterQueue")
+
+func (r readiness) UsageReady(team string, pending []string) error {
+	if r.kueue == nil {
+		return errUsageNeedsKubernetes
+	}
+	return r.kueue.UsageReady(team, pending)
+}
+
+func (r readiness) CapacityReady(_ string, pending []string) error {
+	if len(pending) == 0 {
+		return nil
+	}
+	what := "read the cluster's instance groups and compute quotas through the SageMaker API"
+	if r.kueue != nil {
+		what += ", and its Nodes"
+	}
+	return backend.NotKnownYet(what, pending)
+}
+
+// NoUsage: the add-on writes a team's ClusterQueue from its compute quota.
+func (r readiness) NoUsage(team string) backend.Problem {
+	if r.kueue == nil {
+		return errUsageNeedsKubernetes.(backend.Problem)
+	}
+	return r.kueue.NoUsage(team)
 }
 
 // noClaims: a create on this path claims nothing before its single request.
