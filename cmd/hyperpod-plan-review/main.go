@@ -26,8 +26,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/provider"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/review"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/review/reviewinput"
 )
 
 func main() {
@@ -49,7 +49,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) 
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	plan, err := readPlan(ctx, *planPath, stdin)
+	plan, err := readPlan(*planPath, stdin)
 	if err != nil {
 		return err
 	}
@@ -59,28 +59,31 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) 
 	}
 	readCtx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()
-	in, err := kube.ReviewInput(readCtx, kube.NewClient(settings))
+	in, err := reviewinput.Read(readCtx, kube.NewClient(settings), plan)
 	var refused *kube.ReadsRefusedError
 	if errors.As(err, &refused) || apierrors.IsForbidden(err) {
 		return fmt.Errorf("reading the cluster: %w; bind the identity of the kubeconfig to the ClusterRole of %s", err, review.Role)
 	} else if err != nil {
 		return fmt.Errorf("reading the cluster: %w", err)
 	}
-	in.Changes, in.Catalog, in.InstanceTypesUnknown, in.Store = plan.Changes, plan.Catalog, plan.InstanceTypesUnknown, plan.Store
-	_, err = io.WriteString(stdout, review.Build(in).Markdown())
+	report, err := review.Build(in)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(stdout, report.Markdown())
 	return err
 }
 
 // readPlan reads the compute quota changes of a plan in `terraform show -json` form.
-func readPlan(ctx context.Context, path string, stdin io.Reader) (provider.PlanReview, error) {
+func readPlan(path string, stdin io.Reader) (review.Plan, error) {
 	r := stdin
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return provider.PlanReview{}, err
+			return review.Plan{}, err
 		}
 		defer f.Close()
 		r = f
 	}
-	return provider.QuotaChangesOfPlan(ctx, r)
+	return review.ReadPlan(r)
 }

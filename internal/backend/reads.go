@@ -6,7 +6,7 @@ import (
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -24,9 +24,17 @@ type KueueState interface {
 	// Snapshot lists them, each kind once, every request sent once. A snapshot that cannot be
 	// made because the store refused reads it needs fails with a *ReadsRefused.
 	Snapshot(ctx context.Context) (KueueSnapshot, error)
-	// WithQuota is c as the store holds it once the team's quota is written as the ClusterQueue
-	// next (nil: deleted), with whatever else the store writes with it.
-	WithQuota(c admission.Cluster, team string, next *kueue.ClusterQueue) admission.Cluster
+	Placement
+}
+
+// Placement is where a planned quota goes in the store's Kueue objects. The admission preview
+// and a plan's review both place a change through it, so each store renders what it will hold.
+type Placement interface {
+	// WithQuota is c as the store holds it once the team's quota is written as planned (nil:
+	// deleted), with the instance types of cat and whatever else the store writes with it, and
+	// the ClusterQueue that holds the quota there. It fails only for a quota that quota.Plan
+	// refuses.
+	WithQuota(c admission.Cluster, cat *catalog.Catalog, team string, planned *quota.ResolvedConfig) (_ admission.Cluster, queue string, err error)
 }
 
 // KueueSnapshot is what the admission preview starts from.

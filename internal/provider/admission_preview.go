@@ -16,7 +16,7 @@ import (
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
@@ -112,38 +112,52 @@ func (p *admissionPreview) read(ctx context.Context) error {
 	return p.readErr
 }
 
-// warnQuotaChange adds, as a warning at at, the predicted effect of putting next in place of
-// the team's ClusterQueue name (next nil: deleting it; no ClusterQueue of that name yet:
-// creating it), and reports whether it previewed.
-func (p *admissionPreview) warnQuotaChange(ctx context.Context, at path.Path, team, name string, next *kueue.ClusterQueue, diags *diag.Diagnostics) bool {
+// warnQuotaChange adds, as a warning at at, the predicted effect of the team's quota becoming
+// planned (nil: deleting it; no quota of the team yet: creating it), with the instance types of
+// cat, and reports whether it previewed. The store places the quota as it will hold it.
+func (p *admissionPreview) warnQuotaChange(ctx context.Context, at path.Path, cat *catalog.Catalog, team string, planned *quota.ResolvedConfig, diags *diag.Diagnostics) bool {
 	if p == nil || p.off != "" {
 		return false
 	}
-	key := name + "\x00deleted"
-	if next != nil {
-		// The spec's JSON, not its %v: that prints the addresses its pointers hold, which differ
+	key := team + "\x00deleted"
+	if planned != nil {
+		// The quota's JSON, not its %v: that prints the addresses its pointers hold, which differ
 		// each time the same change is planned.
-		spec, err := json.Marshal(next.Spec)
+		resolved, err := json.Marshal(planned)
 		if err != nil {
 			return false
 		}
-		key = name + "\x00" + string(spec)
+		key = team + "\x00" + string(resolved)
 	}
 	return p.warn(ctx, at, key, diags, func(ctx context.Context) previewWarning {
-		outcome, err := p.planner.Effect(ctx, p.state.WithQuota(p.snap.Cluster, team, next), name)
+		after, queue, err := p.state.WithQuota(p.snap.Cluster, cat, team, planned)
+		if err != nil {
+			return previewWarning{cannot: fmt.Sprintf("the planned quota cannot be placed (%v)", err)}
+		}
+		outcome, err := p.planner.Effect(ctx, after, queue)
 		if err != nil {
 			return previewWarning{cannot: cannotPredict(err, p.budget)}
 		}
 		what := "this change of the quota"
 		switch {
-		case next == nil:
+		case planned == nil:
 			what = "deleting this quota"
-		case !slices.ContainsFunc(p.snap.Cluster.ClusterQueues, func(q kueue.ClusterQueue) bool { return q.Name == name }):
+		case !hasQueue(p.snap.Cluster, queue):
 			what = "creating this quota"
 		}
 		return previewWarning{summary: fmt.Sprintf("Admission preview: team %s", team), detail: fmt.Sprintf(
 			"What %s does to jobs (modelled on %s):\n\n%s\n%s", what, p.snap.Version, effectText(outcome), previewNote)}
 	})
+}
+
+// hasQueue reports whether c has the ClusterQueue queue.
+func hasQueue(c admission.Cluster, queue string) bool {
+	for _, q := range c.ClusterQueues {
+		if q.Name == queue {
+			return true
+		}
+	}
+	return false
 }
 
 // warnPriorityChange adds, as a warning at at, the predicted effect of the cluster scheduler

@@ -21,6 +21,7 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/localcluster"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/review"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/review/reviewinput"
 )
 
 // The guide "Reviewing quota changes" (templates/guides/reviewing-quota-changes.md.tmpl) shows
@@ -294,16 +295,19 @@ func runPlanReview(t *testing.T, planFile string) string {
 // hyperpod-plan-review makes it.
 func reviewOf(t *testing.T, shown string) review.Report {
 	t.Helper()
-	plan, err := QuotaChangesOfPlan(context.Background(), strings.NewReader(shown))
+	plan, err := review.ReadPlan(strings.NewReader(shown))
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := kube.ReviewInput(context.Background(), kube.NewClientFromConfig(acc.config, kube.RetrySettings{}))
+	in, err := reviewinput.Read(context.Background(), kube.NewClientFromConfig(acc.config, kube.RetrySettings{}), plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in.Changes, in.Catalog, in.InstanceTypesUnknown, in.Store = plan.Changes, plan.Catalog, plan.InstanceTypesUnknown, plan.Store
-	return review.Build(in)
+	r, err := review.Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // checkKueueCarriesOut waits for Kueue to admit every Workload the review says starts and to

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"math/big"
 	"runtime"
 	"strconv"
 	"strings"
@@ -20,10 +21,12 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/acctest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/review"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/review/reviewinput"
 )
 
 // planJSON runs plan -json -detailed-exitcode and returns its diagnostics.
@@ -136,17 +139,19 @@ func previewStory(t *testing.T, p previewPath, lender, borrower, extra string) {
 	cli.writeConfig(config(2, true) + e2eTeam(extra, `  resources = [{ instance_type = "ml.g5.12xlarge", count = 2 }]`))
 	cli.mustRun(2*time.Minute, "plan", "-out=tfplan", "-input=false", "-no-color")
 	shown := cli.mustRun(time.Minute, "show", "-json", "tfplan")
-	plan, err := QuotaChangesOfPlan(context.Background(), strings.NewReader(shown.stdout))
+	plan, err := review.ReadPlan(strings.NewReader(shown.stdout))
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes := plan.Changes
-	in, err := kube.ReviewInput(context.Background(), p.kube)
+	in, err := reviewinput.Read(context.Background(), p.kube, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in.Changes, in.Catalog = changes, plan.Catalog
-	report := review.Build(in).Markdown()
+	built, err := review.Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := built.Markdown()
 	for _, part := range []string{
 		"| `hyperpod_compute_quota." + strings.ReplaceAll(lender, "-", "_") + "` | " + lender + " | update |",
 		"| `hyperpod_compute_quota." + strings.ReplaceAll(extra, "-", "_") + "` | " + extra + " | create |",
@@ -169,17 +174,22 @@ func previewStory(t *testing.T, p previewPath, lender, borrower, extra string) {
 	if _, err := p.jobs.workloadOf(borrower, "next", admitted, time.Minute); err != nil {
 		t.Errorf("the preview said %s is admitted: %v", nextRef, err)
 	}
-	// The review rendered the lender's quota as the apply wrote it.
-	for _, c := range changes {
+	// The review placed the lender's quota as the apply wrote it.
+	for _, c := range plan.Changes {
 		if c.Team != lender {
 			continue
 		}
+		placed, queue, err := in.Store.WithQuota(admission.Cluster{}, plan.Catalog, c.Team, c.Planned)
+		if err != nil || len(placed.ClusterQueues) != 1 {
+			t.Fatalf("placing the review's quota of %s: %v, %+v", lender, err, placed.ClusterQueues)
+		}
+		want := placed.ClusterQueues[0]
 		var live kueue.ClusterQueue
-		if _, err := p.kube.Get(context.Background(), kueue.ClusterQueues, "", c.ClusterQueue, &live); err != nil {
+		if _, err := p.kube.Get(context.Background(), kueue.ClusterQueues, "", queue, &live); err != nil {
 			t.Fatal(err)
 		}
-		if !equality.Semantic.DeepEqual(live.Spec.ResourceGroups, c.After.Spec.ResourceGroups) || live.Spec.CohortName != c.After.Spec.CohortName {
-			t.Errorf("the review's ClusterQueue of %s differs from the applied one:\n review %+v\n live   %+v", lender, c.After.Spec, live.Spec)
+		if !equality.Semantic.DeepEqual(live.Spec.ResourceGroups, want.Spec.ResourceGroups) || live.Spec.CohortName != want.Spec.CohortName {
+			t.Errorf("the review's ClusterQueue of %s differs from the applied one:\n review %+v\n live   %+v", lender, want.Spec, live.Spec)
 		}
 	}
 	// Destroying a queue waits while Kueue holds admitted workloads: end them first.
@@ -189,14 +199,37 @@ func previewStory(t *testing.T, p previewPath, lender, borrower, extra string) {
 	}
 }
 
-// failingState is a cluster that cannot be reached, counting the reads sent to it.
-// queueOnly places a quota as the Kubernetes path's store holds it: its ClusterQueue alone.
-type queueOnly struct{}
-
-func (queueOnly) WithQuota(c admission.Cluster, team string, next *kueue.ClusterQueue) admission.Cluster {
-	return c.WithQueue(quota.ClusterQueueName(team), next)
+// queueOnly places a quota as the Kubernetes path's store holds it: its ClusterQueue alone, the
+// one queues gives the team, or an empty one of the team's name.
+type queueOnly struct {
+	queues map[string]*kueue.ClusterQueue
 }
 
+func (q queueOnly) WithQuota(c admission.Cluster, _ *catalog.Catalog, team string, planned *quota.ResolvedConfig) (admission.Cluster, string, error) {
+	name := quota.ClusterQueueName(team)
+	if planned == nil {
+		return c.WithQueue(name, nil), name, nil
+	}
+	next := q.queues[team]
+	if next == nil {
+		next = &kueue.ClusterQueue{}
+		next.Name = name
+	}
+	return c.WithQueue(name, next), name, nil
+}
+
+// plannedQuota is a planned quota of team, resolved afresh each time.
+func plannedQuota(t testing.TB, team string) *quota.ResolvedConfig {
+	t.Helper()
+	rc, problems := quota.Plan(catalog.Builtin(), quota.Config{Name: team, Team: team, Resources: []quota.Entry{
+		{InstanceType: "ml.g5.12xlarge", Count: new(int64(1))}, {InstanceType: "ml.c5.9xlarge", VCPU: big.NewRat(29, 10)}}})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	return &rc
+}
+
+// failingState is a cluster that cannot be reached, counting the reads sent to it.
 type failingState struct {
 	queueOnly
 	reads *int
@@ -211,25 +244,20 @@ func (f failingState) Snapshot(context.Context) (backend.KueueSnapshot, error) {
 // (and again when that change is planned again), and the plan goes on, with one read per run
 // whatever the number of changes; previews turned off read nothing and say nothing.
 func TestAdmissionPreviewWithoutCluster(t *testing.T) {
-	prior := &kueue.ClusterQueue{}
-	prior.Name = quota.ClusterQueueName("t")
-	next := *prior
-	next.Spec.CohortName = "c"
+	next := plannedQuota(t, "t")
 	reads := 0
 	p := &admissionPreview{state: failingState{reads: &reads}}
 	for range 2 {
 		var diags diag.Diagnostics
-		if p.warnQuotaChange(context.Background(), path.Root("resources"), "t", prior.Name, &next, &diags) {
+		if p.warnQuotaChange(context.Background(), path.Root("resources"), nil, "t", next, &diags) {
 			t.Error("warnQuotaChange reported a preview it could not make")
 		}
 		if len(diags) != 1 || diags[0].Summary() != "No admission preview" || !strings.Contains(diags[0].Detail(), "connection refused") {
 			t.Errorf("diagnostics = %v, want one warning that names the failure", diags)
 		}
 	}
-	other := next
-	other.Name = quota.ClusterQueueName("u")
 	var later diag.Diagnostics
-	if p.warnQuotaChange(context.Background(), path.Root("resources"), "u", other.Name, &other, &later) || len(later) != 0 {
+	if p.warnQuotaChange(context.Background(), path.Root("resources"), nil, "u", plannedQuota(t, "u"), &later) || len(later) != 0 {
 		t.Errorf("a second change of the plan: %v, want no warning (the first change's stands for all)", later)
 	}
 	if reads != 1 {
@@ -238,13 +266,13 @@ func TestAdmissionPreviewWithoutCluster(t *testing.T) {
 	reads = 0
 	var diags diag.Diagnostics
 	off := &admissionPreview{off: "admission_preview = false", state: failingState{reads: &reads}}
-	if off.warnQuotaChange(context.Background(), path.Root("resources"), "t", prior.Name, &next, &diags) || len(diags) != 0 || reads != 0 {
+	if off.warnQuotaChange(context.Background(), path.Root("resources"), nil, "t", next, &diags) || len(diags) != 0 || reads != 0 {
 		t.Errorf("previews off: %d reads, %v", reads, diags)
 	}
 	// A cluster that does not exist yet (the provider's configuration waits for it): no read,
 	// and a warning that says why.
 	notYet := &admissionPreview{unavailable: "the provider's host are not known until apply", state: failingState{reads: &reads}}
-	if notYet.warnQuotaChange(context.Background(), path.Root("resources"), "t", prior.Name, &next, &diags) || reads != 0 ||
+	if notYet.warnQuotaChange(context.Background(), path.Root("resources"), nil, "t", next, &diags) || reads != 0 ||
 		len(diags) != 1 || !strings.Contains(diags[0].Detail(), "host are not known until apply") {
 		t.Errorf("provider configuration not known: %d reads, %v", reads, diags)
 	}
@@ -264,11 +292,11 @@ func TestAdmissionPreviewBound(t *testing.T) {
 	p := &admissionPreview{state: emptyState{}}
 	previews, skipped := 0, 0
 	for i := range maxPreviews + 980 {
-		next := kueue.ClusterQueue{}
-		next.Name = quota.ClusterQueueName("t" + strconv.Itoa(i))
+		team := "t" + strconv.Itoa(i)
+		next := plannedQuota(t, team)
 		for range 2 {
 			var diags diag.Diagnostics
-			if p.warnQuotaChange(context.Background(), path.Root("resources"), "t", next.Name, &next, &diags) {
+			if p.warnQuotaChange(context.Background(), path.Root("resources"), nil, team, next, &diags) {
 				previews++
 			} else if len(diags) == 1 && strings.Contains(diags[0].Detail(), "changes more than") {
 				skipped++
@@ -383,14 +411,14 @@ func (s refusingState) Snapshot(context.Context) (backend.KueueSnapshot, error) 
 
 // planChanges plans n quota changes through p, each twice (the fast path, then the framework),
 // and returns the warnings of each change's last plan, which is what Terraform prints.
-func planChanges(p *admissionPreview, n int) (warnings []diag.Diagnostic, previews int) {
+func planChanges(t testing.TB, p *admissionPreview, n int) (warnings []diag.Diagnostic, previews int) {
 	for i := range n {
-		next := kueue.ClusterQueue{}
-		next.Name = quota.ClusterQueueName("t" + strconv.Itoa(i))
+		team := "t" + strconv.Itoa(i)
+		next := plannedQuota(t, team)
 		var diags diag.Diagnostics
 		for range 2 {
 			diags = nil
-			if p.warnQuotaChange(context.Background(), path.Root("resources"), "t", next.Name, &next, &diags) {
+			if p.warnQuotaChange(context.Background(), path.Root("resources"), nil, team, next, &diags) {
 				previews++
 			}
 		}
@@ -403,13 +431,13 @@ func planChanges(p *admissionPreview, n int) (warnings []diag.Diagnostic, previe
 // the preview needs the read, no change is previewed; when it does not, the previews are made.
 func TestAdmissionPreviewRefusedReads(t *testing.T) {
 	const wpc = "list workloadpriorityclasses.kueue.x-k8s.io"
-	warnings, previews := planChanges(&admissionPreview{state: refusingState{required: []string{wpc}}}, 1000)
+	warnings, previews := planChanges(t, &admissionPreview{state: refusingState{required: []string{wpc}}}, 1000)
 	if previews != 0 || len(warnings) != 1 || warnings[0].Summary() != "Admission preview: a read was refused" ||
 		!strings.Contains(warnings[0].Detail(), wpc) || !strings.Contains(warnings[0].Detail(), testGrant) {
 		t.Errorf("a required read refused: %d previews, warnings %v; want none and one that names %q and the role", previews, warnings, wpc)
 	}
 	const deployment = "get deployments.apps kueue-system/kueue-controller-manager"
-	warnings, previews = planChanges(&admissionPreview{state: refusingState{optional: []string{deployment}}}, 3)
+	warnings, previews = planChanges(t, &admissionPreview{state: refusingState{optional: []string{deployment}}}, 3)
 	refused := 0
 	for _, w := range warnings {
 		if w.Summary() == "Admission preview: a read was refused" {
@@ -433,7 +461,7 @@ func TestAdmissionPreviewWarningsPerPlan(t *testing.T) {
 		"unavailable": {unavailable: "the provider's host are not known until apply", state: failingState{reads: &reads}},
 		"reachable":   {state: emptyState{}},
 	} {
-		warnings, previews := planChanges(p, 1000)
+		warnings, previews := planChanges(t, p, 1000)
 		notes := 0
 		for _, w := range warnings {
 			if !strings.HasPrefix(w.Summary(), "Admission preview: team") {
@@ -459,9 +487,9 @@ func TestAdmissionPreviewNewQuota(t *testing.T) {
 		Workloads:       []kueue.Workload{pending},
 	}
 	next := at.MakeClusterQueue(name).ResourceGroup(at.MakeFlavorQuotas("p4").Resource(gpu, "4").Obj()).Obj()
-	p := &admissionPreview{state: clusterState{c: c}}
+	p := &admissionPreview{state: clusterState{queueOnly: queueOnly{queues: map[string]*kueue.ClusterQueue{"new": &next}}, c: c}}
 	var diags diag.Diagnostics
-	if !p.warnQuotaChange(context.Background(), path.Root("resources"), "new", name, &next, &diags) || len(diags) != 1 {
+	if !p.warnQuotaChange(context.Background(), path.Root("resources"), nil, "new", plannedQuota(t, "new"), &diags) || len(diags) != 1 {
 		t.Fatalf("a new quota: %v, want one preview", diags)
 	}
 	for _, want := range []string{"creating this quota", "admitted ns-new/job on p4"} {
@@ -483,7 +511,7 @@ func TestAdmissionPreviewBudget(t *testing.T) {
 		Workloads:       []kueue.Workload{at.MakeWorkload("p", "ns-a").Queue("lq").Request(gpu, "8").Obj()},
 	}
 	p := &admissionPreview{state: clusterState{c: c}, budget: time.Nanosecond}
-	warnings, previews := planChanges(p, 3)
+	warnings, previews := planChanges(t, p, 3)
 	if previews != 0 || len(warnings) != 1 || warnings[0].Summary() != "No admission preview" ||
 		!strings.Contains(warnings[0].Detail(), "took longer than 1ns in all") {
 		t.Errorf("%d previews, warnings %v; want none and one that says the previews took too long", previews, warnings)
@@ -491,20 +519,14 @@ func TestAdmissionPreviewBudget(t *testing.T) {
 }
 
 // The fast path and then the framework plan the same change from models of their own: the same
-// ClusterQueue rendered twice, with pointers of its own each time, is the same change, and
-// carries the plan's one warning both times.
-func TestAdmissionPreviewSameChangeRenderedTwice(t *testing.T) {
-	render := func() *kueue.ClusterQueue {
-		cq := at.MakeClusterQueue(quota.ClusterQueueName("t")).Cohort("c").
-			ResourceGroup(at.MakeFlavorQuotas("p4").Resource("nvidia.com/gpu", "4").Obj()).
-			Preemption(kueue.PreemptionLowerPriority, kueue.PreemptionAny, kueue.PreemptionNever).Obj()
-		return &cq
-	}
+// quota resolved twice, with pointers of its own each time, is the same change, and carries the
+// plan's one warning both times.
+func TestAdmissionPreviewSameChangeResolvedTwice(t *testing.T) {
 	reads := 0
 	p := &admissionPreview{state: failingState{reads: &reads}}
 	for i := range 2 {
 		var diags diag.Diagnostics
-		p.warnQuotaChange(context.Background(), path.Root("resources"), "t", quota.ClusterQueueName("t"), render(), &diags)
+		p.warnQuotaChange(context.Background(), path.Root("resources"), nil, "t", plannedQuota(t, "t"), &diags)
 		if len(diags) != 1 {
 			t.Errorf("plan %d of the same change: %v, want the plan's warning", i+1, diags)
 		}

@@ -115,8 +115,7 @@ func (r *computeQuotaResource) previewDeletion(ctx context.Context, req resource
 // changes nothing Kueue admits by reads nothing; values not known until apply cannot be previewed.
 func (r *computeQuotaResource) previewChange(ctx context.Context, prior, planned *computeQuotaModel, rc *quota.ResolvedConfig, diags *diag.Diagnostics) bool {
 	if planned == nil {
-		team := prior.Team.ValueString()
-		return r.data.preview.warnQuotaChange(ctx, path.Root("resources"), team, quota.ClusterQueueName(team), nil, diags)
+		return r.data.preview.warnQuotaChange(ctx, path.Root("resources"), r.data.catalog, prior.Team.ValueString(), nil, diags)
 	}
 	if prior != nil && admitsAlike(*prior, *planned) {
 		return false
@@ -124,12 +123,7 @@ func (r *computeQuotaResource) previewChange(ctx context.Context, prior, planned
 	if !rc.Known() {
 		return false
 	}
-	team := planned.Team.ValueString()
-	next, err := quota.RenderClusterQueue(r.data.catalog, *rc)
-	if err != nil {
-		return false
-	}
-	return r.data.preview.warnQuotaChange(ctx, path.Root("resources"), team, next.Name, &next, diags)
+	return r.data.preview.warnQuotaChange(ctx, path.Root("resources"), r.data.catalog, planned.Team.ValueString(), rc, diags)
 }
 
 // admitsAlike reports whether two quotas give Kueue the same ClusterQueue to admit by.

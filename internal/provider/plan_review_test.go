@@ -3,172 +3,116 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/review"
 )
 
-// planJSON is a saved plan as `terraform show -json` prints it: the hyperpod provider block's
-// instance_types expression (nil: the block sets none) and one new quota per instance type.
-func planJSON(t *testing.T, instanceTypes any, quotaTypes ...string) string {
-	t.Helper()
-	plan := map[string]any{"format_version": "1.2"}
-	if instanceTypes != nil {
-		plan["configuration"] = map[string]any{"provider_config": map[string]any{
-			"hyperpod": map[string]any{"name": "hyperpod", "full_name": "registry.terraform.io/quotaworks/hyperpod",
-				"expressions": map[string]any{"instance_types": instanceTypes}},
-		}}
-	}
-	var changes []any
-	for i, typ := range quotaTypes {
-		team := "team" + string(rune('a'+i))
-		changes = append(changes, map[string]any{
-			"address": "hyperpod_compute_quota." + team, "mode": "managed", "type": "hyperpod_compute_quota",
-			"change": map[string]any{"actions": []string{"create"}, "before": nil, "after": map[string]any{
-				"name": team, "team": team, "resources": []any{map[string]any{"instance_type": typ, "count": 1}},
-			}},
-		})
-	}
-	plan["resource_changes"] = changes
-	b, err := json.Marshal(plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+// plannedQuotas are compute quotas' values as `terraform show -json` prints them, which the
+// review reads without the provider: between them, every attribute that plans a quota.
+var plannedQuotas = []string{
+	`{"name": "full", "description": "every attribute", "team": "ml", "activation_state": "Disabled",
+	  "preempt_team_tasks": "Never", "fair_share_weight": 30, "cohort": "research",
+	  "resource_sharing": {"strategy": "LendAndBorrow", "borrow_limit": 80, "absolute_borrow_limits": [
+	    {"instance_type": "ml.g5.12xlarge", "count": 1},
+	    {"instance_type": "ml.g5.48xlarge", "accelerators": 2, "vcpu": 8.5, "memory_in_gib": 2.9},
+	    {"instance_type": "ml.p4d.24xlarge", "accelerator_partition": {"type": "mig-1g.5gb", "count": 4}}]},
+	  "resources": [
+	    {"instance_type": "ml.g5.12xlarge", "count": 2, "efa": 1},
+	    {"instance_type": "ml.c5.9xlarge", "vcpu": 2.9, "memory_in_gib": 0.1},
+	    {"instance_type": "ml.p4d.24xlarge", "accelerator_partition": {"type": "mig-1g.5gb", "count": 2}},
+	    {"instance_type": "ml.g5.48xlarge", "accelerators": 3}],
+	  "tags": {"a": "b"}, "tags_all": {"a": "b"}, "id": "ml", "drift": []}`,
+	`{"name": "least", "team": "ml", "resource_sharing": null, "resources": [{"instance_type": "ml.g5.12xlarge", "count": 1}]}`,
+	`{"name": "empty", "team": "ml", "resource_sharing": {"strategy": "Lend", "absolute_borrow_limits": []}, "resources": []}`,
 }
 
-func TestQuotaChangesOfPlanInstanceTypes(t *testing.T) {
-	const (
-		custom  = "ml.custom.xlarge"
-		builtin = "ml.g5.12xlarge"
-	)
-	customGPUs, overriddenVCPU := int64(6), 40.0
-	constant := map[string]any{"constant_value": map[string]any{
-		custom:  map[string]any{"accelerators": customGPUs, "vcpu": 48, "memory_in_gib": 384},
-		builtin: map[string]any{"vcpu": overriddenVCPU},
-	}}
-	references := map[string]any{"references": []string{"var.types"}}
-	tests := []struct {
-		name          string
-		instanceTypes any
-		quotaTypes    []string
-		// notPredicted are the quota types whose changes are not predicted.
-		notPredicted []string
-		wantUnknown  string
-		wantErr      string
-	}{
-		{name: "constant: a type defined only there and an override", instanceTypes: constant, quotaTypes: []string{custom, builtin}},
-		{name: "references: the built-in figures, said so; a type only the provider knows is not predicted",
-			instanceTypes: references, quotaTypes: []string{custom, builtin}, notPredicted: []string{custom}, wantUnknown: "var.types"},
-		{name: "an expression terraform show does not evaluate", instanceTypes: map[string]any{},
-			quotaTypes: []string{builtin}, wantUnknown: "does not include"},
-		{name: "no provider block: the built-in catalog", quotaTypes: []string{builtin}},
-		{name: "an invalid override is the provider's error", quotaTypes: []string{builtin},
-			instanceTypes: map[string]any{"constant_value": map[string]any{custom: map[string]any{"accelerators": 2}}},
-			wantErr:       custom},
+// notPlanning are the compute quota's attributes that do not plan its quota: the store's
+// record, ownership, drift, timeouts and tags.
+var notPlanning = []string{"id", "cluster_queue_name", "quota_id", "arn", "version", "status", "owner_id", "drift",
+	"timeouts", "tags", "tags_all"}
+
+// The review reads a plan's compute quotas without the provider, and so must read them as the
+// provider does: the same configuration from the same values, and every attribute that plans a
+// quota among those values.
+func TestPlannedQuotaReadsAsTheProvider(t *testing.T) {
+	ctx := context.Background()
+	var sch resource.SchemaResponse
+	(&computeQuotaResource{}).Schema(ctx, resource.SchemaRequest{}, &sch)
+	typ := sch.Schema.Type().TerraformType(ctx)
+	set := map[string]bool{}
+	for _, raw := range plannedQuotas {
+		v, err := tftypes.ValueFromJSONWithOpts([]byte(raw), typ, tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m computeQuotaModel
+		if d := getModel(ctx, tfsdk.State{Raw: v, Schema: sch.Schema}, &m); d.HasError() {
+			t.Fatal(d)
+		}
+		want := quotaConfigFromModel(m)
+		got, err := review.PlannedQuota(json.RawMessage(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got == nil || !reflect.DeepEqual(*got, want) {
+			t.Errorf("the review reads\n%s\nas\n %+v\nthe provider as\n %+v", raw, got, want)
+		}
+		var values any
+		if err := json.Unmarshal([]byte(raw), &values); err != nil {
+			t.Fatal(err)
+		}
+		setPaths(values, "", set)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := QuotaChangesOfPlan(context.Background(), strings.NewReader(planJSON(t, tt.instanceTypes, tt.quotaTypes...)))
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "instance_types") {
-					t.Fatalf("want an error on instance_types naming %s, got %v", tt.wantErr, err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if (tt.wantUnknown == "") != (got.InstanceTypesUnknown == "") || !strings.Contains(got.InstanceTypesUnknown, tt.wantUnknown) {
-				t.Errorf("InstanceTypesUnknown: got %q, want one with %q", got.InstanceTypesUnknown, tt.wantUnknown)
-			}
-			if len(got.Changes) != len(tt.quotaTypes) {
-				t.Fatalf("got %d changes, want %d", len(got.Changes), len(tt.quotaTypes))
-			}
-			for i, c := range got.Changes {
-				typ := tt.quotaTypes[i]
-				wantNotPredicted := false
-				for _, n := range tt.notPredicted {
-					wantNotPredicted = wantNotPredicted || n == typ
-				}
-				if wantNotPredicted {
-					if c.After != nil || !strings.Contains(c.NotPredicted, typ) || !strings.Contains(c.NotPredicted, tt.wantUnknown) {
-						t.Errorf("%s: want not predicted, naming %s and why, got %q (After %v)", c.Address, typ, c.NotPredicted, c.After)
-					}
-					continue
-				}
-				if c.NotPredicted != "" || c.After == nil {
-					t.Fatalf("%s: want predicted, got not predicted: %q", c.Address, c.NotPredicted)
-				}
-				it, ok := got.Catalog.Lookup(typ)
-				if !ok {
-					t.Fatalf("the review's catalog lacks %s", typ)
-				}
-				// One instance of the type: its flavor's GPU quota is the catalog's figure.
-				flavors := c.After.Spec.ResourceGroups[0].Flavors
-				if flavors[0].Name != typ {
-					t.Fatalf("%s: flavor %s, want %s", c.Address, flavors[0].Name, typ)
-				}
-				for _, r := range flavors[0].Resources {
-					if r.Name == "nvidia.com/gpu" && r.NominalQuota.Value() != it.Accelerators {
-						t.Errorf("%s: %s GPUs, want %d", c.Address, r.NominalQuota.String(), it.Accelerators)
-					}
-				}
-			}
-			customIt, hasCustom := got.Catalog.Lookup(custom)
-			builtinIt, _ := got.Catalog.Lookup(builtin)
-			base, _ := catalog.Builtin().Lookup(builtin)
-			if tt.instanceTypes != nil && tt.wantUnknown == "" {
-				if !hasCustom || customIt.Accelerators != customGPUs || builtinIt.VCPU != overriddenVCPU {
-					t.Errorf("the catalog is not the provider block's: %s %+v, %s %+v", custom, customIt, builtin, builtinIt)
-				}
-			} else if hasCustom || builtinIt.VCPU != base.VCPU {
-				t.Errorf("without the provider block's instance_types the catalog must be the built-in one: %s %v, %s %+v",
-					custom, hasCustom, builtin, builtinIt)
-			}
-		})
+	for _, p := range attributePaths(typ, "") {
+		if !set[p] && !slices.Contains(notPlanning, strings.Split(p, ".")[0]) {
+			t.Errorf("no planned quota above sets %s: add it, so the review is held to reading it as the provider does", p)
+		}
 	}
 }
 
-// A plan whose provider block writes through the SageMaker API is reviewed with the quotas
-// placed as the task-governance add-on writes them: a new team's quota comes with its
-// LocalQueue, so a job already waiting in the team's namespace starts.
-func TestQuotaChangesOfPlanStore(t *testing.T) {
-	const team = "newteam"
-	for _, tc := range []struct {
-		name        string
-		expressions map[string]any
-		wantQueue   bool
-	}{
-		{"kubernetes", map[string]any{"config_path": map[string]any{"constant_value": "~/.kube/config"}}, false},
-		{"task governance", map[string]any{"task_governance": []any{map[string]any{}}}, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			plan := map[string]any{"format_version": "1.2", "configuration": map[string]any{"provider_config": map[string]any{
-				"hyperpod": map[string]any{"name": "hyperpod", "full_name": "registry.terraform.io/quotaworks/hyperpod",
-					"expressions": tc.expressions}}}}
-			raw, err := json.Marshal(plan)
-			if err != nil {
-				t.Fatal(err)
-			}
-			review, err := QuotaChangesOfPlan(context.Background(), strings.NewReader(string(raw)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var c admission.Cluster
-			c = review.Store.WithQuota(c, team, &kueue.ClusterQueue{})
-			got := slices.ContainsFunc(c.LocalQueues, func(lq kueue.LocalQueue) bool {
-				return lq.Namespace == quota.NamespaceName(team) && lq.Name == quota.LocalQueueName(team) &&
-					lq.Spec.ClusterQueue == quota.ClusterQueueName(team)
-			})
-			if got != tc.wantQueue {
-				t.Errorf("the team's LocalQueue placed with its quota: %v, want %v (%+v)", got, tc.wantQueue, c.LocalQueues)
-			}
-		})
+// attributePaths are the paths of typ's attributes that hold values ("resources.count"), a
+// list's elements sharing their list's path.
+func attributePaths(typ tftypes.Type, at string) []string {
+	switch t := typ.(type) {
+	case tftypes.Object:
+		var out []string
+		for name, a := range t.AttributeTypes {
+			out = append(out, attributePaths(a, strings.TrimPrefix(at+"."+name, "."))...)
+		}
+		return out
+	case tftypes.List:
+		if _, ok := t.ElementType.(tftypes.Object); ok {
+			return attributePaths(t.ElementType, at)
+		}
+	}
+	return []string{at}
+}
+
+// setPaths adds the paths of v's non-null values to set, as attributePaths names them.
+func setPaths(v any, at string, set map[string]bool) {
+	switch v := v.(type) {
+	case nil:
+	case map[string]any:
+		if len(v) > 0 && at != "" {
+			set[at] = true // a map attribute (tags) is a value of its own
+		}
+		for k, e := range v {
+			setPaths(e, strings.TrimPrefix(at+"."+k, "."), set)
+		}
+	case []any:
+		set[at] = true
+		for _, e := range v {
+			setPaths(e, at, set)
+		}
+	default:
+		set[at] = true
 	}
 }

@@ -16,20 +16,19 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
 // Role is the read-only ClusterRole that grants every read of a review, and of the plan before it.
 const Role = "examples/rbac/plan-review-clusterrole.yaml"
 
-// Change is one compute quota change of a plan, as the ClusterQueue it leaves.
+// Change is one compute quota change of a plan, as the quota it leaves.
 type Change struct {
 	// Address is the resource instance's address in the plan.
 	Address string
 	Team    string
-	// ClusterQueue is the team's ClusterQueue name.
-	ClusterQueue string
-	// After is the ClusterQueue the change leaves; nil when it deletes the quota.
-	After *kueue.ClusterQueue
+	// Planned is the quota the change leaves, as planned; nil when it deletes the quota.
+	Planned *quota.ResolvedConfig
 	// Actions are Terraform's ("create", "update", "delete", ...).
 	Actions []string
 	// NotPredicted says why the change cannot be predicted; such a change is left out of the
@@ -53,14 +52,16 @@ type Input struct {
 	// Refused are the reads the cluster refused and the prediction is made without, as RBAC
 	// names them ("get deployments.apps kueue-system/kueue-controller-manager").
 	Refused []string
-	// Store places a changed quota in the cluster as the store writes it (the task-governance
-	// add-on writes the team's LocalQueue with it); nil places the ClusterQueue alone.
+	// Store places a changed quota in the cluster as the plan's store writes it (the
+	// task-governance add-on writes the team's LocalQueue with it).
 	Store Placement
 }
 
-// Placement puts a team's quota, as the ClusterQueue next (nil: deleted), into a cluster.
+// Placement puts a team's quota, as planned (nil: deleted), into a cluster as a store holds it,
+// rendered with the instance types of cat; queue is the ClusterQueue that holds it. The
+// backends' placements, which the provider's admission preview places its changes with too.
 type Placement interface {
-	WithQuota(c admission.Cluster, team string, next *kueue.ClusterQueue) admission.Cluster
+	WithQuota(c admission.Cluster, cat *catalog.Catalog, team string, planned *quota.ResolvedConfig) (_ admission.Cluster, queue string, err error)
 }
 
 // Report is the combined effect of a plan's quota changes.
@@ -92,16 +93,17 @@ func (c InstanceTypeCapacity) Overcommitted() bool {
 	return c.Known && (u.Accelerators < 0 || u.VCPU < 0 || u.MemoryGiB < 0)
 }
 
-// Build predicts the plan's combined effect and compares its quotas with capacity.
-func Build(in Input) Report {
+// Build predicts the plan's combined effect and compares its quotas with capacity. It fails
+// for a change the store cannot place (a quota quota.Plan refuses).
+func Build(in Input) (Report, error) {
 	after := in.Now
 	for _, c := range in.Changes {
-		switch {
-		case c.NotPredicted != "":
-		case in.Store != nil:
-			after = in.Store.WithQuota(after, c.Team, c.After)
-		default:
-			after = after.WithQueue(c.ClusterQueue, c.After)
+		if c.NotPredicted != "" {
+			continue
+		}
+		var err error
+		if after, _, err = in.Store.WithQuota(after, in.Catalog, c.Team, c.Planned); err != nil {
+			return Report{}, fmt.Errorf("%s: %w", c.Address, err)
 		}
 	}
 	r := Report{Changes: in.Changes, Version: in.Version, InstanceTypesUnknown: in.InstanceTypesUnknown,
@@ -114,7 +116,7 @@ func Build(in Input) Report {
 		}
 		r.Capacity = append(r.Capacity, row)
 	}
-	return r
+	return r, nil
 }
 
 // live leaves out ClusterQueues being deleted: their quota is no longer claimed.
@@ -128,17 +130,15 @@ func live(queues []kueue.ClusterQueue) []kueue.ClusterQueue {
 	return out
 }
 
-// instanceTypes are the flavors the predicted changes' ClusterQueues name, sorted.
+// instanceTypes are the instance types of the predicted changes' quotas (a flavor each), sorted.
 func instanceTypes(changes []Change) []string {
 	seen := map[string]bool{}
 	for _, c := range changes {
-		if c.After == nil || c.NotPredicted != "" {
+		if c.Planned == nil || c.NotPredicted != "" {
 			continue
 		}
-		for _, rg := range c.After.Spec.ResourceGroups {
-			for _, f := range rg.Flavors {
-				seen[f.Name] = true
-			}
+		for _, r := range c.Planned.Resources {
+			seen[r.Configured.InstanceType] = true
 		}
 	}
 	out := make([]string, 0, len(seen))

@@ -8,6 +8,7 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission/admissiontest"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
 // A change the plan does not hold the figures of is left out of the prediction, and the report
@@ -30,7 +31,13 @@ func TestBuildInstanceTypesUnknown(t *testing.T) {
 		ResourceFlavors: []kueue.ResourceFlavor{admissiontest.MakeResourceFlavor(gpuType)},
 		Workloads:       []kueue.Workload{pending},
 	}
-	raise := Change{Address: "hyperpod_compute_quota.a", Team: "a", ClusterQueue: queue, After: quotaOf("1"), Actions: []string{"update"}}
+	planned, problems := quota.Plan(catalog.Builtin(), quota.Config{Name: "a", Team: "a",
+		Resources: []quota.Entry{{InstanceType: gpuType, Accelerators: new(int64(1))}}})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	raise := Change{Address: "hyperpod_compute_quota.a", Team: "a", Planned: &planned, Actions: []string{"update"}}
+	store := placeAs{"a": quotaOf("1")}
 	notPredicted := raise
 	notPredicted.NotPredicted = "ml.custom.xlarge is not in the built-in catalog, and " + reason
 
@@ -59,8 +66,11 @@ func TestBuildInstanceTypesUnknown(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := Build(Input{Changes: []Change{tt.change}, Now: now, Version: "Kueue v0.19", Catalog: catalog.Builtin(),
-				InstanceTypesUnknown: tt.unknown, Refused: tt.refused})
+			r, err := Build(Input{Changes: []Change{tt.change}, Now: now, Version: "Kueue v0.19", Catalog: catalog.Builtin(),
+				InstanceTypesUnknown: tt.unknown, Refused: tt.refused, Store: store})
+			if err != nil {
+				t.Fatal(err)
+			}
 			if starts := len(r.Effect.Team(queue).Admitted) == 1; starts != tt.wantStarts {
 				t.Errorf("the pending job starts: got %v, want %v (%+v)", starts, tt.wantStarts, r.Effect)
 			}
@@ -77,4 +87,15 @@ func TestBuildInstanceTypesUnknown(t *testing.T) {
 			}
 		})
 	}
+}
+
+// placeAs places each team's quota as the ClusterQueue given for it.
+type placeAs map[string]*kueue.ClusterQueue
+
+func (p placeAs) WithQuota(c admission.Cluster, _ *catalog.Catalog, team string, planned *quota.ResolvedConfig) (admission.Cluster, string, error) {
+	q := p[team]
+	if planned == nil {
+		return c.WithQueue(q.Name, nil), q.Name, nil
+	}
+	return c.WithQueue(q.Name, q), q.Name, nil
 }

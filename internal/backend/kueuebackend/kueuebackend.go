@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
@@ -110,11 +109,6 @@ func (k kueueState) Snapshot(ctx context.Context) (backend.KueueSnapshot, error)
 		out.Refused = k.refused(s.Refused)
 	}
 	return out, nil
-}
-
-// WithQuota: a quota is its ClusterQueue alone; the team's LocalQueue is its namespace's.
-func (kueueState) WithQuota(c admission.Cluster, team string, next *kueue.ClusterQueue) admission.Cluster {
-	return c.WithQueue(quota.ClusterQueueName(team), next)
 }
 
 func (k kueueState) refused(reads []kube.RefusedRead) *backend.ReadsRefused {

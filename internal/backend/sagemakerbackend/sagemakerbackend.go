@@ -13,13 +13,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend/kueuebackend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/sagemakerclient"
 )
@@ -84,24 +82,6 @@ func (needsKubernetes) Usage(context.Context, string) (*quota.Usage, error) {
 
 func (needsKubernetes) Snapshot(context.Context) (backend.KueueSnapshot, error) {
 	return backend.KueueSnapshot{}, errNeedsKubernetes("Previewing what a change does to jobs reads the add-on's Kueue objects and Workloads")
-}
-
-// WithQuota needs no connection: it only places the quota in a snapshot.
-func (needsKubernetes) WithQuota(c admission.Cluster, team string, next *kueue.ClusterQueue) admission.Cluster {
-	return addonKueue{}.WithQuota(c, team, next)
-}
-
-// addonKueue is the Kueue reads of a cluster with the task-governance add-on, which writes a
-// team's LocalQueue with its quota's ClusterQueue: a new quota starts the jobs already waiting
-// in the team's namespace.
-type addonKueue struct{ backend.KueueState }
-
-func (addonKueue) WithQuota(c admission.Cluster, team string, next *kueue.ClusterQueue) admission.Cluster {
-	c = c.WithQueue(quota.ClusterQueueName(team), next)
-	if next == nil {
-		return c
-	}
-	return c.WithLocalQueue(quota.RenderLocalQueue(team, "")) // only its queue matters to admission
 }
 
 // grantPreviewReads says what grants the admission preview's reads on a cluster with the
