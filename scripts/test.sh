@@ -370,7 +370,6 @@ packages_with() {
 		fi
 	done
 }
-mapfile -t beside_packages < <(packages_with -xE "${beside}")
 mapfile -t shared_packages < <(packages_with -vxE "${beside}")
 
 # k8s_version <assets>: the Kubernetes release of an assets directory's API server.
@@ -437,6 +436,10 @@ acceptance() {
 		# and starts.
 		local here_packages
 		mapfile -t here_packages < <(packages_with -xE "^($(IFS='|'; printf '%s' "$*"))\$")
+		if ((${#here_packages[@]} == 0)); then
+			echo "no package holds a test that '$*' names: was one renamed?" >&2
+			exit 1
+		fi
 		run_beside "${log%.log}-beside.log" env -u HYPERPOD_LOCALCLUSTER_DIR go test -count=1 -timeout "${timeout}" \
 			"${here_packages[@]}" -run "^($(IFS='|'; printf '%s' "$*"))\$" ${skip_args[@]+"${skip_args[@]}"} -v
 	fi
