@@ -81,6 +81,38 @@ type kueueProcess struct {
 	done chan error
 }
 
+// exited reports whether the manager has exited, leaving its exit for whoever waits next.
+func (p *kueueProcess) exited() bool {
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return true
+	default:
+		return false
+	}
+}
+
+// startKueueManager starts the manager's process with a configuration of these ports.
+func startKueueManager(assets, dir, certDir, kubeconfigPath string, webhookPort, healthPort int, logFile *os.File) (*kueueProcess, error) {
+	configPath := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(configPath, []byte(kueueConfiguration(webhookPort, healthPort, certDir)), 0o600); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(filepath.Join(assets, KueueManagerBinary),
+		"--config", configPath, "--kubeconfig", kubeconfigPath, "--feature-gates=VisibilityOnDemand=false")
+	// The one change the assets script makes to Kueue's main: the metrics certificates, which
+	// Kueue otherwise reads from /etc/kueue/metrics/certs, come from here (metrics are off).
+	cmd.Env = append(os.Environ(), "KUEUE_METRICS_CERT_DIR="+certDir)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("kueue: starting %s: %w", cmd.Path, err)
+	}
+	p := &kueueProcess{cmd: cmd, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait() }()
+	return p, nil
+}
+
 // startKueue starts the manager, waits until it is ready and registers its webhooks. On a
 // timeout the error carries the tail of its log.
 func (c *Cluster) startKueue(ctx context.Context, assets, kubeconfig string, timeout time.Duration) error {
@@ -97,41 +129,39 @@ func (c *Cluster) startKueue(ctx context.Context, assets, kubeconfig string, tim
 	if err := writeFileAtomic(kubeconfigPath, []byte(kubeconfig), 0o600); err != nil {
 		return err
 	}
-	var webhookPort, healthPort int
-	if err := freeLoopbackPorts(&webhookPort, &healthPort); err != nil {
-		return err
-	}
-	configPath := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(configPath, []byte(kueueConfiguration(webhookPort, healthPort, certDir)), 0o600); err != nil {
-		return err
-	}
 	if _, err := c.Clientset.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: KueueNamespace}},
 		metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("kueue: creating namespace %s: %w", KueueNamespace, err)
 	}
-
 	logFile, err := c.openLog(KueueLog)
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(filepath.Join(assets, KueueManagerBinary),
-		"--config", configPath, "--kubeconfig", kubeconfigPath, "--feature-gates=VisibilityOnDemand=false")
-	// The one change the assets script makes to Kueue's main: the metrics certificates, which
-	// Kueue otherwise reads from /etc/kueue/metrics/certs, come from here (metrics are off).
-	cmd.Env = append(os.Environ(), "KUEUE_METRICS_CERT_DIR="+certDir)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("kueue: starting %s: %w", cmd.Path, err)
-	}
-	p := &kueueProcess{cmd: cmd, done: make(chan error, 1)}
-	go func() { p.done <- cmd.Wait() }()
-	c.kueue = p
-
 	fail := func(err error) error {
 		return fmt.Errorf("kueue: %w\n--- last lines of %s ---\n%s", err, logFile.Name(), TailFile(logFile.Name(), 30))
 	}
-	if err := waitKueueReady(ctx, p, healthPort, webhookPort, timeout); err != nil {
+	var webhookPort int
+	// The ports are free when chosen, but another process on the machine (a control plane
+	// starting beside this one) may take one before the manager binds it: then the manager
+	// exits, and starts again on other ports.
+	for attempt := 1; ; attempt++ {
+		var healthPort int
+		if err := freeLoopbackPorts(&webhookPort, &healthPort); err != nil {
+			return err
+		}
+		p, err := startKueueManager(assets, dir, certDir, kubeconfigPath, webhookPort, healthPort, logFile)
+		if err != nil {
+			return err
+		}
+		c.kueue = p
+		err = waitKueueReady(ctx, p, healthPort, webhookPort, timeout)
+		if err == nil {
+			break
+		}
+		if attempt < 3 && p.exited() && strings.Contains(TailFile(logFile.Name(), 5), "address already in use") {
+			c.kueue = nil
+			continue
+		}
 		return fail(err)
 	}
 	if err := registerKueueWebhooks(ctx, c.RESTConfig, assets, webhookPort, caPEM); err != nil {
