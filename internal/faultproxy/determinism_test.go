@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -107,7 +108,9 @@ func runClients(t *testing.T, seed int64, clients, rounds int, order uint64) []f
 			for i := range rounds * len(requestSequence) {
 				// Client-dependent pauses: a different interleaving per order.
 				if (uint64(c*31+i)*order)%5 == 0 {
-					time.Sleep(time.Duration((uint64(c)+order)%3) * time.Millisecond)
+					for range (uint64(c) + order) % 3 {
+						runtime.Gosched()
+					}
 				}
 				r := requestSequence[i%len(requestSequence)]
 				path := strings.Replace(r.path, "default", fmt.Sprintf("ns-%d", c), 1)

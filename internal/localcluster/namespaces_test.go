@@ -308,12 +308,11 @@ func configMap(ns, name string, deleting bool) *corev1.ConfigMap {
 // waitFor polls cond every few milliseconds for up to 30 s, a bound for a hang only.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
+	err := WaitUntil(context.Background(), time.Now().Add(30*time.Second), 2*time.Millisecond,
+		func(context.Context) (bool, error) { return cond(), nil },
+		func() error { return fmt.Errorf("timed out waiting for %s", what) })
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
