@@ -77,8 +77,10 @@ func newBackend(client *kube.Client, cat *catalog.Catalog, guard addonGuard) bac
 	}
 }
 
-// kueueState lists the cluster's Kueue objects and Workloads; grant says what grants the reads.
+// kueueState lists the cluster's Kueue objects and Workloads, and places quotas as the store
+// writes them; grant says what grants the reads.
 type kueueState struct {
+	queuePlacement
 	kube  *kube.Client
 	grant string
 }
@@ -91,9 +93,11 @@ const GrantPreviewReads = "The ClusterRole hyperpod-provider in examples/rbac/cl
 	"plans, such as a pull request's review, needs only the read-only ClusterRole hyperpod-plan-review in " +
 	"examples/rbac/plan-review-clusterrole.yaml."
 
-// KueueStateGranted is the Kueue reads of client, whose refusals name grant as what grants them.
-func KueueStateGranted(client *kube.Client, grant string) backend.KueueState {
-	return kueueState{kube: client, grant: grant}
+// KueueStateBesideAddon is the Kueue reads of client, on a cluster whose Kueue objects the
+// task-governance add-on writes (quotas placed as PlacementBesideAddon places them); refusals
+// name grant as what grants the reads.
+func KueueStateBesideAddon(client *kube.Client, grant string) backend.KueueState {
+	return kueueState{queuePlacement: queuePlacement{addonQueues: true}, kube: client, grant: grant}
 }
 
 func (k kueueState) Snapshot(ctx context.Context) (backend.KueueSnapshot, error) {

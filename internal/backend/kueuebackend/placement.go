@@ -12,11 +12,21 @@ func QueuePlacement() backend.Placement {
 	return queuePlacement{}
 }
 
-// queuePlacement: a quota is its ClusterQueue alone, rendered by the renderer Put writes with;
-// the team's LocalQueue is its namespace's.
-type queuePlacement struct{}
+// PlacementBesideAddon places a quota as the task-governance add-on writes it, for a plan's
+// review: the project's model of the add-on, the ClusterQueue this backend's renderer writes
+// (the mapping the add-on's stand-in in the test harness writes too) and the team's LocalQueue
+// feeding it, so a new quota starts the jobs already waiting in the team's namespace. AWS's
+// add-on is not read: the preview of that path is as good as this model.
+func PlacementBesideAddon() backend.Placement {
+	return queuePlacement{addonQueues: true}
+}
 
-func (queuePlacement) WithQuota(c admission.Cluster, cat *catalog.Catalog, team string, planned *quota.ResolvedConfig) (admission.Cluster, string, error) {
+// queuePlacement: a quota is its ClusterQueue, rendered by the renderer Put writes with; the
+// team's LocalQueue is its namespace's, or, with addonQueues, the add-on's, written with the
+// quota.
+type queuePlacement struct{ addonQueues bool }
+
+func (p queuePlacement) WithQuota(c admission.Cluster, cat *catalog.Catalog, team string, planned *quota.ResolvedConfig) (admission.Cluster, string, error) {
 	name := quota.ClusterQueueName(team)
 	if planned == nil {
 		return c.WithQueue(name, nil), name, nil
@@ -25,10 +35,9 @@ func (queuePlacement) WithQuota(c admission.Cluster, cat *catalog.Catalog, team 
 	if err != nil {
 		return c, name, err
 	}
-	return c.WithQueue(name, &q), name, nil
-}
-
-// WithQuota places the quota as this backend writes it.
-func (kueueState) WithQuota(c admission.Cluster, cat *catalog.Catalog, team string, planned *quota.ResolvedConfig) (admission.Cluster, string, error) {
-	return queuePlacement{}.WithQuota(c, cat, team, planned)
+	c = c.WithQueue(name, &q)
+	if p.addonQueues {
+		c = c.WithLocalQueue(quota.RenderLocalQueue(team, "")) // only its queue matters to admission
+	}
+	return c, name, nil
 }

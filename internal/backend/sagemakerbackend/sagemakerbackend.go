@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend/kueuebackend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/capacity"
@@ -54,7 +55,7 @@ func New(api sagemakerclient.API, clusterARN string, cat *catalog.Catalog, poll 
 		b.Capacity.(*clusterCapacity).nodes = reads.Capacity
 		b.Usage = reads.Usage
 		b.Ready = readiness{kueue: reads.Ready}
-		b.Kueue = addonKueue{kueuebackend.KueueStateGranted(kubernetes, grantPreviewReads)}
+		b.Kueue = kueuebackend.KueueStateBesideAddon(kubernetes, grantPreviewReads)
 		namespaces := kueuebackend.NamespacesBesideAddon(kubernetes)
 		b.Namespaces, b.NamespaceDetails, b.NamespaceList = namespaces.TeamNamespaces, namespaces.NamespaceDetails, namespaces.NamespaceList
 	}
@@ -82,6 +83,16 @@ func (needsKubernetes) Usage(context.Context, string) (*quota.Usage, error) {
 
 func (needsKubernetes) Snapshot(context.Context) (backend.KueueSnapshot, error) {
 	return backend.KueueSnapshot{}, errNeedsKubernetes("Previewing what a change does to jobs reads the add-on's Kueue objects and Workloads")
+}
+
+// AddonPlacement places a quota as the task-governance add-on writes it, for a plan's review.
+func AddonPlacement() backend.Placement {
+	return kueuebackend.PlacementBesideAddon()
+}
+
+// WithQuota needs no connection: it only places the quota in a snapshot.
+func (needsKubernetes) WithQuota(c admission.Cluster, cat *catalog.Catalog, team string, planned *quota.ResolvedConfig) (admission.Cluster, string, error) {
+	return AddonPlacement().WithQuota(c, cat, team, planned)
 }
 
 // grantPreviewReads says what grants the admission preview's reads on a cluster with the
