@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
@@ -129,16 +130,16 @@ func (r *kueueReads) run(ctx context.Context, c *Client) error {
 			}}
 	}
 	reads := []kueueRead{
-		list(kueue.ClusterQueues, func() error { return List(ctx, c, kueue.ClusterQueues, &s.ClusterQueues) }),
-		list(kueue.LocalQueues, func() error { return List(ctx, c, kueue.LocalQueues, &s.LocalQueues) }),
-		list(kueue.ResourceFlavors, func() error { return List(ctx, c, kueue.ResourceFlavors, &s.ResourceFlavors) }),
+		list(kueue.ClusterQueues, func() error { return listLean(ctx, c, kueue.ClusterQueues, &s.ClusterQueues) }),
+		list(kueue.LocalQueues, func() error { return listLean(ctx, c, kueue.LocalQueues, &s.LocalQueues) }),
+		list(kueue.ResourceFlavors, func() error { return listLean(ctx, c, kueue.ResourceFlavors, &s.ResourceFlavors) }),
 		list(kueue.WorkloadPriorityClasses, func() error {
-			return List(ctx, c, kueue.WorkloadPriorityClasses, &s.WorkloadPriorityClasses)
+			return listLean(ctx, c, kueue.WorkloadPriorityClasses, &s.WorkloadPriorityClasses)
 		}),
-		list(kueue.Workloads, func() error { return List(ctx, c, kueue.Workloads, &s.Workloads) }),
+		list(kueue.Workloads, func() error { return listLean(ctx, c, kueue.Workloads, &s.Workloads) }),
 		{RefusedRead{Verb: "list", GVR: kueue.Cohorts}, true, func() error {
 			// A Kueue that does not serve Cohorts has none.
-			if err := List(ctx, c, kueue.Cohorts, &s.Cohorts); !apierrors.IsNotFound(err) {
+			if err := listLean(ctx, c, kueue.Cohorts, &s.Cohorts); !apierrors.IsNotFound(err) {
 				return err
 			}
 			return nil
@@ -183,6 +184,23 @@ func (r *kueueReads) run(ctx context.Context, c *Client) error {
 		}
 	}
 	return nil
+}
+
+// listLean lists every object of gvr into *out as List does, without the objects' managed
+// fields, which the preview does not read: of a Workload or a ClusterQueue they are most of
+// its size, and a snapshot of thousands is held for the whole plan.
+func listLean[T any, PT interface {
+	*T
+	SetManagedFields([]metav1.ManagedFieldsEntry)
+}](ctx context.Context, c *Client, gvr schema.GroupVersionResource, out *[]T) error {
+	*out = nil
+	return ListPages(ctx, c, gvr, func(page []T) error {
+		for i := range page {
+			PT(&page[i]).SetManagedFields(nil)
+		}
+		*out = append(*out, page...)
+		return nil
+	})
 }
 
 // snapshot is what the reads found, with the manager's release and configuration applied.

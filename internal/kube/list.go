@@ -12,6 +12,12 @@ import (
 // listPages lists the objects of gvr in every namespace, listPageSize at a time, and hands each
 // page's items to onPage. labelSelector "" selects all.
 func (c *Client) listPages(ctx context.Context, gvr schema.GroupVersionResource, labelSelector string, onPage func(items []json.RawMessage) error) error {
+	return pagesOf[json.RawMessage](ctx, c, gvr, labelSelector, onPage)
+}
+
+// pagesOf lists the objects of gvr, listPageSize at a time, decodes each page's items into T as
+// the page is decoded (one pass over its bytes) and hands them to onPage.
+func pagesOf[T any](ctx context.Context, c *Client, gvr schema.GroupVersionResource, labelSelector string, onPage func(items []T) error) error {
 	cont := ""
 	for {
 		req := c.json.Get().AbsPath(objectPath(gvr, "", "")...).Param("limit", fmt.Sprint(listPageSize))
@@ -27,7 +33,7 @@ func (c *Client) listPages(ctx context.Context, gvr schema.GroupVersionResource,
 		}
 		var page struct {
 			metav1.ListMeta `json:"metadata"`
-			Items           []json.RawMessage `json:"items"`
+			Items           []T `json:"items"`
 		}
 		if err := json.Unmarshal(raw, &page); err != nil {
 			return fmt.Errorf("decoding the %s list: %w", gvr.Resource, err)
@@ -59,17 +65,7 @@ func ListPages[T any](ctx context.Context, c *Client, gvr schema.GroupVersionRes
 	if err := c.init(ctx); err != nil {
 		return err
 	}
-	return c.listPages(ctx, gvr, "", func(items []json.RawMessage) error {
-		page := make([]T, 0, len(items))
-		for _, item := range items {
-			var obj T
-			if err := json.Unmarshal(item, &obj); err != nil {
-				return fmt.Errorf("decoding the %s list: %w", gvr.Resource, err)
-			}
-			page = append(page, obj)
-		}
-		return onPage(page)
-	})
+	return pagesOf(ctx, c, gvr, "", onPage)
 }
 
 type noRetriesKey struct{}
