@@ -11,17 +11,22 @@
 #                            on every supported Kueue release (on the newest Kubernetes); the
 #                            oldest pair runs the version-dependent tests as in `make test`
 #
-# Phases run in order and stop at the first failure. Each phase's whole output is kept in
-# .cache/test/<phase>.log; at the end (also after a failure) the script prints the time of each
-# phase and the ten slowest acceptance tests, so a slow test is seen before it becomes a slow CI.
+# Phases run in order and stop at the first failure, except that in `make test` the oldest pair's
+# phase runs in the background, on a control plane of its own, beside the OpenTofu and newest
+# Terraform phases (its output in .cache/test/oldest-pair.log). Each phase's whole output is kept
+# in .cache/test/<phase>.log; at the end (also after a failure) the script prints the time of each
+# phase, the run's wall time, and the ten slowest acceptance tests, so a slow test is seen before
+# it becomes a slow CI. The packages that hold acceptance tests are linked once, in the builds
+# phase (.cache/test/bin), and every phase runs those test binaries.
 #
 # The acceptance phases of one Kueue release share one local control plane, started before the
 # first (in .cache/test/cluster) and stopped after the last, also after a failure or an
 # interrupt: the tests attach to it through HYPERPOD_LOCALCLUSTER_DIR, and fail when they leave
 # objects behind that the next phase would find. Tests that need a different cluster still start
 # their own: the TestAccKueueVersions tests (they change the CRDs or upgrade Kueue) and the
-# TestAccTaskGovernance tests. These, with the admission preview's differential test, run in the
-# first phase beside the others, in a test process of their own (.cache/test/acc-terraform-beside.log).
+# TestAccTaskGovernance tests. These, with the admission preview's differential test and the plan
+# review's workflow test, run in the first phase beside the others, in a test process of their
+# own (.cache/test/acc-terraform-beside.log).
 #
 # Environment: TERRAFORM (terraform binary, default: the one on PATH), TOFU (an OpenTofu binary
 # instead of building one), TERRAFORM_LATEST (a Terraform 1.15.0 binary instead of building one,
@@ -110,11 +115,13 @@ upgrade_test='TestAccKueueVersions_upgradedFromV1beta1Storage'
 # The acceptance tests that need no shared control plane, which the first phase runs beside the
 # others in a test process that does not attach to it: the task-governance tests (each on the
 # control plane with the SageMaker API emulator that their process starts) and the admission
-# preview's differential test (scenarios of its own against Kueue's manager), and the plan review's
-# workflow test (a package of its own, cmd/hyperpod-plan-review, on its own control plane). The
+# preview's differential test (scenarios of its own against Kueue's manager), the plan review's
+# workflow test (a package of its own, cmd/hyperpod-plan-review, on its own control plane) and the
+# test of a Kueue that serves only v1beta1 (a control plane of its own whose CRDs it changes). The
 # shared control plane then has one test process at a time, whose check for objects left behind
 # counts only its own.
-beside_tests=('TestAccTaskGovernance_.*' 'TestAccAdmissionPreview_differential' 'TestAccPlanReview_workflow')
+beside_tests=('TestAccTaskGovernance_.*' 'TestAccAdmissionPreview_differential' 'TestAccPlanReview_workflow'
+	'TestAccKueueVersions_v1beta1Only')
 beside="$(IFS='|'; printf '%s' "${beside_tests[*]}")"
 
 # The admission preview's differential test runs a sample of seeds in `make test` (sized by the
@@ -145,8 +152,10 @@ mkdir -p -- "${logs}"
 rm -f -- "${logs}"/*.log
 # The acceptance phases' local control plane: its work directory and the command that runs it.
 cluster_dir=${logs}/cluster
+cluster_log=${logs}/cluster.log
 localcluster=${logs}/localcluster
 cluster_started=false
+script_started=$(date +%s)
 
 phases=()   # "name<TAB>seconds<TAB>result"
 current=""
@@ -169,10 +178,10 @@ stop_cluster() {
 	fi
 	cluster_started=false
 	begin "stopping the local control plane"
-	if "${localcluster}" down --dir "${cluster_dir}" >>"${logs}/cluster.log" 2>&1; then
+	if "${localcluster}" down --dir "${cluster_dir}" >>"${cluster_log}" 2>&1; then
 		finish ok
 	else
-		finish "FAILED (see ${logs}/cluster.log)"
+		finish "FAILED (see ${cluster_log})"
 	fi
 }
 
@@ -184,6 +193,7 @@ summary() {
 	stop_builders
 	stop_side
 	stop_cluster
+	stop_other_pair
 	printf '\n==> Time per phase\n'
 	local total=0 line name secs result width=52
 	for line in "${phases[@]}"; do
@@ -195,7 +205,9 @@ summary() {
 		total=$((total + secs))
 		printf '  %-*s %4dm%02ds  %s\n' "${width}" "${name}" $((secs / 60)) $((secs % 60)) "${result}"
 	done
-	printf '  %-*s %4dm%02ds\n' "${width}" "total" $((total / 60)) $((total % 60))
+	printf '  %-*s %4dm%02ds\n' "${width}" "total of the phases" $((total / 60)) $((total % 60))
+	local wall=$(($(date +%s) - script_started))
+	printf '  %-*s %4dm%02ds\n' "${width}" "wall time (phases marked \"beside\" overlap others)" $((wall / 60)) $((wall % 60))
 	# Top-level tests only: go test -v prints them at column 0, subtests indented.
 	local slow
 	slow=$(for f in "${logs}"/acc-*.log; do
@@ -288,6 +300,12 @@ next_build() {
 		phases+=("waiting for the $1 build (background)"$'\t'"${waited}"$'\t'"ok")
 	fi
 }
+# unattached <command...>: the command without the shared control plane (in the subshell that
+# runs it in the background).
+unattached() {
+	unset HYPERPOD_LOCALCLUSTER_DIR
+	"$@"
+}
 # The test process that runs beside a phase's main one (run_beside), in a process group of its own.
 side=""
 side_log=""
@@ -329,6 +347,72 @@ stop_builders() {
 	builders=()
 }
 
+# The acceptance packages' test binaries, linked once in the builds phase.
+testbin=${logs}/bin
+module=$(go list -m)
+# test_binary <package>: the path of the package's test binary.
+test_binary() {
+	local pkg=${1#./}
+	printf '%s/%s.test' "${testbin}" "${pkg//\//_}"
+}
+# run_binary <package> <test flags...>: the package's test binary in the package's directory,
+# as go test runs it, and go test's closing line ("ok", or "FAIL", the package and its time).
+run_binary() {
+	local pkg=$1 start rc=0
+	shift
+	start=$(date +%s%N)
+	(cd -- "${pkg}" && exec "$(test_binary "${pkg}")" -test.paniconexit0 -test.count=1 -test.timeout="${timeout}" -test.v "$@") || rc=$?
+	local secs
+	secs=$(awk -v ns="$(($(date +%s%N) - start))" 'BEGIN { printf "%.3f", ns / 1e9 }')
+	if ((rc == 0)); then
+		printf 'ok  \t%s\t%ss\n' "${module}/${pkg#./}" "${secs}"
+	else
+		printf 'FAIL\t%s\t%ss\n' "${module}/${pkg#./}" "${secs}"
+	fi
+	return "${rc}"
+}
+# run_tests <-run regexp> <-skip regexp or ""> <package...> [-- <command...>]: what
+# `go test -count=1 -v -run -skip <packages>` prints and returns, from the linked binaries. The
+# packages run at once, as go test runs them, each one's output printed whole when it ends (one
+# package: as it goes); a command after -- runs beside them (the unit phase's go test of the
+# other packages).
+run_tests() {
+	local selection=$1 skip=$2
+	shift 2
+	local pkgs=() extra=()
+	while (($# > 0)); do
+		if [[ "$1" == -- ]]; then
+			shift
+			extra=("$@")
+			break
+		fi
+		pkgs+=("$1")
+		shift
+	done
+	local args=()
+	[[ -z "${selection}" ]] || args+=(-test.run "${selection}")
+	[[ -z "${skip}" ]] || args+=(-test.skip "${skip}")
+	if ((${#pkgs[@]} == 1 && ${#extra[@]} == 0)); then
+		run_binary "${pkgs[0]}" ${args[@]+"${args[@]}"}
+		return
+	fi
+	local dir pids=() rc=0 i
+	dir=$(mktemp -d)
+	for i in "${!pkgs[@]}"; do
+		run_binary "${pkgs[$i]}" ${args[@]+"${args[@]}"} >"${dir}/${i}.log" 2>&1 &
+		pids+=($!)
+	done
+	if ((${#extra[@]} > 0)); then
+		"${extra[@]}" || rc=1
+	fi
+	for i in "${!pkgs[@]}"; do
+		wait "${pids[$i]}" || rc=1
+		cat -- "${dir}/${i}.log"
+	done
+	rm -rf -- "${dir}"
+	return "${rc}"
+}
+
 begin "builds (go vet, the harness; control planes, OpenTofu and Terraform in the background, ${assets_log})"
 rm -f -- "${logs}/.builds"
 mkfifo -- "${logs}/.builds"
@@ -345,10 +429,19 @@ scripts/check-tracked-files.sh
 # vet type-checks every package and test without linking one: the unit phase links and runs them.
 go vet ./...
 go build -o "${localcluster}" ./internal/cmd/localcluster
+# The packages that hold acceptance tests are linked once, here, and every phase runs their test
+# binaries: a phase that ran `go test` would link them again (the provider's alone takes 10-15 s
+# of CPU), five to eight times in a run.
+mapfile -t acc_packages < <(grep -rl --include='*_test.go' '^func TestAcc' internal cmd | xargs -n1 dirname | sort -u | sed 's|^|./|')
+mkdir -p -- "${testbin}"
+for pkg in "${acc_packages[@]}"; do
+	go test -c -o "$(test_binary "${pkg}")" "${pkg}"
+done
 finish ok
 
 begin "unit tests"
-QUIET_FILTER='^(ok|FAIL|--- FAIL|panic)' run "${logs}/unit.log" go test -count=1 -v ./...
+mapfile -t unit_only < <(go list ./... | grep -vxF -f <(cd "${repo_root}" && go list "${acc_packages[@]}"))
+QUIET_FILTER='^(ok|FAIL|--- FAIL|panic)' run "${logs}/unit.log" run_tests '' '' "${acc_packages[@]}" -- go test -count=1 -v "${unit_only[@]}"
 finish ok
 
 next_build assets
@@ -356,9 +449,6 @@ assets=${built}
 kueue_version=$(cat "${assets}/kueue-version")
 
 export HYPERPOD_CONTROLPLANE_DIR="${assets}" TF_ACC=1
-
-# The packages that hold acceptance tests: each acceptance phase links and runs only these.
-mapfile -t acc_packages < <(grep -rl --include='*_test.go' '^func TestAcc' internal cmd | xargs -n1 dirname | sort -u | sed 's|^|./|')
 
 # packages_with <grep option...>: the acceptance packages holding a test whose name grep selects
 # with these options.
@@ -384,15 +474,15 @@ start_cluster() {
 	[[ -z "${KUBE_CONFIG_PATH:-}" ]] || return 0
 	begin "local control plane, Kubernetes $(k8s_version "$1"), Kueue $2 (shared by its acceptance phases)"
 	# A run that was killed outright (no EXIT trap) may have left its control plane running.
-	"${localcluster}" down --dir "${cluster_dir}" >"${logs}/cluster.log" 2>&1
+	"${localcluster}" down --dir "${cluster_dir}" >"${cluster_log}" 2>&1
 	cluster_started=true
-	"${localcluster}" up --dir "${cluster_dir}" --assets "$1" >>"${logs}/cluster.log" 2>&1 || {
-		cat "${logs}/cluster.log" >&2
+	"${localcluster}" up --dir "${cluster_dir}" --assets "$1" >>"${cluster_log}" 2>&1 || {
+		cat "${cluster_log}" >&2
 		exit 1
 	}
 	# The same line as the tests print for a control plane of their own.
-	echo "local control plane at $(sed -nE 's/^ *API server: *//p' "${logs}/cluster.log")" \
-		"started in $(sed -nE 's/^local control plane is up after ([^ ]+) .*/\1/p' "${logs}/cluster.log") (${cluster_dir})"
+	echo "local control plane at $(sed -nE 's/^ *API server: *//p' "${cluster_log}")" \
+		"started in $(sed -nE 's/^local control plane is up after ([^ ]+) .*/\1/p' "${cluster_log}") (${cluster_dir})"
 	export HYPERPOD_LOCALCLUSTER_DIR="${cluster_dir}"
 	finish ok
 }
@@ -426,9 +516,7 @@ check_selection() {
 acceptance() {
 	local log=$1 selection=$2 skip=$3 main_skip="^(${beside})\$"
 	shift 3
-	local skip_args=()
 	if [[ -n "${skip}" ]]; then
-		skip_args=(-skip "${skip}")
 		main_skip+="|${skip}"
 	fi
 	if (($# > 0)); then
@@ -440,10 +528,9 @@ acceptance() {
 			echo "no package holds a test that '$*' names: was one renamed?" >&2
 			exit 1
 		fi
-		run_beside "${log%.log}-beside.log" env -u HYPERPOD_LOCALCLUSTER_DIR go test -count=1 -timeout "${timeout}" \
-			"${here_packages[@]}" -run "^($(IFS='|'; printf '%s' "$*"))\$" ${skip_args[@]+"${skip_args[@]}"} -v
+		run_beside "${log%.log}-beside.log" unattached run_tests "^($(IFS='|'; printf '%s' "$*"))\$" "${skip}" "${here_packages[@]}"
 	fi
-	run "${log}" go test -count=1 -timeout "${timeout}" "${shared_packages[@]}" -run "${selection}" -skip "${main_skip}" -v
+	run "${log}" run_tests "${selection}" "${main_skip}" "${shared_packages[@]}"
 	if (($# > 0)); then
 		wait_beside
 	fi
@@ -460,61 +547,55 @@ finish ok
 # <TF_ACC_PROVIDER_HOST>/hashicorp/hyperpod; OpenTofu's implied address for "hyperpod" is
 # registry.opentofu.org/hashicorp/hyperpod. OpenTofu prints warnings about a missing CLI
 # configuration on stdout, which breaks the JSON plugin-testing reads: give it an empty one.
-selection="^($(IFS='|'; printf '%s' "${opentofu_tests[*]}"))\$"
-label="CLI-dependent tests"
-if ${all}; then
-	selection='^(TestAcc|TestFunction_)'
-	label="all tests"
-fi
-next_build tofu
-tofu=${built}
-begin "acceptance, OpenTofu $(TF_CLI_CONFIG_FILE=/dev/null "${tofu}" version | sed -nE '1s/^OpenTofu v//p') (${label}), Kubernetes ${k8s}, Kueue ${kueue_version}"
-TF_ACC_TERRAFORM_PATH="${tofu}" TF_ACC_PROVIDER_HOST=registry.opentofu.org TF_CLI_CONFIG_FILE=/dev/null \
-	run "${logs}/acc-opentofu.log" go test -count=1 -timeout "${timeout}" ./internal/provider -run "${selection}" -v
-if ! ${all}; then
-	check_selection "${logs}/acc-opentofu.log" "${opentofu_tests[@]}"
-fi
-finish ok
+opentofu_phase() {
+	local selection label="CLI-dependent tests"
+	selection="^($(IFS='|'; printf '%s' "${opentofu_tests[*]}"))\$"
+	if ${all}; then
+		selection='^(TestAcc|TestFunction_)'
+		label="all tests"
+	fi
+	begin "acceptance, OpenTofu $(TF_CLI_CONFIG_FILE=/dev/null "${tofu}" version | sed -nE '1s/^OpenTofu v//p') (${label}), Kubernetes ${k8s}, Kueue ${kueue_version}"
+	TF_ACC_TERRAFORM_PATH="${tofu}" TF_ACC_PROVIDER_HOST=registry.opentofu.org TF_CLI_CONFIG_FILE=/dev/null \
+		run "${logs}/acc-opentofu.log" run_tests "${selection}" '' ./internal/provider
+	if ! ${all}; then
+		check_selection "${logs}/acc-opentofu.log" "${opentofu_tests[@]}"
+	fi
+	finish ok
+}
 
 # The newest Terraform, built from source (scripts/terraform-assets.sh), on the same control
 # plane. Its registry host is plugin-testing's default, as for the terraform on PATH.
-selection="^($(IFS='|'; printf '%s' "${terraform_latest_tests[*]}"))\$"
-label="CLI-dependent tests"
-if ${all}; then
-	selection='^(TestAcc|TestFunction_)'
-	label="all tests"
-fi
-next_build terraform-latest
-terraform_latest=${built}
-begin "acceptance, Terraform $("${terraform_latest}" version | sed -nE '1s/^Terraform v//p') (${label}), Kubernetes ${k8s}, Kueue ${kueue_version}"
-TF_ACC_TERRAFORM_PATH="${terraform_latest}" \
-	run "${logs}/acc-terraform-latest.log" go test -count=1 -timeout "${timeout}" ./internal/provider -run "${selection}" -v
-if ! ${all}; then
-	# The newest CLI skips none of them: a test that it skipped (a version check) would hide
-	# what the phase is for.
-	check_selection --passed "${logs}/acc-terraform-latest.log" "${terraform_latest_tests[@]}"
-fi
-finish ok
-stop_cluster
+terraform_latest_phase() {
+	local selection label="CLI-dependent tests"
+	selection="^($(IFS='|'; printf '%s' "${terraform_latest_tests[*]}"))\$"
+	if ${all}; then
+		selection='^(TestAcc|TestFunction_)'
+		label="all tests"
+	fi
+	begin "acceptance, Terraform $("${terraform_latest}" version | sed -nE '1s/^Terraform v//p') (${label}), Kubernetes ${k8s}, Kueue ${kueue_version}"
+	TF_ACC_TERRAFORM_PATH="${terraform_latest}" \
+		run "${logs}/acc-terraform-latest.log" run_tests "${selection}" '' ./internal/provider
+	if ! ${all}; then
+		# The newest CLI skips none of them: a test that it skipped (a version check) would hide
+		# what the phase is for.
+		check_selection --passed "${logs}/acc-terraform-latest.log" "${terraform_latest_tests[@]}"
+	fi
+	finish ok
+}
 
-# The oldest pair (and with --all the other Kueue releases), each on a control plane of its own:
-# the pair runs the version-dependent selection; --all runs everything on every Kueue release. One
-# phase for the oldest Kubernetes minor and the oldest Kueue: what depends on either is checked
-# where both are oldest, and each other pairing of them with the newest is the first phase's.
-others=()
-if ${all}; then
-	others+=(kueue-v0.15.0 kueue-v0.17.0)
-fi
-others+=(oldest)
-unset HYPERPOD_LOCALCLUSTER_DIR
-for build in "${others[@]}"; do
-	next_build "${build}"
-	other=${built}
+# other_pair <build name> <assets>: the acceptance phase of another Kubernetes and Kueue pair, on a
+# control plane of its own, stopped after it. The oldest pair (the oldest Kubernetes minor running
+# the oldest Kueue) runs the version-dependent selection: what depends on either is checked where
+# both are oldest, and each other pairing of them with the newest is the first phase's. With
+# --all the other Kueue releases run everything.
+other_pair() {
+	local build=$1 other=$2 version other_k8s selection label log skip="" seeds=${HYPERPOD_DIFFERENTIAL_SEEDS:-}
 	version=$(cat "${other}/kueue-version")
 	other_k8s=$(k8s_version "${other}")
+	unset HYPERPOD_LOCALCLUSTER_DIR
 	export HYPERPOD_CONTROLPLANE_DIR="${other}"
 	start_cluster "${other}" "${version}"
-	tests=("${oldest_kueue_tests[@]}")
+	local tests=("${oldest_kueue_tests[@]}")
 	if [[ "${build}" == oldest ]]; then
 		tests+=("${upgrade_test}")
 	fi
@@ -528,15 +609,13 @@ for build in "${others[@]}"; do
 	if [[ "${other_k8s}" != "${k8s}" ]]; then
 		log="${logs}/acc-terraform-k8s-${other_k8s}-kueue-${version}.log"
 	fi
-	begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p') (${label}), Kubernetes ${other_k8s}, Kueue ${version}"
-	skip=""
-	seeds=${HYPERPOD_DIFFERENTIAL_SEEDS:-}
+	begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p') (${label}), Kubernetes ${other_k8s}, Kueue ${version}${other_pair_note:-}"
 	if [[ "${version}" == v0.17.* ]]; then
 		# The admission model covers Kueue v0.15 and v0.19 (internal/admission): there is no
 		# model of v0.17 to compare with its manager.
 		skip='^TestAccAdmissionPreview_differential$'
 	fi
-	here=()
+	local here=() pattern
 	for pattern in "${beside_tests[@]}"; do
 		if [[ "${selection}" == '^TestAcc' ]] || printf '%s\n' "${tests[@]}" | grep -Fx -- "${pattern}" >/dev/null; then
 			here+=("${pattern}")
@@ -549,4 +628,84 @@ for build in "${others[@]}"; do
 	finish ok
 	stop_cluster
 	unset HYPERPOD_LOCALCLUSTER_DIR
-done
+}
+
+# The oldest pair's phase in the background (make test): a process group of its own, with its
+# own control plane, beside process, log and phase times.
+other_pair_pid=""
+other_pair_log=${logs}/oldest-pair.log
+other_pair_phases=${logs}/.oldest-pair-phases
+start_other_pair() { # <assets>
+	rm -f -- "${other_pair_phases}"
+	set -m
+	(
+		# Its commands stay in its process group, which a stop signals as a whole.
+		set +m
+		phases=() current="" side="" builders=() cluster_started=false
+		cluster_dir=${logs}/cluster-oldest cluster_log=${logs}/cluster-oldest.log
+		other_pair_note=" (beside the OpenTofu and newest Terraform phases)"
+		trap 'rc=$?; [[ -z "${current}" ]] || finish FAILED; stop_side; stop_cluster; printf "%s\n" ${phases[@]+"${phases[@]}"} >"${other_pair_phases}"; exit "${rc}"' EXIT
+		trap 'exit 143' TERM INT
+		other_pair oldest "$1"
+	) </dev/null >"${other_pair_log}" 2>&1 &
+	other_pair_pid=$!
+	set +m
+}
+# wait_other_pair waits for it, adds its phase times, and fails with its log's end if it failed.
+wait_other_pair() {
+	local rc=0
+	wait "${other_pair_pid}" || rc=$?
+	other_pair_pid=""
+	merge_other_pair
+	grep -E '^(==>|ok|FAIL|--- FAIL|panic)' "${other_pair_log}" || true
+	if ((rc != 0)); then
+		echo "the oldest pair's phase failed; the end of ${other_pair_log}:" >&2
+		tail -n 60 -- "${other_pair_log}" >&2
+		exit "${rc}"
+	fi
+}
+merge_other_pair() {
+	local line
+	if [[ -f "${other_pair_phases}" ]]; then
+		while IFS= read -r line; do
+			[[ -z "${line}" ]] || phases+=("${line}")
+		done <"${other_pair_phases}"
+		rm -f -- "${other_pair_phases}"
+	fi
+}
+stop_other_pair() {
+	if [[ -n "${other_pair_pid}" ]]; then
+		kill -TERM -- "-${other_pair_pid}" 2>/dev/null || true
+		wait "${other_pair_pid}" 2>/dev/null || true
+		other_pair_pid=""
+		merge_other_pair
+	fi
+}
+
+if ${all}; then
+	next_build tofu
+	tofu=${built}
+	opentofu_phase
+	next_build terraform-latest
+	terraform_latest=${built}
+	terraform_latest_phase
+	stop_cluster
+	for build in kueue-v0.15.0 kueue-v0.17.0 oldest; do
+		next_build "${build}"
+		other_pair "${build}" "${built}"
+	done
+else
+	# The oldest pair runs on its own control plane while the OpenTofu and newest Terraform
+	# phases run on the shared one: each phase is one test process running one test at a time,
+	# which leaves CPU idle that the other takes.
+	next_build tofu
+	tofu=${built}
+	next_build terraform-latest
+	terraform_latest=${built}
+	next_build oldest
+	start_other_pair "${built}"
+	opentofu_phase
+	terraform_latest_phase
+	stop_cluster
+	wait_other_pair
+fi
