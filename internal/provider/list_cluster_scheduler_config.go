@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/list/schema"
 )
@@ -29,31 +30,17 @@ func (l *clusterSchedulerConfigList) ListResourceConfigSchema(_ context.Context,
 }
 
 func (l *clusterSchedulerConfigList) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	var m schedulerConfigListModel
-	diags := req.Config.Get(ctx, &m)
-	pd := l.data("list the cluster scheduler config", &diags)
-	if diags.HasError() {
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
-		return
-	}
-	pd.checkCluster(m.ClusterARN, &diags)
-	if diags.HasError() {
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
-		return
-	}
-	r := &clusterSchedulerConfigResource{resourceBase{typeName: l.typeName, data: pd}}
-	stream.Results = func(push func(list.ListResult) bool) {
-		s := &listStream{push: push, limit: req.Limit}
-		res, found, err := r.listConfig(ctx, req)
-		if err != nil {
-			s.fail(err)
-			return
+	streamList(ctx, &l.listBase, req, stream, "the cluster scheduler config", func(pd *providerData, m schedulerConfigListModel, diags *diag.Diagnostics) func(*listStream) error {
+		pd.checkCluster(m.ClusterARN, diags)
+		r := &clusterSchedulerConfigResource{resourceBase{typeName: l.typeName, data: pd}}
+		return func(s *listStream) error {
+			res, found, err := r.listConfig(ctx, req)
+			if err != nil || !found {
+				return err
+			}
+			return s.send(res)
 		}
-		if found {
-			s.fail(s.send(res))
-		}
-		logListed(ctx, "the cluster scheduler config", s)
-	}
+	})
 }
 
 // listConfig is the result of the cluster's policy; found is false when the store holds none.
