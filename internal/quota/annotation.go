@@ -17,46 +17,17 @@ import (
 //	 {"instance_type":"ml.c5.9xlarge","memory_in_gib":"2.9"},
 //	 {"instance_type":"ml.p4d.24xlarge","accelerator_partition":{"type":"mig-1g.5gb","count":"2"}}]}
 type configAnnotation struct {
-	Version          int                `json:"version"`
-	ActivationState  *string            `json:"activation_state,omitempty"`
-	PreemptTeamTasks *string            `json:"preempt_team_tasks,omitempty"`
-	Cohort           *string            `json:"cohort,omitempty"`
-	Sharing          *annotationSharing `json:"resource_sharing,omitempty"`
-	Resources        []annotationEntry  `json:"resources"`
+	Version int `json:"version"`
+	AttributeConfig[string, string]
 }
 
-type annotationSharing struct {
-	Strategy             *string            `json:"strategy,omitempty"`
-	BorrowLimit          *string            `json:"borrow_limit,omitempty"`
-	AbsoluteBorrowLimits *[]annotationLimit `json:"absolute_borrow_limits,omitempty"` // nil: not configured; empty: configured as []
-}
-
-// annotationAmounts is what a resources entry and an absolute_borrow_limits element record alike.
-type annotationAmounts struct {
-	InstanceType string  `json:"instance_type"`
-	Count        *string `json:"count,omitempty"`
-	Accelerators *string `json:"accelerators,omitempty"`
-	VCPU         *string `json:"vcpu,omitempty"`
-	MemoryGiB    *string `json:"memory_in_gib,omitempty"`
-}
-
-// annotationLimit and annotationEntry keep their members' JSON order: the amounts, then efa
-// (an entry's only), then the partition.
-type annotationLimit struct {
-	annotationAmounts
-	Partition *annotationPartition `json:"accelerator_partition,omitempty"`
-}
-
-type annotationEntry struct {
-	annotationAmounts
-	EFA       *string              `json:"efa,omitempty"`
-	Partition *annotationPartition `json:"accelerator_partition,omitempty"`
-}
-
-type annotationPartition struct {
-	Type  string `json:"type"`
-	Count string `json:"count"`
-}
+type (
+	annotationSharing   = AttributeSharing[string, string]
+	annotationAmounts   = AttributeAmounts[string, string]
+	annotationLimit     = AttributeLimit[string, string]
+	annotationEntry     = AttributeEntry[string, string]
+	annotationPartition = AttributePartition[string]
+)
 
 const configAnnotationVersion = 1
 
@@ -76,7 +47,7 @@ func ratStr(r *big.Rat) *string {
 
 func annotatedAmounts(instanceType string, count, accelerators *int64, vcpu, memoryGiB *big.Rat) annotationAmounts {
 	return annotationAmounts{InstanceType: instanceType, Count: intStr(count), Accelerators: intStr(accelerators),
-		VCPU: ratStr(vcpu), MemoryGiB: ratStr(memoryGiB)}
+		VCPU: ratStr(vcpu), MemoryInGiB: ratStr(memoryGiB)}
 }
 
 func annotatedPartition(p *Partition) *annotationPartition {
@@ -87,8 +58,8 @@ func annotatedPartition(p *Partition) *annotationPartition {
 }
 
 func encodeConfigAnnotation(c Config) (string, error) {
-	a := configAnnotation{Version: configAnnotationVersion, ActivationState: c.ActivationState,
-		PreemptTeamTasks: c.PreemptTeamTasks, Cohort: c.Cohort, Resources: []annotationEntry{}}
+	a := configAnnotation{Version: configAnnotationVersion, AttributeConfig: AttributeConfig[string, string]{
+		ActivationState: c.ActivationState, PreemptTeamTasks: c.PreemptTeamTasks, Cohort: c.Cohort, Resources: []annotationEntry{}}}
 	s := c.Sharing
 	if s.Strategy != nil || s.BorrowLimit != nil || s.AbsoluteBorrowLimits != nil {
 		a.Sharing = &annotationSharing{Strategy: s.Strategy, BorrowLimit: intStr(s.BorrowLimit)}
@@ -162,7 +133,7 @@ func annotatedSharing(a *configAnnotation) (Sharing, bool) {
 		}
 		var ok1, ok2 bool
 		out.VCPU, ok1 = parseRatPtr(l.VCPU)
-		out.MemoryGiB, ok2 = parseRatPtr(l.MemoryGiB)
+		out.MemoryGiB, ok2 = parseRatPtr(l.MemoryInGiB)
 		if !ok1 || !ok2 {
 			return Sharing{}, false
 		}

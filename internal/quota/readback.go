@@ -302,7 +302,7 @@ func configuredEntry(f flavorTable, r Resolved, ae annotationEntry, annotated bo
 	if ae.VCPU != nil {
 		e.VCPU = cloneRat(r.VCPU)
 	}
-	if ae.MemoryGiB != nil {
+	if ae.MemoryInGiB != nil {
 		e.MemoryGiB = cloneRat(r.MemoryGiB)
 	}
 	if ae.EFA != nil {

@@ -13,42 +13,16 @@ import (
 // that plan it: Terraform's attribute names, null as nil. The provider's tests hold it to the
 // resource's schema and to what the provider reads of the same values.
 type plannedQuota struct {
-	Name             string         `json:"name"`
-	Description      string         `json:"description"`
-	Team             string         `json:"team"`
-	ActivationState  *string        `json:"activation_state"`
-	PreemptTeamTasks *string        `json:"preempt_team_tasks"`
-	FairShareWeight  int64          `json:"fair_share_weight"`
-	Cohort           *string        `json:"cohort"`
-	ResourceSharing  *plannedShare  `json:"resource_sharing"`
-	Resources        []plannedEntry `json:"resources"`
+	Name            string `json:"name"`
+	Description     string `json:"description"`
+	Team            string `json:"team"`
+	FairShareWeight int64  `json:"fair_share_weight"`
+	quota.AttributeConfig[int64, float64]
 }
 
-type plannedShare struct {
-	Strategy             *string           `json:"strategy"`
-	BorrowLimit          *int64            `json:"borrow_limit"`
-	AbsoluteBorrowLimits *[]plannedAmounts `json:"absolute_borrow_limits"` // nil: null; empty: []
-}
-
-// plannedAmounts is what a resources entry and an absolute_borrow_limits element hold alike.
-type plannedAmounts struct {
-	InstanceType string            `json:"instance_type"`
-	Count        *int64            `json:"count"`
-	Accelerators *int64            `json:"accelerators"`
-	VCPU         *float64          `json:"vcpu"`
-	MemoryInGiB  *float64          `json:"memory_in_gib"`
-	Partition    *plannedPartition `json:"accelerator_partition"`
-}
-
-type plannedEntry struct {
-	plannedAmounts
-	EFA *int64 `json:"efa"`
-}
-
-type plannedPartition struct {
-	Type  string `json:"type"`
-	Count int64  `json:"count"`
-}
+// plannedAmounts is the amounts and the partition of a resources entry or an
+// absolute_borrow_limits element.
+type plannedAmounts = quota.AttributeLimit[int64, float64]
 
 // PlannedQuota is the configuration a compute quota's planned values in `terraform show -json`
 // plan again; nil for null (no quota before a create, or after a delete). The plan holds the
@@ -65,37 +39,37 @@ func PlannedQuota(raw json.RawMessage) (*quota.Config, error) {
 	}
 	cfg := &quota.Config{Name: q.Name, Description: q.Description, Team: q.Team, ActivationState: q.ActivationState,
 		PreemptTeamTasks: q.PreemptTeamTasks, FairShareWeight: q.FairShareWeight, Cohort: q.Cohort}
-	if s := q.ResourceSharing; s != nil {
+	if s := q.Sharing; s != nil {
 		cfg.Sharing.Strategy, cfg.Sharing.BorrowLimit = s.Strategy, s.BorrowLimit
 		if s.AbsoluteBorrowLimits != nil {
 			cfg.Sharing.AbsoluteBorrowLimits = []quota.AbsoluteBorrowLimit{}
 		}
 		for _, l := range derefSlice(s.AbsoluteBorrowLimits) {
-			a := l.configured()
+			a := configured(l)
 			cfg.Sharing.AbsoluteBorrowLimits = append(cfg.Sharing.AbsoluteBorrowLimits, quota.AbsoluteBorrowLimit{
 				InstanceType: a.InstanceType, Count: a.Count, Accelerators: a.Accelerators,
-				VCPU: decimal(a.VCPU), MemoryGiB: decimal(a.MemoryInGiB), Partition: a.partition()})
+				VCPU: decimal(a.VCPU), MemoryGiB: decimal(a.MemoryInGiB), Partition: partition(a)})
 		}
 	}
 	for _, e := range q.Resources {
-		a := e.configured()
+		a := configured(plannedAmounts{AttributeAmounts: e.AttributeAmounts, Partition: e.Partition})
 		cfg.Resources = append(cfg.Resources, quota.Entry{InstanceType: a.InstanceType, Count: a.Count,
 			Accelerators: a.Accelerators, EFA: e.EFA, VCPU: decimal(a.VCPU), MemoryGiB: decimal(a.MemoryInGiB),
-			Partition: a.partition()})
+			Partition: partition(a)})
 	}
 	return cfg, nil
 }
 
 // configured is a's amounts as a configuration sets them: without the accelerators that count
 // or the partition computed.
-func (a plannedAmounts) configured() plannedAmounts {
+func configured(a plannedAmounts) plannedAmounts {
 	if a.Count != nil || a.Partition != nil {
 		a.Accelerators = nil
 	}
 	return a
 }
 
-func (a plannedAmounts) partition() *quota.Partition {
+func partition(a plannedAmounts) *quota.Partition {
 	if a.Partition == nil {
 		return nil
 	}
