@@ -25,6 +25,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kube"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/review"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/review/reviewinput"
@@ -60,8 +61,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) 
 	readCtx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()
 	in, err := reviewinput.Read(readCtx, kube.NewClient(settings), plan)
-	var refused *kube.ReadsRefusedError
-	if errors.As(err, &refused) || apierrors.IsForbidden(err) {
+	if _, refused := errors.AsType[*backend.ReadsRefused](err); refused {
+		return fmt.Errorf("reading the cluster: %w", err)
+	} else if apierrors.IsForbidden(err) {
 		return fmt.Errorf("reading the cluster: %w; bind the identity of the kubeconfig to the ClusterRole of %s", err, review.Role)
 	} else if err != nil {
 		return fmt.Errorf("reading the cluster: %w", err)

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 
@@ -12,24 +11,39 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 )
 
-// KueueSnapshot is what Kueue admits against, as listed from the cluster for the admission
-// preview, and how the manager's version was found.
-type KueueSnapshot struct {
-	admission.Cluster
-	// VersionFound is false when the manager's Deployment could not be read: Cluster.Version is
-	// then the newest the preview models.
-	VersionFound bool
-	// ManagerTag is the manager image's tag when it names a version the preview does not model.
-	ManagerTag string
+// KueueObjects is what the admission preview reads of a cluster: the Kueue objects and
+// Workloads of the whole cluster, the Namespaces' labels, the manager's Deployment and its
+// configuration, and the reads that were refused.
+type KueueObjects struct {
+	ClusterQueues           []kueue.ClusterQueue
+	LocalQueues             []kueue.LocalQueue
+	ResourceFlavors         []kueue.ResourceFlavor
+	WorkloadPriorityClasses []kueue.WorkloadPriorityClass
+	Cohorts                 []kueue.Cohort
+	Workloads               []kueue.Workload
+	// NamespaceLabels are the labels of the cluster's namespaces by name; nil when they could
+	// not be read.
+	NamespaceLabels map[string]map[string]string
+	// ManagerContainers are the containers of the manager's Deployment; ManagerFound is false
+	// when it could not be read.
+	ManagerContainers []ManagerContainer
+	ManagerFound      bool
+	// ManagerConfig is the manager's configuration (its ConfigMap's kueue.ManagerConfigKey);
+	// ConfigFound is false when it could not be read.
+	ManagerConfig string
+	ConfigFound   bool
 	// Refused are the reads the cluster refused that the preview can do without: it is made
 	// without what they would have told.
 	Refused []RefusedRead
-	// ConfigProblem says why the manager's configuration, found, could not be parsed.
-	ConfigProblem string
+}
+
+// ManagerContainer is a container of the manager's Deployment: its image and arguments.
+type ManagerContainer struct {
+	Image string
+	Args  []string
 }
 
 // RefusedRead is a request the API server refused (403 Forbidden): the RBAC verb and resource
@@ -83,22 +97,20 @@ type namespaceLabels struct {
 
 // ListKueue lists, once each and each request sent once, the ClusterQueues, LocalQueues,
 // ResourceFlavors, WorkloadPriorityClasses and Workloads of the whole cluster (the reads the
-// preview needs), and the Cohorts, the Namespaces' labels, the manager's Deployment (its
-// version and feature gates) and its configuration (the reads it can do without: what one of
-// them would have told is then reported as not known, or assumed as the package admission
-// documents). Fair sharing counts as enabled when the configuration says so or, without it,
-// when a ClusterQueue reports a fair-sharing status, which the manager writes only then.
-func ListKueue(ctx context.Context, c *Client) (KueueSnapshot, error) {
+// preview needs), and the Cohorts, the Namespaces' labels, the manager's Deployment and its
+// configuration (the reads it can do without: one that is refused is reported in Refused, one
+// that fails otherwise leaves what it would have told unknown).
+func ListKueue(ctx context.Context, c *Client) (KueueObjects, error) {
 	r := &kueueReads{}
 	if err := r.run(WithoutRetries(ctx), c); err != nil {
-		return KueueSnapshot{}, err
+		return KueueObjects{}, err
 	}
-	return r.snapshot(), nil
+	return r.objects(), nil
 }
 
 // kueueReads are the admission preview's reads and what they found.
 type kueueReads struct {
-	s                         KueueSnapshot
+	s                         KueueObjects
 	namespaces                []namespaceLabels
 	manager                   appsv1.Deployment
 	config                    corev1.ConfigMap
@@ -203,8 +215,8 @@ func listLean[T any, PT interface {
 	})
 }
 
-// snapshot is what the reads found, with the manager's release and configuration applied.
-func (r *kueueReads) snapshot() KueueSnapshot {
+// objects is what the reads found.
+func (r *kueueReads) objects() KueueObjects {
 	s := r.s
 	if !r.failed[namespaces] {
 		s.NamespaceLabels = make(map[string]map[string]string, len(r.namespaces))
@@ -212,101 +224,13 @@ func (r *kueueReads) snapshot() KueueSnapshot {
 			s.NamespaceLabels[ns.Metadata.Name] = ns.Metadata.Labels
 		}
 	}
-	for _, cq := range s.ClusterQueues {
-		if cq.Status != nil && cq.Status.FairSharing != nil {
-			s.FairSharing = true
+	if s.ManagerFound = r.managerFound && !r.failed[deployments]; s.ManagerFound {
+		for _, c := range r.manager.Spec.Template.Spec.Containers {
+			s.ManagerContainers = append(s.ManagerContainers, ManagerContainer{Image: c.Image, Args: c.Args})
 		}
 	}
-	s.Version = admission.Latest
-	var gates map[string]bool
-	if r.managerFound && !r.failed[deployments] {
-		release, tag, args := managerRelease(r.manager)
-		if release.Version != 0 {
-			s.Cluster, s.VersionFound = s.WithRelease(release), true
-		} else {
-			s.ManagerTag = tag
-		}
-		gates = featureGates(args)
-	}
-	// The gates change decisions whether or not the configuration could be read.
-	s.Manager = s.Manager.WithFeatureGates(gates)
-	if r.configFound && !r.failed[configMaps] {
-		if m, err := admission.ParseManagerConfig([]byte(r.config.Data[kueue.ManagerConfigKey])); err == nil {
-			s.Cluster = s.WithManager(m.WithFeatureGates(gates))
-		} else {
-			s.ConfigProblem = err.Error()
-		}
+	if s.ConfigFound = r.configFound && !r.failed[configMaps]; s.ConfigFound {
+		s.ManagerConfig = r.config.Data[kueue.ManagerConfigKey]
 	}
 	return s
-}
-
-// featureGates are the gates of the manager's --feature-gates flag (nil when it has none, or
-// one it cannot parse: the preview then assumes the release's defaults).
-func featureGates(args []string) map[string]bool {
-	for _, a := range args {
-		if v, ok := strings.CutPrefix(a, "--feature-gates="); ok {
-			if gates, err := admission.ParseFeatureGates(v); err == nil {
-				return gates
-			}
-		}
-	}
-	return nil
-}
-
-// managerRelease is the release of the manager container's image tag (zero when none is
-// modelled), the tag, and the container's arguments.
-func managerRelease(d appsv1.Deployment) (admission.Release, string, []string) {
-	tag := ""
-	var args []string
-	for _, c := range d.Spec.Template.Spec.Containers {
-		if args == nil {
-			args = c.Args // the manager is the first container
-		}
-		image, _, _ := strings.Cut(c.Image, "@") // the digest, if any, follows the tag
-		i := strings.LastIndex(image, ":")
-		if i < 0 || strings.Contains(image[i:], "/") {
-			continue
-		}
-		tag, args = image[i+1:], c.Args
-		if r, err := admission.ParseRelease(tag); err == nil {
-			return r, tag, args
-		}
-	}
-	return admission.Release{}, tag, args
-}
-
-// VersionText names the modelled version and where it came from, and what the preview assumes
-// of the manager's configuration when it could not read it.
-func (s KueueSnapshot) VersionText() string {
-	var text string
-	switch {
-	case s.VersionFound:
-		text = fmt.Sprintf("Kueue %s, the manager's version", s.release())
-	case s.ManagerTag != "":
-		text = fmt.Sprintf("Kueue %s (the manager runs %s, which the preview does not model)", s.Version, s.ManagerTag)
-	default:
-		text = fmt.Sprintf("Kueue %s (the manager's version could not be read from %s/%s)", s.Version,
-			kueue.ManagerNamespace, kueue.ManagerDeployment)
-	}
-	if s.Manager.Known {
-		return text
-	}
-	why := "could not be read"
-	if s.ConfigProblem != "" {
-		why = "could not be parsed (" + s.ConfigProblem + ")"
-	}
-	fairSharing := "off"
-	if s.FairSharing {
-		fairSharing = "on"
-	}
-	return fmt.Sprintf("%s; its configuration %s from %s/%s, so Kueue's defaults are assumed, with fair sharing %s "+
-		"as the ClusterQueues' status shows", text, why, kueue.ManagerNamespace, kueue.ManagerConfigMap, fairSharing)
-}
-
-// release is the manager's release as modelled: "v0.17 (modelled as v0.19)".
-func (s KueueSnapshot) release() string {
-	if s.ManagerMinor != 0 {
-		return admission.Release{Minor: s.ManagerMinor, Version: s.Version}.String()
-	}
-	return s.Version.String()
 }

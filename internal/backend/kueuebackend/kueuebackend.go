@@ -101,16 +101,17 @@ func KueueStateBesideAddon(client *kube.Client, grant string) backend.KueueState
 }
 
 func (k kueueState) Snapshot(ctx context.Context) (backend.KueueSnapshot, error) {
-	s, err := kube.ListKueue(ctx, k.kube)
+	o, err := kube.ListKueue(ctx, k.kube)
 	if refused, ok := errors.AsType[*kube.ReadsRefusedError](err); ok {
 		return backend.KueueSnapshot{}, k.refused(refused.Reads)
 	}
 	if err != nil {
 		return backend.KueueSnapshot{}, err
 	}
-	out := backend.KueueSnapshot{Cluster: s.Cluster, Version: s.VersionText()}
-	if len(s.Refused) > 0 {
-		out.Refused = k.refused(s.Refused)
+	s := snapshotOf(o)
+	out := backend.KueueSnapshot{Cluster: s.Cluster, Version: s.versionText()}
+	if len(o.Refused) > 0 {
+		out.Refused = k.refused(o.Refused)
 	}
 	return out, nil
 }

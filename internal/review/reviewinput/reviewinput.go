@@ -17,10 +17,10 @@ import (
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/review"
 )
 
-// Read lists what a review of plan needs of the cluster: its Kueue state (kube.ListKueue) and
+// Read lists what a review of plan needs of the cluster: its Kueue state (kueuebackend.ReadSnapshot) and
 // its Nodes by instance type, with the plan's changes placed as the plan's store writes them.
 func Read(ctx context.Context, c *kube.Client, plan review.Plan) (review.Input, error) {
-	s, err := kube.ListKueue(ctx, c)
+	s, err := kueuebackend.ReadSnapshot(ctx, c, "Bind the identity of the kubeconfig to the ClusterRole of "+review.Role+".")
 	if err != nil {
 		return review.Input{}, err
 	}
@@ -38,11 +38,11 @@ func Read(ctx context.Context, c *kube.Client, plan review.Plan) (review.Input, 
 			byType[t] = append(byType[t], capacity.NodeOf(n))
 		}
 	}
-	refused := make([]string, len(s.Refused))
-	for i, r := range s.Refused {
-		refused[i] = r.String()
+	var refused []string
+	if s.Refused != nil {
+		refused = s.Refused.Reads
 	}
-	return review.Input{Changes: plan.Changes, Now: s.Cluster, Version: s.VersionText(), Nodes: byType,
+	return review.Input{Changes: plan.Changes, Now: s.Cluster, Version: s.Version, Nodes: byType,
 		Catalog: plan.Catalog, InstanceTypesUnknown: plan.InstanceTypesUnknown, Refused: refused, Store: Store(plan)}, nil
 }
 
