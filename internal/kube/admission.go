@@ -1,7 +1,11 @@
 package kube
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -142,8 +146,8 @@ func (r *kueueReads) run(ctx context.Context, c *Client) error {
 			}}
 	}
 	reads := []kueueRead{
-		list(kueue.ClusterQueues, func() error { return listLean(ctx, c, kueue.ClusterQueues, &s.ClusterQueues) }),
-		list(kueue.LocalQueues, func() error { return listLean(ctx, c, kueue.LocalQueues, &s.LocalQueues) }),
+		list(kueue.ClusterQueues, func() error { return listLeanPrimed(ctx, c, kueue.ClusterQueues, &s.ClusterQueues) }),
+		list(kueue.LocalQueues, func() error { return listLeanPrimed(ctx, c, kueue.LocalQueues, &s.LocalQueues) }),
 		list(kueue.ResourceFlavors, func() error { return listLean(ctx, c, kueue.ResourceFlavors, &s.ResourceFlavors) }),
 		list(kueue.WorkloadPriorityClasses, func() error {
 			return listLean(ctx, c, kueue.WorkloadPriorityClasses, &s.WorkloadPriorityClasses)
@@ -213,6 +217,55 @@ func listLean[T any, PT interface {
 		*out = append(*out, page...)
 		return nil
 	})
+}
+
+// listLeanPrimed lists every object of gvr into *out as listLean does, but takes from the read
+// cache the objects that this run's priming LIST of gvr read (see primedObjects) and lists only
+// those it left out: a plan that refreshed a thousand teams has read their queues once already,
+// and a second LIST of them would cost the API server and this process as much again, while the
+// plan waits. Without such a LIST it lists every object.
+func listLeanPrimed[T any, PT interface {
+	*T
+	SetManagedFields([]metav1.ManagedFieldsEntry)
+	GetName() string
+	GetNamespace() string
+}](ctx context.Context, c *Client, gvr schema.GroupVersionResource, out *[]T) error {
+	if err := c.init(ctx); err != nil {
+		return err
+	}
+	cached, others, ok := c.primedObjects(ctx, gvr)
+	if !ok {
+		return listLean[T, PT](ctx, c, gvr, out)
+	}
+	*out = nil
+	listed := map[string]bool{}
+	err := pagesOf(ctx, c, gvr, others, func(page []T) error {
+		for i := range page {
+			PT(&page[i]).SetManagedFields(nil)
+			listed[PT(&page[i]).GetNamespace()+"/"+PT(&page[i]).GetName()] = true
+		}
+		*out = append(*out, page...)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, raw := range cached {
+		var obj T
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return fmt.Errorf("decoding a cached %s: %w", gvr.Resource, err)
+		}
+		// An object listed now is newer than the cache's copy (its label went since).
+		if !listed[PT(&obj).GetNamespace()+"/"+PT(&obj).GetName()] {
+			PT(&obj).SetManagedFields(nil)
+			*out = append(*out, obj)
+		}
+	}
+	// In the order a LIST gives: by namespace, then name.
+	slices.SortFunc(*out, func(a, b T) int {
+		return cmp.Or(cmp.Compare(PT(&a).GetNamespace(), PT(&b).GetNamespace()), cmp.Compare(PT(&a).GetName(), PT(&b).GetName()))
+	})
+	return nil
 }
 
 // objects is what the reads found.

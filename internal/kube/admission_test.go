@@ -2,10 +2,15 @@ package kube
 
 import (
 	"context"
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 )
 
 // Credentials that cannot be had fail the preview's first read, and the other reads are not sent:
@@ -35,5 +40,55 @@ func TestListKueueStopsAtAFailingCredentialPlugin(t *testing.T) {
 	}
 	if n := api.count(); n != 0 {
 		t.Errorf("%d requests reached the API server, want none", n)
+	}
+}
+
+// A run whose refresh primed the read cache with a LIST of its ClusterQueues (label-selected)
+// does not list them again for the preview: it lists only the queues without the label and takes
+// the rest from the cache, newest first, in a LIST's order.
+func TestListKueueTakesPrimedQueuesFromTheCache(t *testing.T) {
+	api := newMemoryAPI(t)
+	const queues = "/apis/kueue.x-k8s.io/v1beta2/clusterqueues"
+	queue := func(name string, labels map[string]any) map[string]any {
+		return map[string]any{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue",
+			"metadata": map[string]any{"name": name, "labels": labels,
+				"managedFields": []any{map[string]any{"manager": "kueue", "operation": "Update"}}}}
+	}
+	for i := range primeAfter + 4 {
+		api.put(fmt.Sprintf("%s/team-%02d", queues, i), queue(fmt.Sprintf("team-%02d", i), map[string]any{primeLabel: "us"}))
+	}
+	api.put(queues+"/adopted", queue("adopted", nil))
+	c := NewClient(api.settings(fastRetry), WithListPriming(primeLabel+"=us"))
+	for i := range primeAfter + 4 {
+		var cq kueue.ClusterQueue
+		if found, err := c.Get(context.Background(), kueue.ClusterQueues, "", fmt.Sprintf("team-%02d", i), &cq); err != nil || !found {
+			t.Fatalf("reading team-%02d: found %v, %v", i, found, err)
+		}
+	}
+	// Written by someone else since the priming LIST: the LIST of the others finds it now.
+	api.put(queues+"/team-03", queue("team-03", nil))
+	before := len(api.seen())
+	o, err := ListKueue(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, q := range o.ClusterQueues {
+		names = append(names, q.Name)
+		if len(q.ManagedFields) > 0 {
+			t.Errorf("%s kept its managed fields", q.Name)
+		}
+	}
+	want := []string{"adopted"}
+	for i := range primeAfter + 4 {
+		want = append(want, fmt.Sprintf("team-%02d", i))
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("ClusterQueues %v, want %v", names, want)
+	}
+	for _, r := range api.seen()[before:] {
+		if r.Path == queues && !strings.Contains(r.Query, url.QueryEscape(primeLabel+"!=us")) {
+			t.Errorf("the preview listed ClusterQueues with %q, want only those without the label", r.Query)
+		}
 	}
 }

@@ -120,6 +120,27 @@ func (c *readCache) offer(key objectKey, raw []byte) {
 	}
 }
 
+// objectsOf is the JSON of every object of gvr the cache holds as existing (reads in flight and
+// objects known to be absent left out).
+func (c *readCache) objectsOf(gvr schema.GroupVersionResource) [][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out [][]byte
+	for key, e := range c.entries {
+		if key.gvr != gvr {
+			continue
+		}
+		select {
+		case <-e.ready:
+			if e.found && e.err == nil {
+				out = append(out, e.raw)
+			}
+		default:
+		}
+	}
+	return out
+}
+
 func (c *readCache) has(key objectKey) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -38,7 +38,7 @@ type fakeAPI struct {
 }
 
 type seenRequest struct {
-	Method, Path, ContentType, Authorization string
+	Method, Path, Query, ContentType, Authorization string
 }
 
 func newFakeAPI(t *testing.T, handle func(w http.ResponseWriter, r *http.Request, n int)) *fakeAPI {
@@ -68,6 +68,7 @@ func (f *fakeAPI) handler(handle func(w http.ResponseWriter, r *http.Request, n 
 		f.requests = append(f.requests, seenRequest{
 			Method:        r.Method,
 			Path:          r.URL.Path,
+			Query:         r.URL.RawQuery,
 			ContentType:   r.Header.Get("Content-Type"),
 			Authorization: r.Header.Get("Authorization"),
 		})

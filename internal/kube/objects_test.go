@@ -162,8 +162,9 @@ func (m *memoryAPI) list(w http.ResponseWriter, r *http.Request) {
 		o := m.objects[p]
 		if sel := r.URL.Query().Get("labelSelector"); sel != "" {
 			k, v, _ := strings.Cut(sel, "=")
+			k, negated := strings.CutSuffix(k, "!")
 			labels, _ := o["metadata"].(map[string]any)["labels"].(map[string]any)
-			if labels[k] != v {
+			if (labels[k] == v) == negated {
 				continue
 			}
 		}

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -26,11 +27,14 @@ type primer struct {
 	mu     sync.Mutex
 	misses map[schema.GroupVersionResource]int
 	done   map[schema.GroupVersionResource]chan struct{}
+	// listed are the kinds whose LIST succeeded: the cache holds every object of the kind that
+	// carried the label then.
+	listed map[schema.GroupVersionResource]bool
 }
 
 func newPrimer(selector string) *primer {
-	return &primer{selector: selector,
-		misses: map[schema.GroupVersionResource]int{}, done: map[schema.GroupVersionResource]chan struct{}{}}
+	return &primer{selector: selector, misses: map[schema.GroupVersionResource]int{},
+		done: map[schema.GroupVersionResource]chan struct{}{}, listed: map[schema.GroupVersionResource]bool{}}
 }
 
 // primeBefore is called before a read of gvr that the cache cannot answer. The read that
@@ -55,6 +59,10 @@ func (c *Client) primeBefore(ctx context.Context, gvr schema.GroupVersionResourc
 			tflog.SubsystemDebug(tflog.NewSubsystem(ctx, LogSubsystem), LogSubsystem,
 				"LIST to prime the read cache failed; reading objects one by one", map[string]any{
 					"kube_resource": gvr.Resource, "kube_error": err.Error()})
+		} else {
+			p.mu.Lock()
+			p.listed[gvr] = true
+			p.mu.Unlock()
 		}
 		close(ch)
 		return
@@ -83,4 +91,38 @@ func (c *Client) listInto(ctx context.Context, gvr schema.GroupVersionResource) 
 		}
 		return nil
 	})
+}
+
+// primedObjects is, once the run's priming LIST of gvr has succeeded (waiting for one in
+// flight), the JSON of every object of gvr the cache holds (what that LIST found, with this
+// process's later reads and writes over it) and the label selector of the objects that LIST
+// left out (the primer's, negated); ok is false when no priming LIST of gvr succeeded, or the
+// primer's selector is not one key=value that can be negated.
+func (c *Client) primedObjects(ctx context.Context, gvr schema.GroupVersionResource) (raws [][]byte, others string, ok bool) {
+	p := c.primer
+	if p == nil {
+		return nil, "", false
+	}
+	key, value, single := strings.Cut(p.selector, "=")
+	if !single || key == "" || strings.ContainsAny(key+value, ",!=") {
+		return nil, "", false
+	}
+	p.mu.Lock()
+	ch, started := p.done[gvr]
+	p.mu.Unlock()
+	if !started {
+		return nil, "", false
+	}
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		return nil, "", false
+	}
+	p.mu.Lock()
+	listed := p.listed[gvr]
+	p.mu.Unlock()
+	if !listed {
+		return nil, "", false
+	}
+	return c.cache.objectsOf(gvr), key + "!=" + value, true
 }
