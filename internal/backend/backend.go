@@ -62,10 +62,6 @@ type Traits struct {
 	// store applies it asynchronously; a claim creates nothing (it holds the team while the
 	// create is sent). Such a create saves the quota once it exists, tainted when it failed.
 	CreatesWithContent bool
-	// QueuesByAddon: a team's LocalQueue is the task-governance add-on's, which creates it with
-	// the team's quota under the names the provider plans. The provider never writes or compares
-	// it, so it records those names whether or not the queue exists yet.
-	QueuesByAddon bool
 }
 
 // Claims deals with what a create claimed and could not hand to Terraform. Nobody is left to

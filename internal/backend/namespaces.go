@@ -54,6 +54,12 @@ type TeamNamespace struct {
 	Labels, Annotations map[string]string
 	// Queue is the namespace's queue; nil when it does not exist.
 	Queue *TeamQueue
+	// LocalQueueName and ClusterQueueName are what the namespace records of its queue: the
+	// queue's name and the team quota's queue it feeds; "" when it records none (no queue, or
+	// one being deleted). Where someone else creates the team's queue with its quota (the
+	// task-governance add-on), they are the names it gets, whether or not it exists yet: the
+	// provider never writes or compares that queue.
+	LocalQueueName, ClusterQueueName string
 	// Team and NotRepresented (what an apply would change in the namespace or its queue beyond
 	// taking them over, in the store's words) are set by List.
 	Team           string

@@ -68,7 +68,7 @@ func (r *clusterSchedulerConfigResource) Read(ctx context.Context, req resource.
 		warnNotRefreshed(r.data, &resp.Diagnostics)
 		return
 	}
-	if storePathChanged(state.ConfigID, r.data.backend, &resp.Diagnostics) {
+	if r.data.storePathChanged(state.ConfigID, &resp.Diagnostics) {
 		return
 	}
 	stored, err := r.policy().Read(ctx, state.policyState(ctx, req.Private, &resp.Diagnostics))
@@ -122,7 +122,7 @@ func (r *clusterSchedulerConfigResource) Delete(ctx context.Context, req resourc
 	state, _ := stateOf[clusterSchedulerConfigModel](ctx, req.State, &resp.Diagnostics)
 	ctx, cancel, timeout, ok := r.data.begin(ctx, "delete priority classes", state.Timeouts.Delete, defaultSchedulerConfigTimeout, &resp.Diagnostics)
 	defer cancel()
-	if !ok || storePathChanged(state.ConfigID, r.data.backend, &resp.Diagnostics) {
+	if !ok || r.data.storePathChanged(state.ConfigID, &resp.Diagnostics) {
 		return
 	}
 	w, err := r.policy().Delete(ctx, state.policyState(ctx, req.Private, &resp.Diagnostics), timeout)

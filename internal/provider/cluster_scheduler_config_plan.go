@@ -39,7 +39,7 @@ func (r *clusterSchedulerConfigResource) ModifyPlan(ctx context.Context, req res
 	if r.data != nil {
 		r.planStore(ctx, req, resp)
 		r.data.planTags(ctx, req, resp)
-		defer planNewVersion(ctx, r.data.backend.Traits.AssignsIDs, req, resp)
+		defer r.data.planNewVersion(ctx, req, resp)
 	}
 	if !req.State.Raw.IsNull() {
 		refuseForeignPriorityClass(ctx, req.Private, &resp.Diagnostics)
@@ -115,7 +115,6 @@ func (r *clusterSchedulerConfigResource) planStore(ctx context.Context, req reso
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	traits := r.data.backend.Traits
 	// A switch the store does not hold is refused when set and planned null; fair_share, where
 	// it is held, defaults to Enabled.
 	if config.FairShare.IsNull() {
@@ -127,7 +126,7 @@ func (r *clusterSchedulerConfigResource) planStore(ctx context.Context, req reso
 		planned *types.String
 	}{{tagOf[clusterSchedulerConfigModel]("FairShare"), config.FairShare, &plan.FairShare},
 		{tagOf[clusterSchedulerConfigModel]("IdleResourceSharing"), config.IdleResourceSharing, &plan.IdleResourceSharing}} {
-		why, unsupported := traits.Unsupported[sw.attr]
+		why, unsupported := r.data.unsupported(sw.attr)
 		if !unsupported {
 			continue
 		}
@@ -137,17 +136,8 @@ func (r *clusterSchedulerConfigResource) planStore(ctx context.Context, req reso
 		}
 		*sw.planned = types.StringNull()
 	}
-	plan.ConfigID, plan.storeRecordModel = plannedStoreRecord(traits.AssignsIDs, req.State.Raw.IsNull(), prior.ConfigID, prior.storeRecordModel)
+	plan.ConfigID, plan.storeRecordModel = r.data.plannedStoreRecord(req.State.Raw.IsNull(), prior.ConfigID, prior.storeRecordModel)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
-// planNewVersion plans a new version and status for an update of an object of a store that assigns ids.
-func planNewVersion(ctx context.Context, assignsIDs bool, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if !assignsIDs || req.State.Raw.IsNull() || resp.Diagnostics.HasError() || sameValues(resp.Plan.Raw, req.State.Raw) {
-		return
-	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(tagOf[storeRecordModel]("Version")), types.Int64Unknown())...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(tagOf[storeRecordModel]("Status")), types.StringUnknown())...)
 }
 
 // sameValues reports whether a plan holds the values of the state, as Terraform compares them:

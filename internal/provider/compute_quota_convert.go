@@ -320,25 +320,3 @@ func (m computeQuotaModel) lastSeen() *backend.Quota {
 	q.Config.Config.Description = m.Description.ValueString()
 	return q
 }
-
-// withoutUnsupported plans (and stores) null for the computed attributes the store cannot hold.
-func (m *computeQuotaModel) withoutUnsupported(t backend.Traits, diags *diag.Diagnostics) {
-	if _, ok := t.Unsupported["cohort"]; ok {
-		m.Cohort = types.StringNull()
-	}
-	if _, ok := t.Unsupported["resources.efa"]; !ok || m.Resources.IsNull() || m.Resources.IsUnknown() {
-		return
-	}
-	for _, e := range m.Resources.Elements() {
-		if e.IsUnknown() || e.IsNull() {
-			return // an entry not known yet: its efa is planned unknown
-		}
-	}
-	entries := elementsOf[resourceEntryModel](m.Resources)
-	for i := range entries {
-		entries[i].EFA = types.Int64Null()
-	}
-	list, d := listFrom(entries)
-	diags.Append(d...)
-	m.Resources = list
-}

@@ -188,7 +188,7 @@ func (r *computeQuotaResource) Update(ctx context.Context, req resource.UpdateRe
 // it created, even when it fails; a failure (err) is in diags already.
 func (r *computeQuotaResource) write(ctx context.Context, config computeQuotaModel, owner string, over *backend.Record, diags *diag.Diagnostics) (written backend.Record, createdFlavors []string, err error) {
 	cfg := quotaConfigFromModel(config)
-	rc, problems := quota.PlanOn(r.data.catalog, cfg, r.data.backend.Traits.StoreLimits)
+	rc, problems := r.data.planQuota(cfg)
 	if len(problems) > 0 {
 		addProblems(diags, problems)
 		return written, nil, problems[0]
@@ -229,7 +229,7 @@ func (r *computeQuotaResource) Read(ctx context.Context, req resource.ReadReques
 		warnNotRefreshed(r.data, &resp.Diagnostics)
 		return
 	}
-	if storePathChanged(prior.QuotaID, r.data.backend, &resp.Diagnostics) {
+	if r.data.storePathChanged(prior.QuotaID, &resp.Diagnostics) {
 		return
 	}
 	q, keep := r.readStored(ctx, prior, team, resp)
@@ -314,7 +314,7 @@ func (r *computeQuotaResource) storedState(ctx context.Context, prior computeQuo
 	}
 	state.QuotaID, state.storeRecordModel = storeRecordOf(q.Record)
 	state.tagsModel = r.data.refreshed(prior.tagsModel, stored)
-	state.withoutUnsupported(r.data.backend.Traits, diags)
+	r.data.withoutUnsupported(&state, diags)
 	state.Drift = driftList(drift)
 	return state, marks, true
 }
@@ -400,7 +400,7 @@ func (r *computeQuotaResource) Delete(ctx context.Context, req resource.DeleteRe
 	rpcCtx := ctx
 	ctx, cancel, timeout, ok := r.data.begin(ctx, "delete a compute quota", state.Timeouts.Delete, defaultQuotaTimeout, &resp.Diagnostics)
 	defer cancel()
-	if !ok || storePathChanged(state.QuotaID, r.data.backend, &resp.Diagnostics) {
+	if !ok || r.data.storePathChanged(state.QuotaID, &resp.Diagnostics) {
 		return
 	}
 

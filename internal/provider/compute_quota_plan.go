@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
@@ -56,15 +55,14 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 			cfg.MarkUnknown(append(k, "capacity")...)
 		}
 	}
-	traits := r.data.backend.Traits
-	rc, problems := quota.PlanOn(r.data.catalog, cfg, traits.StoreLimits)
+	rc, problems := r.data.planQuota(cfg)
 	if len(problems) > 0 {
 		addProblems(&resp.Diagnostics, problems)
 		return
 	}
 	planned, diags := plannedQuotaModel(config, rc)
 	resp.Diagnostics.Append(diags...)
-	planned.withoutUnsupported(traits, &resp.Diagnostics)
+	r.data.withoutUnsupported(&planned, &resp.Diagnostics)
 	var prior computeQuotaModel
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(getModel(ctx, req.State, &prior)...)
@@ -76,7 +74,7 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 		// cohort it lends to.
 		r.previewChange(ctx, nil, &planned, &rc, &resp.Diagnostics)
 	}
-	planned.QuotaID, planned.storeRecordModel = plannedStoreRecord(traits.AssignsIDs, req.State.Raw.IsNull(), prior.QuotaID, prior.storeRecordModel)
+	planned.QuotaID, planned.storeRecordModel = r.data.plannedStoreRecord(req.State.Raw.IsNull(), prior.QuotaID, prior.storeRecordModel)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -91,7 +89,7 @@ func (r *computeQuotaResource) ModifyPlan(ctx context.Context, req resource.Modi
 	// is what this plan repairs.
 	planned.Drift = types.ListValueMust(types.StringType, nil)
 	resp.Diagnostics.Append(setModel(ctx, &resp.Plan, &planned)...)
-	planNewVersion(ctx, traits.AssignsIDs, req, resp)
+	r.data.planNewVersion(ctx, req, resp)
 	if !req.State.Raw.IsNull() {
 		// A queue being deleted cannot be updated back: delete it (waiting for what holds it)
 		// and create it again. Terraform replaces only for a path that changes: drift does.
@@ -131,18 +129,6 @@ func admitsAlike(a, b computeQuotaModel) bool {
 	return a.Team.Equal(b.Team) && a.ActivationState.Equal(b.ActivationState) && a.PreemptTeamTasks.Equal(b.PreemptTeamTasks) &&
 		a.FairShareWeight.Equal(b.FairShareWeight) && a.Cohort.Equal(b.Cohort) && a.ResourceSharing.Equal(b.ResourceSharing) &&
 		a.Resources.Equal(b.Resources)
-}
-
-// plannedStoreRecord plans the store's record of an object: null on a store that keeps none,
-// unknown until a create has run, and the state's while no update changes it.
-func plannedStoreRecord(assignsIDs, creating bool, id types.String, prior storeRecordModel) (types.String, storeRecordModel) {
-	switch {
-	case !assignsIDs:
-		return storeRecordOf(backend.Record{})
-	case creating:
-		return types.StringUnknown(), storeRecordModel{ARN: types.StringUnknown(), Version: types.Int64Unknown(), Status: types.StringUnknown()}
-	}
-	return id, prior
 }
 
 // storedUsage is what a refresh saw the team's workloads hold, kept in private state.

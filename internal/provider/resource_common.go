@@ -382,17 +382,6 @@ func storeIDAttribute(kind, form string) schema.StringAttribute {
 		"managed through `task_governance`; null on a cluster that runs its own Kueue."}
 }
 
-// storePathChanged refuses a refresh of a resource whose state records a store id (quota_id,
-// config_id) when the backend answering assigns none: the object is held by another store, so
-// read here it would be dropped from state, and a destroy would leave it behind there.
-func storePathChanged(storeID types.String, b backend.Backend, diags *diag.Diagnostics) bool {
-	if storeID.IsNull() || storeID.IsUnknown() || b.Traits.AssignsIDs {
-		return false
-	}
-	storeDiag(b.Words.ForeignID(storeID.ValueString())).addTo(diags)
-	return true
-}
-
 // describedTimeoutsBlock is a resource's timeouts block, described as a whole; opts describe
 // each operation with its default.
 func describedTimeoutsBlock(ctx context.Context, opts timeouts.Opts) schema.Block {

@@ -7,34 +7,27 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
-	"github.com/quotaworks/terraform-provider-hyperpod/internal/quota"
 )
 
 // teamNamespaceState fills the computed attributes and the label and annotation maps of m from
 // what the cluster holds; what no attribute shows is drift, which Read adds (NamespaceDetails.Drift).
-// Every value is true: the names are those of the objects found (null for a missing
+// Every value is true: the queue names are those the store records (null for a missing
 // LocalQueue), and a difference from the plan, which derives them from team, is the drift.
-// Where the add-on owns the LocalQueue (queuesByAddon) they are the names it gives the queue
-// once the team's quota exists: the provider cannot create it, so its absence is no drift.
+// Where the add-on owns the LocalQueue they are the names it gives the queue once the team's
+// quota exists (the backend says so): the provider cannot create it, so its absence is no drift.
 //
 // For labels and annotations only the keys already in state are compared: their current values
 // are recorded and keys that disappeared are dropped, so a changed or removed entry shows in the
 // plan while keys other managers add are ignored. An import, which has no prior state, then
 // takes the maps from teamNamespaceImported.
-func teamNamespaceState(ctx context.Context, m *teamNamespaceModel, team string, ns *backend.TeamNamespace, queuesByAddon bool) diag.Diagnostics {
+func teamNamespaceState(ctx context.Context, m *teamNamespaceModel, team string, ns *backend.TeamNamespace) diag.Diagnostics {
 	var diags diag.Diagnostics
 	m.ID = types.StringValue(team)
 	m.Team = types.StringValue(team)
 	m.Namespace = types.StringValue(ns.Name)
-	m.LocalQueueName = types.StringNull()
-	m.ClusterQueueName = types.StringNull()
-	switch q := ns.Queue; {
-	case queuesByAddon:
-		m.LocalQueueName = types.StringValue(quota.LocalQueueName(team))
-		m.ClusterQueueName = types.StringValue(quota.ClusterQueueName(team))
-	case q != nil && !q.Terminating:
-		m.LocalQueueName = types.StringValue(q.Name)
-		m.ClusterQueueName = types.StringValue(q.ClusterQueue)
+	m.LocalQueueName, m.ClusterQueueName = types.StringNull(), types.StringNull()
+	if ns.LocalQueueName != "" {
+		m.LocalQueueName, m.ClusterQueueName = types.StringValue(ns.LocalQueueName), types.StringValue(ns.ClusterQueueName)
 	}
 
 	var d diag.Diagnostics

@@ -160,7 +160,7 @@ func (r *teamNamespaceResource) Read(ctx context.Context, req resource.ReadReque
 // namespaces (`terraform query`) both read the state here.
 func (r *teamNamespaceResource) readState(ctx context.Context, state *teamNamespaceModel, team string, ns *backend.TeamNamespace,
 	takeover bool) (*ownerConflict, diag.Diagnostics) {
-	diags := teamNamespaceState(ctx, state, team, ns, r.data.backend.Traits.QueuesByAddon)
+	diags := teamNamespaceState(ctx, state, team, ns)
 	owner := state.OwnerID.ValueString()
 	var drift []string
 	var conflict *ownerConflict
@@ -370,7 +370,7 @@ func (r *teamNamespaceResource) ImportState(ctx context.Context, req resource.Im
 // (an import sets the other attributes only).
 func (r *teamNamespaceResource) importedState(ctx context.Context, team string, ns *backend.TeamNamespace) (teamNamespaceModel, diag.Diagnostics) {
 	m := teamNamespaceModel{Timeouts: timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)}}
-	diags := teamNamespaceState(ctx, &m, team, ns, r.data.backend.Traits.QueuesByAddon)
+	diags := teamNamespaceState(ctx, &m, team, ns)
 	labels, annotations, err := r.details().Imported(ns)
 	if err != nil {
 		storeError(err).addTo(&diags)

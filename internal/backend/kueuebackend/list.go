@@ -81,7 +81,7 @@ func (s *teamNamespaces) List(ctx context.Context, teamPrefix string, page func(
 			if q, found := queues[ns.Name]; found {
 				lq = &q
 			}
-			t := teamNamespaceOf(ns, lq)
+			t := s.namespaceOf(team, ns, lq)
 			t.Team = team
 			if !s.addonQueues {
 				t.NotRepresented = quota.LocalQueueNotRepresented(team, lq)

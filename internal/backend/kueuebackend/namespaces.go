@@ -59,7 +59,7 @@ func (s *teamNamespaces) Get(ctx context.Context, team string) (*backend.TeamNam
 	if found {
 		q = &lq
 	}
-	return teamNamespaceOf(ns, q), nil
+	return s.namespaceOf(team, ns, q), nil
 }
 
 // teamNamespaceOf is what the provider records of a team's Namespace and its LocalQueue (nil
@@ -72,6 +72,19 @@ func teamNamespaceOf(ns corev1.Namespace, lq *kueue.LocalQueue) *backend.TeamNam
 	}
 	if lq != nil {
 		out.Queue = &backend.TeamQueue{Record: RecordOf(kindLocalQueue, lq.ObjectMeta), ClusterQueue: lq.Spec.ClusterQueue, Native: *lq}
+	}
+	return out
+}
+
+// namespaceOf is teamNamespaceOf with the names of the team's queue the namespace records:
+// its LocalQueue's, or, beside the add-on, the names the add-on gives the team's queues.
+func (s *teamNamespaces) namespaceOf(team string, ns corev1.Namespace, lq *kueue.LocalQueue) *backend.TeamNamespace {
+	out := teamNamespaceOf(ns, lq)
+	switch q := out.Queue; {
+	case s.addonQueues:
+		out.LocalQueueName, out.ClusterQueueName = quota.LocalQueueName(team), quota.ClusterQueueName(team)
+	case q != nil && !q.Terminating:
+		out.LocalQueueName, out.ClusterQueueName = q.Name, q.ClusterQueue
 	}
 	return out
 }

@@ -43,7 +43,7 @@ func New(api sagemakerclient.API, clusterARN string, cat *catalog.Catalog, poll 
 		QuotaList:        quotas,
 		NamespaceList:    needsKubernetes{},
 		Cluster:          clusterARN,
-		Traits: backend.Traits{AssignsIDs: true, CreatesWithContent: true, QueuesByAddon: true, StoreLimits: quota.StoreLimits{Float32Amounts: true, Unsupported: map[string]string{
+		Traits: backend.Traits{AssignsIDs: true, CreatesWithContent: true, StoreLimits: quota.StoreLimits{Float32Amounts: true, Unsupported: map[string]string{
 			"cohort": "the SageMaker API has no cohort field: the task-governance add-on decides how teams share idle " +
 				"capacity from resource_sharing and fair_share_weight",
 			"resources.efa": "the SageMaker API has no EFA field: the task-governance add-on decides the EFA quota of " +
