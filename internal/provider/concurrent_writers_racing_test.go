@@ -14,7 +14,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -29,10 +31,14 @@ import (
 // cwRacer keeps changing one label of a ClusterQueue and a Namespace with read-modify-update
 // calls that carry the resourceVersion they read, under its own field manager, retrying on
 // 409 Conflict, until stopped. For each object it records the sequence of values of a field
-// the provider's update changes, as each of its successful writes saw it.
+// the provider's update changes, as each of its successful writes saw it. Its pace is the
+// cluster's, not a clock's: each write waits for the watch event of the one before (cwEvents),
+// so every write has been published to the object's watchers (Kueue's among them) before the
+// next one is sent.
 type cwRacer struct {
 	team     string
 	stopping atomic.Bool // checked between requests, so none is cut off midway
+	cancel   context.CancelFunc
 	done     chan struct{}
 
 	mu        sync.Mutex
@@ -50,61 +56,129 @@ func cwStartRacer(team string) *cwRacer {
 	// A client of its own, without client-go's default 5 requests per second.
 	cfg := rest.CopyConfig(acc.config)
 	cfg.QPS, cfg.Burst = 1000, 1000
-	r := &cwRacer{team: team, done: make(chan struct{}), last: map[string]string{}, seen: map[string][]string{}, started: time.Now()}
-	go r.run(context.Background(), dynamic.NewForConfigOrDie(cfg), kubernetes.NewForConfigOrDie(cfg))
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &cwRacer{team: team, cancel: cancel, done: make(chan struct{}), last: map[string]string{}, seen: map[string][]string{}, started: time.Now()}
+	go r.run(ctx, dynamic.NewForConfigOrDie(cfg), kubernetes.NewForConfigOrDie(cfg))
 	return r
 }
 
+// cwEvents follows the watch events of one object, so a writer can wait until the API server
+// has published its write.
+type cwEvents struct {
+	open func(ctx context.Context, resourceVersion string) (watch.Interface, error)
+	w    watch.Interface
+	last string // the resourceVersion of the last event seen
+}
+
+func cwWatch(ctx context.Context, open func(ctx context.Context, resourceVersion string) (watch.Interface, error)) (*cwEvents, error) {
+	w, err := open(ctx, "")
+	return &cwEvents{open: open, w: w}, err
+}
+
+// published waits for the event of the object's write that answered with resourceVersion rv.
+// The watch starts before the first write, and a watch the server closes is opened again after
+// the last event seen, so no event of the object is missed.
+func (e *cwEvents) published(ctx context.Context, rv string) error {
+	for e.last != rv {
+		var ev watch.Event
+		var ok bool
+		select {
+		case <-ctx.Done():
+			return nil // stopped
+		case ev, ok = <-e.w.ResultChan():
+		}
+		if !ok {
+			w, err := e.open(ctx, e.last)
+			if err != nil {
+				return err
+			}
+			e.w = w
+			continue
+		}
+		if ev.Type == watch.Error {
+			return apierrors.FromObject(ev.Object)
+		}
+		m, err := apimeta.Accessor(ev.Object)
+		if err != nil {
+			return err
+		}
+		e.last = m.GetResourceVersion()
+	}
+	return nil
+}
+
+// run writes until stopped; ctx ends the watches when stopped, and never a write: a write cut
+// off could land without the racer knowing it did.
 func (r *cwRacer) run(ctx context.Context, dyn dynamic.Interface, cs kubernetes.Interface) {
 	defer close(r.done)
+	writes := context.WithoutCancel(ctx)
 	cqs := dyn.Resource(kueue.ClusterQueues)
 	nss := cs.CoreV1().Namespaces()
+	cqName, nsName := quota.ClusterQueueName(r.team), quota.NamespaceName(r.team)
+	cqEvents, err := cwWatch(ctx, func(ctx context.Context, rv string) (watch.Interface, error) {
+		return cqs.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + cqName, ResourceVersion: rv})
+	})
+	var nsEvents *cwEvents
+	if err == nil {
+		nsEvents, err = cwWatch(ctx, func(ctx context.Context, rv string) (watch.Interface, error) {
+			return nss.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + nsName, ResourceVersion: rv})
+		})
+	}
+	if err != nil {
+		r.fail(err)
+		return
+	}
+	defer func() { cqEvents.w.Stop(); nsEvents.w.Stop() }() // the watches open at the end
 	for i := 1; !r.stopping.Load(); i++ {
 		value := fmt.Sprint(i)
 		// Alternate the objects, so each sees writes all along.
 		var err error
 		if i%2 == 1 {
-			err = r.write("ClusterQueue", value, func() (string, error) {
-				u, err := cqs.Get(ctx, quota.ClusterQueueName(r.team), metav1.GetOptions{})
+			err = r.write(ctx, "ClusterQueue", value, cqEvents, func() (string, string, error) {
+				u, err := cqs.Get(writes, cqName, metav1.GetOptions{})
 				if err != nil {
-					return "", err
+					return "", "", err
 				}
 				labels := u.GetLabels()
 				labels[cwRacerLabel] = value
 				u.SetLabels(labels)
-				if u, err = cqs.Update(ctx, u, metav1.UpdateOptions{FieldManager: "racer"}); err != nil {
-					return "", err
+				if u, err = cqs.Update(writes, u, metav1.UpdateOptions{FieldManager: "racer"}); err != nil {
+					return "", "", err
 				}
-				return u.GetAnnotations()[quota.AnnotationDescription], nil
+				return u.GetAnnotations()[quota.AnnotationDescription], u.GetResourceVersion(), nil
 			})
 		} else {
-			err = r.write("Namespace", value, func() (string, error) {
-				ns, err := nss.Get(ctx, quota.NamespaceName(r.team), metav1.GetOptions{})
+			err = r.write(ctx, "Namespace", value, nsEvents, func() (string, string, error) {
+				ns, err := nss.Get(writes, nsName, metav1.GetOptions{})
 				if err != nil {
-					return "", err
+					return "", "", err
 				}
 				ns.Labels[cwRacerLabel] = value
-				if ns, err = nss.Update(ctx, ns, metav1.UpdateOptions{FieldManager: "racer"}); err != nil {
-					return "", err
+				if ns, err = nss.Update(writes, ns, metav1.UpdateOptions{FieldManager: "racer"}); err != nil {
+					return "", "", err
 				}
-				return ns.Labels["example.com/version"], nil
+				return ns.Labels["example.com/version"], ns.ResourceVersion, nil
 			})
 		}
 		if err != nil {
-			r.mu.Lock()
-			r.err = err
-			r.mu.Unlock()
+			r.fail(err)
 			return
 		}
-		time.Sleep(2 * time.Millisecond)
 	}
 }
 
-// write runs one read-modify-update until it does not conflict. update returns the
-// provider's value in the object it wrote.
-func (r *cwRacer) write(object, value string, update func() (string, error)) error {
+func (r *cwRacer) fail(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.err = err
+}
+
+// write runs one read-modify-update until it does not conflict, and waits until events has
+// published it. update returns the provider's value in the object it wrote and the
+// resourceVersion the write answered with.
+func (r *cwRacer) write(ctx context.Context, object, value string, events *cwEvents, update func() (providers, rv string, err error)) error {
 	for !r.stopping.Load() {
-		providers, err := update()
+		providers, rv, err := update()
 		r.mu.Lock()
 		switch {
 		case err == nil:
@@ -117,7 +191,10 @@ func (r *cwRacer) write(object, value string, update func() (string, error)) err
 			r.conflicts++
 		}
 		r.mu.Unlock()
-		if !apierrors.IsConflict(err) {
+		switch {
+		case err == nil:
+			return events.published(ctx, rv)
+		case !apierrors.IsConflict(err):
 			return err
 		}
 	}
@@ -140,9 +217,10 @@ func (r *cwRacer) waitSeen(value string, timeout time.Duration, objects ...strin
 		})
 }
 
-// stop ends the racer and waits for its last write to finish.
+// stop ends the racer and waits for its last write to finish (a wait for an event ends there).
 func (r *cwRacer) stop() {
 	r.stopping.Store(true)
+	r.cancel()
 	<-r.done
 }
 
