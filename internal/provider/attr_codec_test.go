@@ -89,10 +89,10 @@ func TestModelCodecMatchesFramework(t *testing.T) {
 	entryType := objectTypeOf[resourceEntryModel]()
 	partition, _ := objectFrom(partitionModel{Type: types.StringValue("mig-1g.10gb"), Count: types.Int64Value(2)})
 	entries := []resourceEntryModel{
-		{InstanceType: types.StringValue("ml.p5.48xlarge"), Count: types.Int64Null(), Accelerators: types.Int64Value(8),
-			Partition: types.ObjectNull(partitionAttrTypes), VCPU: types.Float64Value(2.9), MemoryInGiB: types.Float64Unknown(), EFA: types.Int64Value(0)},
-		{InstanceType: types.StringUnknown(), Count: types.Int64Value(1), Accelerators: types.Int64Unknown(),
-			Partition: partition, VCPU: types.Float64Null(), MemoryInGiB: types.Float64Value(0.5), EFA: types.Int64Unknown()},
+		{limitModel{InstanceType: types.StringValue("ml.p5.48xlarge"), Count: types.Int64Null(), Accelerators: types.Int64Value(8),
+			Partition: types.ObjectNull(partitionAttrTypes), VCPU: types.Float64Value(2.9), MemoryInGiB: types.Float64Unknown()}, types.Int64Value(0)},
+		{limitModel{InstanceType: types.StringUnknown(), Count: types.Int64Value(1), Accelerators: types.Int64Unknown(),
+			Partition: partition, VCPU: types.Float64Null(), MemoryInGiB: types.Float64Value(0.5)}, types.Int64Unknown()},
 	}
 	var entryValues []attr.Value
 	for _, e := range entries {

@@ -139,7 +139,7 @@ func (r *clusterSchedulerConfigResource) ImportState(ctx context.Context, req re
 	if !r.data.ready("import the cluster scheduler config", &resp.Diagnostics) {
 		return
 	}
-	stored, err := r.policy().Import(ctx, importedConfigID(ctx, req, &resp.Diagnostics))
+	stored, err := r.policy().Import(ctx, importedName[schedulerConfigIdentityModel](ctx, req, &resp.Diagnostics))
 	if err != nil {
 		storeError(err).addTo(&resp.Diagnostics)
 		return

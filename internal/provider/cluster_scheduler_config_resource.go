@@ -128,6 +128,8 @@ type schedulerConfigIdentityModel struct {
 	ID types.String `tfsdk:"id"`
 }
 
+func (m schedulerConfigIdentityModel) named() types.String { return m.ID }
+
 // IdentitySchema declares the id as the resource identity, for import by identity and for the
 // results of `terraform query`.
 func (r *clusterSchedulerConfigResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
@@ -154,15 +156,4 @@ func setConfigIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity, id
 		return
 	}
 	diags.Append(identity.Set(ctx, schedulerConfigIdentityModel{ID: id})...)
-}
-
-// importedConfigID is the id an import names: the import ID, or the identity's id in an import
-// block that gives an identity instead.
-func importedConfigID(ctx context.Context, req resource.ImportStateRequest, diags *diag.Diagnostics) string {
-	if req.ID != "" || req.Identity == nil {
-		return req.ID
-	}
-	var m schedulerConfigIdentityModel
-	diags.Append(req.Identity.Get(ctx, &m)...)
-	return m.ID.ValueString()
 }

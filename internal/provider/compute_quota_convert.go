@@ -228,11 +228,11 @@ func quotaModelFromResolved(rc quota.ResolvedConfig) (computeQuotaModel, diag.Di
 	entries := []resourceEntryModel{} // an empty list, not null, when there is none
 	for _, r := range rc.Resources {
 		e := r.Configured
-		entries = append(entries, resourceEntryModel{
+		entries = append(entries, resourceEntryModel{limitModel: limitModel{
 			InstanceType: types.StringValue(e.InstanceType), Count: types.Int64PointerValue(e.Count),
 			Accelerators: types.Int64Value(r.Accelerators), VCPU: floatOrNull(r.VCPU), MemoryInGiB: floatOrNull(r.MemoryGiB),
-			EFA: types.Int64Value(r.EFA), Partition: partitionObject(e.Partition, &diags),
-		})
+			Partition: partitionObject(e.Partition, &diags),
+		}, EFA: types.Int64Value(r.EFA)})
 	}
 	list, d := listFrom(entries)
 	diags.Append(d...)

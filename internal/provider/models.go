@@ -187,15 +187,11 @@ type schedulerConfigListModel struct {
 
 // Nested objects. Each attribute is named once, in its tag; attrTypesOf derives the types.
 
-// resourceEntryModel lists the sizing attributes in the order of the ratio rule, then efa.
+// resourceEntryModel lists the sizing attributes in the order of the ratio rule (an
+// absolute_borrow_limits element's), then efa.
 type resourceEntryModel struct {
-	InstanceType types.String  `tfsdk:"instance_type"`
-	Count        types.Int64   `tfsdk:"count"`
-	Accelerators types.Int64   `tfsdk:"accelerators"`
-	Partition    types.Object  `tfsdk:"accelerator_partition" model:"partitionModel"`
-	VCPU         types.Float64 `tfsdk:"vcpu"`
-	MemoryInGiB  types.Float64 `tfsdk:"memory_in_gib"`
-	EFA          types.Int64   `tfsdk:"efa"`
+	limitModel
+	EFA types.Int64 `tfsdk:"efa"`
 }
 
 type partitionModel struct {
@@ -209,7 +205,7 @@ type sharingModel struct {
 	AbsoluteBorrowLimits types.List   `tfsdk:"absolute_borrow_limits" model:"limitModel"`
 }
 
-// limitModel is an absolute_borrow_limits element: the shape of a resources entry without efa.
+// limitModel is an absolute_borrow_limits element: a resources entry without efa.
 type limitModel struct {
 	InstanceType types.String  `tfsdk:"instance_type"`
 	Count        types.Int64   `tfsdk:"count"`

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -270,7 +271,7 @@ func withEnvDescriptions(attrs map[string]schema.Attribute) map[string]schema.At
 		also := fmt.Sprintf(" Can also be set with the `%s` environment variable.", ev.Variable)
 		a, ok := withDescriptionSuffix(attrs[ev.Attribute], also)
 		if !ok {
-			panic(fmt.Sprintf("provider attribute %q of %s: no such attribute, or one whose description is not extended here", ev.Attribute, ev.Variable))
+			panic(fmt.Sprintf("provider attribute %q of %s: no such attribute, or one without a Description field", ev.Attribute, ev.Variable))
 		}
 		attrs[ev.Attribute] = a
 	}
@@ -278,27 +279,23 @@ func withEnvDescriptions(attrs map[string]schema.Attribute) map[string]schema.At
 }
 
 // withDescriptionSuffix returns a copy of a with suffix appended to its Description; ok is false
-// when a is nil or of a kind not listed here. Every attribute kind has that field, but no method
-// sets it.
+// when a is nil or has no such field. Every attribute kind has that exported field, but no
+// method sets it, so it is set by name, whatever the kind.
 func withDescriptionSuffix(a schema.Attribute, suffix string) (_ schema.Attribute, ok bool) {
-	switch a := a.(type) {
-	case schema.StringAttribute:
-		a.Description += suffix
-		return a, true
-	case schema.BoolAttribute:
-		a.Description += suffix
-		return a, true
-	case schema.Int64Attribute:
-		a.Description += suffix
-		return a, true
-	case schema.Float64Attribute:
-		a.Description += suffix
-		return a, true
-	case schema.ListAttribute:
-		a.Description += suffix
-		return a, true
+	if a == nil {
+		return nil, false
 	}
-	return nil, false
+	v := reflect.New(reflect.TypeOf(a)).Elem()
+	v.Set(reflect.ValueOf(a))
+	if v.Kind() != reflect.Struct {
+		return nil, false
+	}
+	d := v.FieldByName("Description")
+	if !d.IsValid() || d.Kind() != reflect.String {
+		return nil, false
+	}
+	d.SetString(d.String() + suffix)
+	return v.Interface().(schema.Attribute), true
 }
 
 func (p *hyperpodProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {

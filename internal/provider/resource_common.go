@@ -228,7 +228,7 @@ func validImportTeam(team, example string, diags *diag.Diagnostics) bool {
 // importTeam validates an import ID, sets id and team, and marks the takeover. It returns the
 // team.
 func importTeam(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse, example string) string {
-	team := importedTeam(ctx, req, &resp.Diagnostics)
+	team := importedName[teamIdentityModel](ctx, req, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || !validImportTeam(team, example, &resp.Diagnostics) {
 		return team
 	}
@@ -244,6 +244,8 @@ func importTeam(ctx context.Context, req resource.ImportStateRequest, resp *reso
 type teamIdentityModel struct {
 	Team types.String `tfsdk:"team"`
 }
+
+func (m teamIdentityModel) named() types.String { return m.Team }
 
 // teamIdentitySchema declares the identity (Terraform 1.12+, OpenTofu with identity support).
 func teamIdentitySchema(resp *resource.IdentitySchemaResponse) {
@@ -264,15 +266,15 @@ func setTeamIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity, team
 	diags.Append(identity.Set(ctx, teamIdentityModel{Team: types.StringValue(team)})...)
 }
 
-// importedTeam is the team an import names: the import ID, or the identity's team in an import
-// block that gives an identity instead.
-func importedTeam(ctx context.Context, req resource.ImportStateRequest, diags *diag.Diagnostics) string {
+// importedName is what an import names: the import ID, or the name in the identity M of an
+// import block that gives an identity instead.
+func importedName[M interface{ named() types.String }](ctx context.Context, req resource.ImportStateRequest, diags *diag.Diagnostics) string {
 	if req.ID != "" || req.Identity == nil {
 		return req.ID
 	}
-	var m teamIdentityModel
+	var m M
 	diags.Append(req.Identity.Get(ctx, &m)...)
-	return m.Team.ValueString()
+	return m.named().ValueString()
 }
 
 // addProblems turns quota problems into attribute diagnostics.

@@ -332,7 +332,7 @@ func teamNamespacePlural(n int, noun string) string {
 // state (force_destroy false, no timeouts; labels and annotations per
 // quota.ImportedNamespaceMetadata).
 func (r *teamNamespaceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	team := importedTeam(ctx, req, &resp.Diagnostics)
+	team := importedName[teamIdentityModel](ctx, req, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || !validImportTeam(team, "hyperpod_team_namespace.example", &resp.Diagnostics) {
 		return
 	}
