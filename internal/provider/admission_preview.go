@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -45,6 +46,7 @@ type admissionPreview struct {
 	budget time.Duration
 
 	once     sync.Once
+	readOver atomic.Bool // set once read has set what follows
 	deadline time.Time
 	snap     backend.KueueSnapshot
 	planner  *admission.Planner
@@ -108,8 +110,14 @@ func (p *admissionPreview) read(ctx context.Context) error {
 		if p.readErr == nil {
 			p.planner = admission.NewPlanner(p.snap.Cluster)
 		}
+		p.readOver.Store(true)
 	})
 	return p.readErr
+}
+
+// readFailed reports, without waiting, whether the read is over and failed.
+func (p *admissionPreview) readFailed() bool {
+	return p.readOver.Load() && p.readErr != nil
 }
 
 // warnQuotaChange adds, as a warning at at, the predicted effect of the team's quota becoming
@@ -266,14 +274,17 @@ func (p *admissionPreview) previewOf(ctx context.Context, key string, preview fu
 	switch {
 	case p.unavailable != "":
 		e.w.cannot = p.unavailable
+	case full && !p.readFailed():
+		// Past the plan's last preview a change needs nothing of the cluster: it does not wait
+		// for the read, which a plan of many new quotas would otherwise do for each of them.
+		// A read that failed already is the plan's one reason instead.
+		e.w.cannot = tooMany
 	case p.read(ctx) != nil:
 		e.w.cannot = fmt.Sprintf("reading the cluster's Kueue objects and Workloads failed (%v)", p.readErr)
 		if problem, ok := errors.AsType[backend.Problem](p.readErr); ok {
 			e.w.cannot = strings.TrimSuffix(problem.Detail, ".") // the store's own words: what is missing
 		}
 		e.w.blocked, _ = errors.AsType[*backend.ReadsRefused](p.readErr)
-	case full:
-		e.w.cannot = tooMany
 	default:
 		ctx, cancel := context.WithDeadline(ctx, p.deadline)
 		defer cancel()

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 	"runtime"
 	"strconv"
@@ -305,6 +306,64 @@ func TestAdmissionPreviewBound(t *testing.T) {
 	}
 	if previews != 2*maxPreviews || skipped != 2 {
 		t.Errorf("%d previews and %d warnings of skipped changes, want %d and 2 (each change planned twice)", previews, skipped, 2*maxPreviews)
+	}
+}
+
+// gatedState is a reachable cluster without Kueue objects whose read waits for gate.
+type gatedState struct {
+	queueOnly
+	gate <-chan struct{}
+}
+
+func (s gatedState) Snapshot(ctx context.Context) (backend.KueueSnapshot, error) {
+	select {
+	case <-s.gate:
+		return backend.KueueSnapshot{Version: "Kueue v0.19"}, nil
+	case <-ctx.Done():
+		return backend.KueueSnapshot{}, ctx.Err()
+	}
+}
+
+// A change past the plan's last preview does not wait for the read, which the previewed changes
+// still wait for: a plan of a thousand new quotas holds up only the ones it previews.
+func TestAdmissionPreviewPastTheLastDoesNotWait(t *testing.T) {
+	gate := make(chan struct{})
+	p := &admissionPreview{state: gatedState{gate: gate}}
+	previewed := make(chan bool, maxPreviews)
+	for i := range maxPreviews {
+		team := "t" + strconv.Itoa(i)
+		next := plannedQuota(t, team)
+		go func() {
+			var diags diag.Diagnostics
+			previewed <- p.warnQuotaChange(context.Background(), path.Root("resources"), nil, team, next, &diags)
+		}()
+	}
+	// Every previewed change has taken its place before the next one asks.
+	err := acctest.Eventually(context.Background(), time.Minute, "the previewed changes counted", func(context.Context) (bool, string, error) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.made == maxPreviews, fmt.Sprintf("%d counted", p.made), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var diags diag.Diagnostics
+	if p.warnQuotaChange(context.Background(), path.Root("resources"), nil, "past", plannedQuota(t, "past"), &diags) {
+		t.Error("a change past the last preview was previewed")
+	}
+	if len(diags) != 1 || !strings.Contains(diags[0].Detail(), "changes more than") {
+		t.Errorf("a change past the last preview: %v, want the warning that the rest have none", diags)
+	}
+	select {
+	case <-previewed:
+		t.Fatal("a previewed change ended before the read did")
+	default:
+	}
+	close(gate)
+	for range maxPreviews {
+		if !<-previewed {
+			t.Error("a change within the plan's previews was not previewed once the read ended")
+		}
 	}
 }
 
