@@ -185,6 +185,58 @@ stop_cluster() {
 	fi
 }
 
+# The oldest pair's phase in the background (make test): a process group of its own, with its
+# own control plane, beside process, log and phase times.
+other_pair_pid=""
+other_pair_log=${logs}/oldest-pair.log
+other_pair_phases=${logs}/.oldest-pair-phases
+start_other_pair() { # <assets>
+	rm -f -- "${other_pair_phases}"
+	set -m
+	(
+		# Its commands stay in its process group, which a stop signals as a whole.
+		set +m
+		phases=() current="" side="" builders=() cluster_started=false
+		cluster_dir=${logs}/cluster-oldest cluster_log=${logs}/cluster-oldest.log
+		other_pair_note=" (beside the OpenTofu and newest Terraform phases)"
+		trap 'rc=$?; [[ -z "${current}" ]] || finish FAILED; stop_side; stop_cluster; printf "%s\n" ${phases[@]+"${phases[@]}"} >"${other_pair_phases}"; exit "${rc}"' EXIT
+		trap 'exit 143' TERM INT
+		other_pair oldest "$1"
+	) </dev/null >"${other_pair_log}" 2>&1 &
+	other_pair_pid=$!
+	set +m
+}
+# wait_other_pair waits for it, adds its phase times, and fails with its log's end if it failed.
+wait_other_pair() {
+	local rc=0
+	wait "${other_pair_pid}" || rc=$?
+	other_pair_pid=""
+	merge_other_pair
+	grep -E '^(==>|ok|FAIL|--- FAIL|panic)' "${other_pair_log}" || true
+	if ((rc != 0)); then
+		echo "the oldest pair's phase failed; the end of ${other_pair_log}:" >&2
+		tail -n 60 -- "${other_pair_log}" >&2
+		exit "${rc}"
+	fi
+}
+merge_other_pair() {
+	local line
+	if [[ -f "${other_pair_phases}" ]]; then
+		while IFS= read -r line; do
+			[[ -z "${line}" ]] || phases+=("${line}")
+		done <"${other_pair_phases}"
+		rm -f -- "${other_pair_phases}"
+	fi
+}
+stop_other_pair() {
+	if [[ -n "${other_pair_pid}" ]]; then
+		kill -TERM -- "-${other_pair_pid}" 2>/dev/null || true
+		wait "${other_pair_pid}" 2>/dev/null || true
+		other_pair_pid=""
+		merge_other_pair
+	fi
+}
+
 summary() {
 	local rc=$?
 	if [[ -n "${current}" ]]; then
@@ -628,58 +680,6 @@ other_pair() {
 	finish ok
 	stop_cluster
 	unset HYPERPOD_LOCALCLUSTER_DIR
-}
-
-# The oldest pair's phase in the background (make test): a process group of its own, with its
-# own control plane, beside process, log and phase times.
-other_pair_pid=""
-other_pair_log=${logs}/oldest-pair.log
-other_pair_phases=${logs}/.oldest-pair-phases
-start_other_pair() { # <assets>
-	rm -f -- "${other_pair_phases}"
-	set -m
-	(
-		# Its commands stay in its process group, which a stop signals as a whole.
-		set +m
-		phases=() current="" side="" builders=() cluster_started=false
-		cluster_dir=${logs}/cluster-oldest cluster_log=${logs}/cluster-oldest.log
-		other_pair_note=" (beside the OpenTofu and newest Terraform phases)"
-		trap 'rc=$?; [[ -z "${current}" ]] || finish FAILED; stop_side; stop_cluster; printf "%s\n" ${phases[@]+"${phases[@]}"} >"${other_pair_phases}"; exit "${rc}"' EXIT
-		trap 'exit 143' TERM INT
-		other_pair oldest "$1"
-	) </dev/null >"${other_pair_log}" 2>&1 &
-	other_pair_pid=$!
-	set +m
-}
-# wait_other_pair waits for it, adds its phase times, and fails with its log's end if it failed.
-wait_other_pair() {
-	local rc=0
-	wait "${other_pair_pid}" || rc=$?
-	other_pair_pid=""
-	merge_other_pair
-	grep -E '^(==>|ok|FAIL|--- FAIL|panic)' "${other_pair_log}" || true
-	if ((rc != 0)); then
-		echo "the oldest pair's phase failed; the end of ${other_pair_log}:" >&2
-		tail -n 60 -- "${other_pair_log}" >&2
-		exit "${rc}"
-	fi
-}
-merge_other_pair() {
-	local line
-	if [[ -f "${other_pair_phases}" ]]; then
-		while IFS= read -r line; do
-			[[ -z "${line}" ]] || phases+=("${line}")
-		done <"${other_pair_phases}"
-		rm -f -- "${other_pair_phases}"
-	fi
-}
-stop_other_pair() {
-	if [[ -n "${other_pair_pid}" ]]; then
-		kill -TERM -- "-${other_pair_pid}" 2>/dev/null || true
-		wait "${other_pair_pid}" 2>/dev/null || true
-		other_pair_pid=""
-		merge_other_pair
-	fi
 }
 
 if ${all}; then
