@@ -100,7 +100,7 @@ func (pd *providerData) checkCluster(arn types.String, diags *diag.Diagnostics) 
 func (pd *providerData) quotaFilter(m quotaListModel, diags *diag.Diagnostics) quota.ListFilter {
 	f := quota.ListFilter{TeamPrefix: m.TeamPrefix.ValueString(), Cohort: m.Cohort.ValueString(), InstanceType: m.InstanceType.ValueString()}
 	if f.Cohort != "" {
-		for _, p := range quota.CheckStore(quota.Config{Cohort: &f.Cohort}, quota.ResolvedConfig{}, pd.backend.Traits.StoreLimits) {
+		for _, p := range pd.checkStore(quota.Config{Cohort: &f.Cohort}, quota.ResolvedConfig{}) {
 			diags.AddAttributeError(path.Root(tagOf[quotaListModel]("Cohort")), p.Summary, p.Detail)
 		}
 	}

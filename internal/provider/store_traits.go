@@ -22,6 +22,11 @@ func (pd *providerData) planQuota(cfg quota.Config) (quota.ResolvedConfig, []quo
 }
 
 // unsupported says why the store cannot hold the attribute attr; ok is false when it can.
+// checkStore is what the store refuses of the configuration (and of its resolved quota).
+func (pd *providerData) checkStore(cfg quota.Config, rc quota.ResolvedConfig) []quota.Problem {
+	return quota.CheckStore(cfg, rc, pd.backend.Traits.StoreLimits)
+}
+
 func (pd *providerData) unsupported(attr string) (why string, ok bool) {
 	why, ok = pd.backend.Traits.Unsupported[attr]
 	return why, ok
