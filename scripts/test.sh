@@ -314,7 +314,16 @@ build_first() {
 }
 # The oldest supported Kueue and Kubernetes always come from the cache, whatever
 # HYPERPOD_CONTROLPLANE_DIR names.
+# In make test the oldest pair's phase, the longest after the first, starts as soon as its build is
+# done, beside the CLI phases: its build comes first. make test-all runs the phases one after another
+# in the order of their builds.
+build_oldest() {
+	emit oldest nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR HYPERPOD_K8S_VERSION=v1.32.13 HYPERPOD_KUEUE_VERSION=v0.15.0 scripts/controlplane-assets.sh
+}
 build_later() {
+	if ! ${all}; then
+		build_oldest
+	fi
 	if [[ -n "${TOFU:-}" ]]; then
 		printf 'tofu %s\n' "${TOFU}"
 	else
@@ -325,8 +334,8 @@ build_later() {
 	else
 		emit terraform-latest nice -n 10 scripts/terraform-assets.sh
 	fi
-	emit oldest nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR HYPERPOD_K8S_VERSION=v1.32.13 HYPERPOD_KUEUE_VERSION=v0.15.0 scripts/controlplane-assets.sh
 	if ${all}; then
+		build_oldest
 		emit kueue-v0.15.0 nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.15.0 scripts/controlplane-assets.sh
 		emit kueue-v0.17.0 nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.17.0 scripts/controlplane-assets.sh
 	fi
@@ -698,13 +707,13 @@ else
 	# The oldest pair runs on its own control plane while the OpenTofu and newest Terraform
 	# phases run on the shared one: each phase is one test process running one test at a time,
 	# which leaves CPU idle that the other takes.
-	next_build tofu
-	tofu=${built}
-	next_build terraform-latest
-	terraform_latest=${built}
 	next_build oldest
 	start_other_pair "${built}"
+	next_build tofu
+	tofu=${built}
 	opentofu_phase
+	next_build terraform-latest
+	terraform_latest=${built}
 	terraform_latest_phase
 	stop_cluster
 	wait_other_pair
