@@ -135,7 +135,7 @@ var notMeasured = []*regexp.Regexp{
 	regexp.MustCompile(`\bdefault of \d+ requests\s+per second\b`),
 }
 
-var resultsFile = regexp.MustCompile(`bench/results/[\w.-]+\.md`)
+var resultsFile = regexp.MustCompile(`bench/results/(?:[\w.-]+/)?[\w.-]+\.md`)
 
 // tableUnits are the column headers of a table of measured figures; every number of such a
 // column counts as a figure.
