@@ -604,44 +604,42 @@ acceptance "${logs}/acc-terraform.log" '^TestAcc' "^${upgrade_test}\$" "${beside
 check_selection "${logs}/acc-terraform.log" "${beside_tests[@]}"
 finish ok
 
+# cli_phase <CLI and version> <log> <check_selection option or ""> <tests...>: the acceptance tests
+# whose outcome depends on the CLI (every one with --all) under the CLI that TF_ACC_TERRAFORM_PATH
+# names, on the shared control plane.
+cli_phase() {
+	local cli=$1 log=$2 check=$3 selection label="CLI-dependent tests"
+	shift 3
+	selection="^($(IFS='|'; printf '%s' "$*"))\$"
+	if ${all}; then
+		selection='^(TestAcc|TestFunction_)'
+		label="all tests"
+	fi
+	begin "acceptance, ${cli} (${label}), Kubernetes ${k8s}, Kueue ${kueue_version}"
+	run "${log}" run_tests "${selection}" '' ./internal/provider
+	if ! ${all}; then
+		check_selection ${check:+"${check}"} "${log}" "$@"
+	fi
+	finish ok
+}
+
 # plugin-testing serves the provider in-process and registers it as
 # <TF_ACC_PROVIDER_HOST>/hashicorp/hyperpod; OpenTofu's implied address for "hyperpod" is
 # registry.opentofu.org/hashicorp/hyperpod. OpenTofu prints warnings about a missing CLI
 # configuration on stdout, which breaks the JSON plugin-testing reads: give it an empty one.
 opentofu_phase() {
-	local selection label="CLI-dependent tests"
-	selection="^($(IFS='|'; printf '%s' "${opentofu_tests[*]}"))\$"
-	if ${all}; then
-		selection='^(TestAcc|TestFunction_)'
-		label="all tests"
-	fi
-	begin "acceptance, OpenTofu $(TF_CLI_CONFIG_FILE=/dev/null "${tofu}" version | sed -nE '1s/^OpenTofu v//p') (${label}), Kubernetes ${k8s}, Kueue ${kueue_version}"
 	TF_ACC_TERRAFORM_PATH="${tofu}" TF_ACC_PROVIDER_HOST=registry.opentofu.org TF_CLI_CONFIG_FILE=/dev/null \
-		run "${logs}/acc-opentofu.log" run_tests "${selection}" '' ./internal/provider
-	if ! ${all}; then
-		check_selection "${logs}/acc-opentofu.log" "${opentofu_tests[@]}"
-	fi
-	finish ok
+		cli_phase "OpenTofu $(TF_CLI_CONFIG_FILE=/dev/null "${tofu}" version | sed -nE '1s/^OpenTofu v//p')" \
+		"${logs}/acc-opentofu.log" "" "${opentofu_tests[@]}"
 }
 
 # The newest Terraform, built from source (scripts/terraform-assets.sh), on the same control
-# plane. Its registry host is plugin-testing's default, as for the terraform on PATH.
+# plane. Its registry host is plugin-testing's default, as for the terraform on PATH. It skips none
+# of its tests (--passed): a test that it skipped (a version check) would hide what the phase is for.
 terraform_latest_phase() {
-	local selection label="CLI-dependent tests"
-	selection="^($(IFS='|'; printf '%s' "${terraform_latest_tests[*]}"))\$"
-	if ${all}; then
-		selection='^(TestAcc|TestFunction_)'
-		label="all tests"
-	fi
-	begin "acceptance, Terraform $("${terraform_latest}" version | sed -nE '1s/^Terraform v//p') (${label}), Kubernetes ${k8s}, Kueue ${kueue_version}"
 	TF_ACC_TERRAFORM_PATH="${terraform_latest}" \
-		run "${logs}/acc-terraform-latest.log" run_tests "${selection}" '' ./internal/provider
-	if ! ${all}; then
-		# The newest CLI skips none of them: a test that it skipped (a version check) would hide
-		# what the phase is for.
-		check_selection --passed "${logs}/acc-terraform-latest.log" "${terraform_latest_tests[@]}"
-	fi
-	finish ok
+		cli_phase "Terraform $("${terraform_latest}" version | sed -nE '1s/^Terraform v//p')" \
+		"${logs}/acc-terraform-latest.log" --passed "${terraform_latest_tests[@]}"
 }
 
 # other_pair <build name> <assets>: the acceptance phase of another Kubernetes and Kueue pair, on a
