@@ -87,6 +87,11 @@ func (e *cwEvents) published(ctx context.Context, rv string) error {
 			return nil // stopped
 		case ev, ok = <-e.w.ResultChan():
 		}
+		if ctx.Err() != nil {
+			// Stopped while an event arrived: the watch ending with the context (as a closed
+			// channel or an error event of its own) is not a failure of the write.
+			return nil
+		}
 		if !ok {
 			w, err := e.open(ctx, e.last)
 			if err != nil {
