@@ -22,3 +22,25 @@ export GOWORK=off
 pinned() {
 	awk -v m="$1" '$1 == m && $2 ~ /^v[0-9]/ { print $2; exit }' "${tools_dir}/go.mod"
 }
+
+# cached_binary DIR NAME WHAT: sets dir (DIR, created and resolved) and out (the binary NAME in it).
+# When out is built already, prints its path and ends the script; otherwise holds DIR's lock (when
+# flock is available), so that concurrent runs (make -j, two terminals) build it once: the caller
+# checks out again before building. WHAT names the binary in log lines.
+cached_binary() {
+	mkdir -p -- "$1"
+	dir=$(cd -- "$1" && pwd -P)
+	out="${dir}/$2"
+	if [[ -x "${out}" ]]; then
+		log "$3: present"
+		printf '%s\n' "${out}"
+		exit 0
+	fi
+	if command -v flock >/dev/null 2>&1; then
+		exec 9>"${dir}/.lock"
+		if ! flock -n 9; then
+			log "another run is building ${out}; waiting for it"
+			flock 9
+		fi
+	fi
+}

@@ -45,24 +45,7 @@ source "$(dirname -- "${BASH_SOURCE[0]}")/assets-common.sh"
 
 module=github.com/hashicorp/terraform
 dir=${HYPERPOD_TERRAFORM_DIR:-${XDG_CACHE_HOME:-${HOME}/.cache}/terraform-provider-hyperpod/terraform-${TERRAFORM_VERSION}}
-mkdir -p -- "${dir}"
-dir=$(cd -- "${dir}" && pwd -P)
-out="${dir}/terraform"
-
-if [[ -x "${out}" ]]; then
-	log "terraform ${TERRAFORM_VERSION}: present"
-	printf '%s\n' "${out}"
-	exit 0
-fi
-
-# Serialise concurrent runs (make -j, two terminals) when flock is available.
-if command -v flock >/dev/null 2>&1; then
-	exec 9>"${dir}/.lock"
-	if ! flock -n 9; then
-		log "another run is building ${out}; waiting for it"
-		flock 9
-	fi
-fi
+cached_binary "${dir}" terraform "terraform ${TERRAFORM_VERSION}"
 
 # json_field <name>: the value of a string field of the JSON object on stdin (go mod download -json).
 json_field() {

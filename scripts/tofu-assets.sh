@@ -25,24 +25,7 @@ pinned_tofu=$(pinned github.com/opentofu/opentofu)
 	die "tools/opentofu/go.mod pins github.com/opentofu/opentofu ${pinned_tofu:-nothing}, this script says ${TOFU_VERSION}: update TOFU_VERSION"
 
 dir=${HYPERPOD_TOFU_DIR:-${XDG_CACHE_HOME:-${HOME}/.cache}/terraform-provider-hyperpod/opentofu-${TOFU_VERSION}}
-mkdir -p -- "${dir}"
-dir=$(cd -- "${dir}" && pwd -P)
-out="${dir}/tofu"
-
-if [[ -x "${out}" ]]; then
-	log "tofu ${TOFU_VERSION}: present"
-	printf '%s\n' "${out}"
-	exit 0
-fi
-
-# Serialise concurrent runs (make -j, two terminals) when flock is available.
-if command -v flock >/dev/null 2>&1; then
-	exec 9>"${dir}/.lock"
-	if ! flock -n 9; then
-		log "another run is building ${out}; waiting for it"
-		flock 9
-	fi
-fi
+cached_binary "${dir}" tofu "tofu ${TOFU_VERSION}"
 
 if [[ ! -x "${out}" ]]; then
 	tmp="${dir}/.tofu.tmp.$$"
