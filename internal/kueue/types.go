@@ -181,13 +181,16 @@ type AdmissionScope struct {
 // manager runs with admission fair sharing.
 const AdmissionModeUsageBased = "UsageBasedAdmissionFairSharing"
 
-// Cohort is kueue.x-k8s.io/v1beta2 Cohort: a cohort given as an object, which may have a parent
-// cohort (a hierarchy) and quotas of its own. Kueue v0.15 to v0.19 serve it as v1beta2.
-type Cohort struct {
+// Object is a Kueue object that the provider reads no status of: its metadata and its spec.
+type Object[Spec CohortSpec | LocalQueueSpec | ResourceFlavorSpec] struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              CohortSpec `json:"spec,omitempty"`
+	Spec              Spec `json:"spec,omitempty"`
 }
+
+// Cohort is kueue.x-k8s.io/v1beta2 Cohort: a cohort given as an object, which may have a parent
+// cohort (a hierarchy) and quotas of its own. Kueue v0.15 to v0.19 serve it as v1beta2.
+type Cohort = Object[CohortSpec]
 
 // CohortSpec is a Cohort's parent, quotas and fair-sharing weight.
 type CohortSpec struct {
@@ -242,11 +245,7 @@ type FairSharing struct {
 }
 
 // LocalQueue is kueue.x-k8s.io/v1beta2 LocalQueue.
-type LocalQueue struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              LocalQueueSpec `json:"spec,omitempty"`
-}
+type LocalQueue = Object[LocalQueueSpec]
 
 // LocalQueueSpec points a namespace's queue at a ClusterQueue. clusterQueue is immutable.
 type LocalQueueSpec struct {
@@ -255,11 +254,7 @@ type LocalQueueSpec struct {
 }
 
 // ResourceFlavor is kueue.x-k8s.io/v1beta2 ResourceFlavor.
-type ResourceFlavor struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              ResourceFlavorSpec `json:"spec,omitempty"`
-}
+type ResourceFlavor = Object[ResourceFlavorSpec]
 
 // ResourceFlavorSpec selects the nodes of a flavor.
 type ResourceFlavorSpec struct {
