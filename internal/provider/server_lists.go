@@ -72,18 +72,37 @@ func generatesConfig(c *tfprotov6.ServerCapabilities) *tfprotov6.ServerCapabilit
 // of each resources entry sized by count or accelerator_partition: the state holds the
 // accelerators these imply as computed, and a configuration may not set them beside either
 // (quota's validation refuses it), so a configuration with them would not apply. Left out, they
-// plan to the value the state holds.
+// plan to the value the state holds. The framework's configuration of a compute quota comes from
+// the rules compiled from its schema (configGenerator), as the framework would answer; what they
+// do not decide goes to the framework.
 func (s listServer) GenerateResourceConfig(ctx context.Context, req *tfprotov6.GenerateResourceConfigRequest) (*tfprotov6.GenerateResourceConfigResponse, error) {
+	if req.TypeName == quotaResourceKind {
+		if config, ok := quotaConfigGenerator().generate(req.State); ok {
+			if generated, err := tfprotov6.NewDynamicValue(quotaType(), withoutImpliedAccelerators(config)); err == nil {
+				return &tfprotov6.GenerateResourceConfigResponse{Config: &generated}, nil
+			}
+		}
+	}
 	resp, err := s.ProviderServer.GenerateResourceConfig(ctx, req)
 	if err != nil || resp == nil || resp.Config == nil || req.TypeName != quotaResourceKind {
 		return resp, err
 	}
-	ty := quotaType()
-	config, err := resp.Config.Unmarshal(ty)
+	config, err := resp.Config.Unmarshal(quotaType())
 	if err != nil {
 		return resp, nil // the framework's answer stands; Terraform reports what does not validate
 	}
-	config, err = tftypes.Transform(config, func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+	generated, err := tfprotov6.NewDynamicValue(quotaType(), withoutImpliedAccelerators(config))
+	if err != nil {
+		return resp, nil
+	}
+	resp.Config = &generated
+	return resp, nil
+}
+
+// withoutImpliedAccelerators is a compute quota's configuration with accelerators left out of
+// each resources entry sized by count or accelerator_partition.
+func withoutImpliedAccelerators(config tftypes.Value) tftypes.Value {
+	out, err := tftypes.Transform(config, func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
 		steps := p.Steps()
 		if len(steps) != 2 || steps[0] != tftypes.AttributeName(tagOf[computeQuotaModel]("Resources")) || v.IsNull() || !v.IsKnown() {
 			return v, nil
@@ -101,15 +120,17 @@ func (s listServer) GenerateResourceConfig(ctx context.Context, req *tfprotov6.G
 		return tftypes.NewValue(v.Type(), entry), nil
 	})
 	if err != nil {
-		return resp, nil
+		return config
 	}
-	generated, err := tfprotov6.NewDynamicValue(ty, config)
-	if err != nil {
-		return resp, nil
-	}
-	resp.Config = &generated
-	return resp, nil
+	return out
 }
+
+// quotaConfigGenerator generates a compute quota's configuration as the framework does.
+var quotaConfigGenerator = sync.OnceValue(func() *configGenerator {
+	var sr resource.SchemaResponse
+	(&computeQuotaResource{}).Schema(context.Background(), resource.SchemaRequest{}, &sr)
+	return newConfigGenerator(sr.Schema)
+})
 
 // quotaType is the Terraform type of hyperpod_compute_quota's values.
 var quotaType = sync.OnceValue(func() tftypes.Type {
