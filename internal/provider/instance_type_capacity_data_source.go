@@ -97,13 +97,8 @@ func readInstanceTypeCapacity(ctx context.Context, pd *providerData, m *instance
 		return false
 	}
 
-	if err := pd.backend.Ready.CapacityReady(name, pd.pendingConfig); err != nil {
-		storeError(err).addTo(diags)
-		return false
-	}
-	nodes, err := pd.backend.Capacity.Nodes(ctx, name)
-	if err != nil {
-		storeError(err).addTo(diags)
+	nodes, ok := readWhenReady(ctx, pd, name, pd.backend.Ready.CapacityReady, pd.backend.Capacity.Nodes, diags)
+	if !ok {
 		return false
 	}
 	allocations, err := pd.backend.Capacity.Allocations(ctx, name)

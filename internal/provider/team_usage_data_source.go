@@ -62,13 +62,8 @@ func (d *teamUsageDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 
 func readTeamUsage(ctx context.Context, pd *providerData, m *teamUsageModel, diags *diag.Diagnostics) bool {
 	team := m.Team.ValueString()
-	if err := pd.backend.Ready.UsageReady(team, pd.pendingConfig); err != nil {
-		storeError(err).addTo(diags)
-		return false
-	}
-	u, err := pd.backend.Usage.Usage(ctx, team)
-	if err != nil {
-		storeError(err).addTo(diags)
+	u, ok := readWhenReady(ctx, pd, team, pd.backend.Ready.UsageReady, pd.backend.Usage.Usage, diags)
+	if !ok {
 		return false
 	}
 	if u == nil {
