@@ -70,6 +70,7 @@ func run() int {
 			Parallelism: "Terraform default (10)", Spread: spreadNote, Floor: floorFormula, NoopProviderFloor: noopFloorFormula,
 			ShapesTeams: opts.ShapesTeams, Shapes: shapeNames(opts.Shapes), ShapesOnly: opts.ShapesOnly,
 			PreviewTeams: opts.PreviewTeams, PreviewBenchmark: opts.PreviewBenchmark, PreviewOnly: opts.PreviewOnly,
+			QueryOnly: opts.QueryOnly,
 		},
 	}
 	repo, runErr := execute(ctx, opts, res, logf)
@@ -107,6 +108,8 @@ func run() int {
 		name = "workspace-shapes-" + res.Date
 	case opts.PreviewOnly:
 		name = "admission-preview-" + res.Date
+	case opts.QueryOnly:
+		name = "query-" + res.Date
 	}
 	md, js, err := writeResults(out, name, res)
 	if err != nil {
@@ -180,7 +183,7 @@ func execute(ctx context.Context, opts options, res *results, logf func(string, 
 			res.Notes = append(res.Notes, opQuery+" was not measured (-query-terraform none)")
 		}
 	}
-	if opts.PreviewBenchmark && !opts.ShapesOnly {
+	if opts.PreviewBenchmark && !opts.ShapesOnly && !opts.QueryOnly {
 		// Before the control plane starts: the benchmark measures CPU, on a machine as quiet as it gets.
 		res.preview().Benchmarks = runPreviewBenchmarks(ctx, repo, tmp, opts.CommandTimeout, logf)
 	}

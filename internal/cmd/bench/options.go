@@ -41,6 +41,10 @@ type options struct {
 	PreviewTeams     []int
 	PreviewBenchmark bool
 	PreviewOnly      bool
+
+	// QueryOnly measures only the query scenario and refresh-only, whose floor is the query's,
+	// on the SageMaker path.
+	QueryOnly bool
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -70,6 +74,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		fmt.Sprint(changedQuotas)+" quotas with the admission preview on and off, -runs times each")
 	fs.BoolVar(&o.PreviewBenchmark, "preview-benchmark", true, "run "+previewBenchmark+" of internal/admission (one preview of a 1000-team cohort, CPU only)")
 	fs.BoolVar(&o.PreviewOnly, "preview-only", false, "measure only the admission preview section, into admission-preview-<date>.md and .json")
+	fs.BoolVar(&o.QueryOnly, "query-only", false, "measure only "+opQuery+" and "+opRefreshOnly+" (whose floor is the query's) on the "+
+		pathSageMaker+" path, into query-<date>.md and .json: the quotas are created by an apply that is not measured (-parallelism "+
+		fmt.Sprint(queryOnlyParallelism)+"), and so is the terraform_data floor's")
 	fs.BoolVar(&o.Keep, "keep", false, "keep the temporary directory (configurations, state, Terraform output, control plane logs)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: go run ./internal/cmd/bench [flags]   (or: make bench BENCH_FLAGS='...')")
@@ -112,6 +119,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.ShapesOnly && (len(o.ShapesTeams) == 0 || !slices.Contains(o.Paths, pathKubernetes)) {
 		return o, fmt.Errorf("-shapes-only needs -shapes-teams and the %s path", pathKubernetes)
+	}
+	if o.QueryOnly && (o.PreviewOnly || o.ShapesOnly || !slices.Equal(o.Paths, []string{pathSageMaker}) || o.QueryTerraform == "none") {
+		return o, fmt.Errorf("-query-only measures the %s scenario on the %s path alone: not with -preview-only, -shapes-only, "+
+			"-query-terraform none or another path (-paths %s)", opQuery, pathSageMaker, pathSageMaker)
 	}
 	if o.Runs < 1 {
 		return o, fmt.Errorf("-runs %d: need at least 1", o.Runs)

@@ -80,7 +80,13 @@ func TestParseOptions(t *testing.T) {
 	if err != nil || len(o.PreviewTeams) != 0 || !o.PreviewBenchmark {
 		t.Errorf("the preview benchmark alone: %+v, %v", o, err)
 	}
+	o, err = parseOptions([]string{"-query-only", "-paths", "sagemaker", "-teams", "1000"}, io.Discard)
+	if err != nil || !o.QueryOnly || !slices.Equal(o.Paths, []string{pathSageMaker}) {
+		t.Errorf("query only: %+v, %v", o, err)
+	}
 	for _, args := range [][]string{{"-runs", "0"}, {"-teams", "x"}, {"extra"}, {"-max-lists-per-kind", "-1"}, {"-paths", "kueue"},
+		{"-query-only"}, {"-query-only", "-paths", "kubernetes"}, {"-query-only", "-paths", "sagemaker", "-query-terraform", "none"},
+		{"-query-only", "-paths", "sagemaker", "-preview-only"},
 		{"-shapes-teams", "0"}, {"-shapes", "loop"}, {"-shapes-only", "-shapes-teams", "none"}, {"-shapes-only", "-paths", "sagemaker"},
 		{"-preview-teams", "0"}, {"-preview-only", "-shapes-only"}, {"-preview-only", "-paths", "sagemaker"},
 		{"-preview-only", "-preview-teams", "none", "-preview-benchmark=false"}} {

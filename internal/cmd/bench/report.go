@@ -92,6 +92,9 @@ func writeResults(dir, name string, r *results) (string, string, error) {
 // sectionFlags are the flags of the sections beside the main one (shapes, the admission preview),
 // as the run's command line gave them.
 func sectionFlagsOf(st settings) string {
+	if st.QueryOnly {
+		return " -query-only" // no other section runs
+	}
 	flags := " -shapes-teams none"
 	if len(st.ShapesTeams) > 0 {
 		flags = fmt.Sprintf(" -shapes-teams %s -shapes %s", joinInts(st.ShapesTeams), strings.Join(st.Shapes, ","))
@@ -110,6 +113,7 @@ func sectionFlagsOf(st settings) string {
 	if st.PreviewOnly {
 		flags += " -preview-only"
 	}
+
 	return flags
 }
 

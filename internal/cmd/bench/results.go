@@ -248,6 +248,7 @@ type settings struct {
 	PreviewTeams      []int    `json:"preview_teams,omitempty"`
 	PreviewBenchmark  bool     `json:"preview_benchmark"`
 	PreviewOnly       bool     `json:"preview_only,omitempty"`
+	QueryOnly         bool     `json:"query_only,omitempty"`
 }
 
 func (r *results) team(path string, n int) *teamResult {

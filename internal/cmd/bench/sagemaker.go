@@ -196,6 +196,9 @@ func (b *sagemakerBench) runOnce(ctx context.Context, n, run int, pdir, ddir str
 		add(op, p, d)
 		return nil
 	}
+	if b.opts.QueryOnly {
+		return b.queryOnce(ctx, n, run, pdir, ddir, label, step, tr)
+	}
 	noRequests := func(context.Context) (replayResult, error) { return replayResult{}, nil }
 	if err := step(opPlanNew, exitChanges, argsPlan, noRequests); err != nil {
 		return err
@@ -230,6 +233,29 @@ func (b *sagemakerBench) runOnce(ctx context.Context, n, run int, pdir, ddir str
 		return err
 	}
 	return b.timeFloor(ctx, &destroyOp.Provider[len(destroyOp.Provider)-1], label(sagemakerConfig, opDestroy), b.deleteAll)
+}
+
+// queryOnlyParallelism is the -parallelism of -query-only's apply, which is not measured: its
+// waits of at least sagemakerclient.DefaultPoll.Min each would take ceil(N/10) x 2 s at
+// Terraform's default.
+const queryOnlyParallelism = 100
+
+// queryOnce is one run of -query-only: the quotas and the terraform_data floor's resources
+// created by applies that are not measured, then refresh-only and its floor as a full run
+// measures them, and the query.
+func (b *sagemakerBench) queryOnce(ctx context.Context, n, run int, pdir, ddir string, label func(configKind, string) string,
+	step func(string, int, []string, func(context.Context) (replayResult, error)) error, tr *teamResult) error {
+	parallel := append(slices.Clone(argsApply), fmt.Sprintf("-parallelism=%d", queryOnlyParallelism))
+	if _, err := b.tf.run(ctx, pdir, label(sagemakerConfig, "create the quotas"), 0, parallel...); err != nil {
+		return err
+	}
+	if _, err := b.tf.run(ctx, ddir, label(terraformDataQuotas, "create the floor's resources"), 0, parallel...); err != nil {
+		return err
+	}
+	if err := step(opRefreshOnly, 0, argsRefresh, b.listAll); err != nil {
+		return err
+	}
+	return b.measureQuery(ctx, n, run, pdir, sagemakerConfig, sagemakerLists, tr)
 }
 
 // planChanged measures a plan with one team's quota bumped in both configurations, restored
