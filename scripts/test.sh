@@ -11,9 +11,13 @@
 #                            on every supported Kueue release (on the newest Kubernetes); the
 #                            oldest pair runs the version-dependent tests as in `make test`
 #
-# Phases run in order and stop at the first failure, except that in `make test` the oldest pair's
-# phase runs in the background, on a control plane of its own, beside the OpenTofu and newest
-# Terraform phases (its output in .cache/test/oldest-pair.log). Each phase's whole output is kept
+# Phases run in order and stop at the first failure, except two that run in the background at a
+# lower priority, taking the CPU that the acceptance phases leave idle while they wait on their
+# clusters: the unit tests, from the builds' end to the first acceptance phase's (.cache/test/unit.log),
+# and in `make test` the oldest pair's phase, on a control plane of its own, from the first acceptance
+# phase on when its build is done by then (.cache/test/oldest-pair.log). A failure of either fails
+# the run when it is waited for: the unit tests' after the first acceptance phase, the oldest pair's
+# at the end. Each phase's whole output is kept
 # in .cache/test/<phase>.log; at the end (also after a failure) the script prints the time of each
 # phase, the run's wall time, and the ten slowest acceptance tests, so a slow test is seen before
 # it becomes a slow CI. The packages that hold acceptance tests are linked once, in the builds
@@ -185,56 +189,68 @@ stop_cluster() {
 	fi
 }
 
-# The oldest pair's phase in the background (make test): a process group of its own, with its
-# own control plane, beside process, log and phase times.
-other_pair_pid=""
-other_pair_log=${logs}/oldest-pair.log
-other_pair_phases=${logs}/.oldest-pair-phases
-start_other_pair() { # <assets>
-	rm -f -- "${other_pair_phases}"
+# Phases in the background (the unit tests, the oldest pair's): each in a subshell and a process
+# group of its own, at a lower priority, so it takes the CPU the foreground phases leave idle rather
+# than slowing them; its output in its own log, its phase times merged into the table when it is
+# waited for.
+declare -A background_pids=()
+# start_background <name> <log> <command...>
+start_background() {
+	local name=$1 log=$2
+	shift 2
+	rm -f -- "${logs}/.${name}-phases"
 	set -m
 	(
 		# Its commands stay in its process group, which a stop signals as a whole.
 		set +m
-		phases=() current="" side="" builders=() cluster_started=false
-		cluster_dir=${logs}/cluster-oldest cluster_log=${logs}/cluster-oldest.log
-		other_pair_note=" (beside the OpenTofu and newest Terraform phases)"
-		trap 'rc=$?; [[ -z "${current}" ]] || finish FAILED; stop_side; stop_cluster; printf "%s\n" ${phases[@]+"${phases[@]}"} >"${other_pair_phases}"; exit "${rc}"' EXIT
+		background_name=${name}
+		renice -n 5 -p "${BASHPID}" >/dev/null 2>&1 || true
+		phases=() current="" side="" builders=() cluster_started=false background_pids=()
+		trap 'rc=$?; [[ -z "${current}" ]] || finish FAILED; stop_side; stop_cluster; printf "%s\n" ${phases[@]+"${phases[@]}"} >"${logs}/.${background_name}-phases"; exit "${rc}"' EXIT
 		trap 'exit 143' TERM INT
-		other_pair oldest "$1"
-	) </dev/null >"${other_pair_log}" 2>&1 &
-	other_pair_pid=$!
+		"$@"
+	) </dev/null >"${log}" 2>&1 &
+	background_pids[${name}]=$!
 	set +m
 }
-# wait_other_pair waits for it, adds its phase times, and fails with its log's end if it failed.
-wait_other_pair() {
-	local rc=0
-	wait "${other_pair_pid}" || rc=$?
-	other_pair_pid=""
-	merge_other_pair
-	grep -E '^(==>|ok|FAIL|--- FAIL|panic)' "${other_pair_log}" || true
+# wait_background <name> <log>: waits for it, adds its phase times, and fails with its log's end
+# if it failed.
+wait_background() {
+	local pid=${background_pids[$1]}
+	unset "background_pids[$1]"
+	wait_job "${pid}" "$2" "the $1 phase (in the background)" merge_background "$1"
+}
+# wait_job <pid> <log> <what> [command...]: waits for a job run in the background, runs the
+# command, prints the job's summary lines, and fails the run with the end of its log when it failed.
+wait_job() {
+	local pid=$1 log=$2 what=$3 rc=0
+	shift 3
+	wait "${pid}" || rc=$?
+	"$@"
+	grep -E '^(==>|ok|FAIL|--- FAIL|panic)' "${log}" || true
 	if ((rc != 0)); then
-		echo "the oldest pair's phase failed; the end of ${other_pair_log}:" >&2
-		tail -n 60 -- "${other_pair_log}" >&2
+		echo "${what} failed; the end of ${log}:" >&2
+		tail -n 60 -- "${log}" >&2
 		exit "${rc}"
 	fi
 }
-merge_other_pair() {
-	local line
-	if [[ -f "${other_pair_phases}" ]]; then
+merge_background() {
+	local line file=${logs}/.$1-phases
+	if [[ -f "${file}" ]]; then
 		while IFS= read -r line; do
 			[[ -z "${line}" ]] || phases+=("${line}")
-		done <"${other_pair_phases}"
-		rm -f -- "${other_pair_phases}"
+		done <"${file}"
+		rm -f -- "${file}"
 	fi
 }
-stop_other_pair() {
-	if [[ -n "${other_pair_pid}" ]]; then
-		kill -TERM -- "-${other_pair_pid}" 2>/dev/null || true
-		wait "${other_pair_pid}" 2>/dev/null || true
-		other_pair_pid=""
-		merge_other_pair
-	fi
+stop_backgrounds() {
+	local name
+	for name in "${!background_pids[@]}"; do
+		kill -TERM -- "-${background_pids[${name}]}" 2>/dev/null || true
+		wait "${background_pids[${name}]}" 2>/dev/null || true
+		unset "background_pids[${name}]"
+		merge_background "${name}"
+	done
 }
 
 summary() {
@@ -245,7 +261,7 @@ summary() {
 	stop_builders
 	stop_side
 	stop_cluster
-	stop_other_pair
+	stop_backgrounds
 	printf '\n==> Time per phase\n'
 	local total=0 line name secs result width=52
 	for line in "${phases[@]}"; do
@@ -259,7 +275,7 @@ summary() {
 	done
 	printf '  %-*s %4dm%02ds\n' "${width}" "total of the phases" $((total / 60)) $((total % 60))
 	local wall=$(($(date +%s) - script_started))
-	printf '  %-*s %4dm%02ds\n' "${width}" "wall time (phases marked \"beside\" overlap others)" $((wall / 60)) $((wall % 60))
+	printf '  %-*s %4dm%02ds\n' "${width}" "wall time (phases \"in the background\" overlap others)" $((wall / 60)) $((wall % 60))
 	# Top-level tests only: go test -v prints them at column 0, subtests indented.
 	local slow
 	slow=$(for f in "${logs}"/acc-*.log; do
@@ -315,7 +331,7 @@ build_first() {
 # The oldest supported Kueue and Kubernetes always come from the cache, whatever
 # HYPERPOD_CONTROLPLANE_DIR names.
 # In make test the oldest pair's phase, the longest after the first, starts as soon as its build is
-# done, beside the CLI phases: its build comes first. make test-all runs the phases one after another
+# done, in the background: its build comes first. make test-all runs the phases one after another
 # in the order of their builds.
 build_oldest() {
 	emit oldest nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR HYPERPOD_K8S_VERSION=v1.32.13 HYPERPOD_KUEUE_VERSION=v0.15.0 scripts/controlplane-assets.sh
@@ -344,15 +360,10 @@ declare -A built_paths=()
 # next_build <name>: wait for the background build <name> and set built to its path. The wait is
 # a phase of its own when it takes a second or more.
 next_build() {
-	local name path waited
+	local waited
 	waited=$(date +%s)
 	while [[ -z "${built_paths[$1]:-}" ]]; do
-		if ! read -r -u 7 name path || [[ "${name}" == failed ]]; then
-			echo "the ${path:-$1} build failed; the end of ${assets_log}:" >&2
-			tail -n 40 -- "${assets_log}" >&2
-			exit 1
-		fi
-		built_paths[${name}]=${path}
+		read_build
 	done
 	built=${built_paths[$1]}
 	waited=$(($(date +%s) - waited))
@@ -360,6 +371,27 @@ next_build() {
 		printf '\n==> waited %ds for the %s build\n' "${waited}" "$1"
 		phases+=("waiting for the $1 build (background)"$'\t'"${waited}"$'\t'"ok")
 	fi
+}
+# read_build [read option...]: the next line of the background builds into built_paths; fails
+# the run when a build failed, returns 1 when no line came (read -t).
+read_build() {
+	local name path rc=0
+	read -r "$@" -u 7 name path || rc=$?
+	if ((rc > 128)); then
+		return 1
+	fi
+	if ((rc != 0)) || [[ "${name}" == failed ]]; then
+		echo "the ${path:-background} build failed; the end of ${assets_log}:" >&2
+		tail -n 40 -- "${assets_log}" >&2
+		exit 1
+	fi
+	built_paths[${name}]=${path}
+}
+# build_ready <name>: whether the background build <name> is done, without waiting for it.
+build_ready() {
+	while [[ -z "${built_paths[$1]:-}" ]]; do
+		read_build -t 0.1 || return 1
+	done
 }
 # unattached <command...>: the command without the shared control plane (in the subshell that
 # runs it in the background).
@@ -380,15 +412,9 @@ run_beside() { # <log> <command...>
 }
 # wait_beside waits for it and fails the phase with its failures when it failed.
 wait_beside() {
-	local rc=0
-	wait "${side}" || rc=$?
+	local pid=${side}
 	side=""
-	grep -E '^(ok|FAIL|--- FAIL|panic)' "${side_log}" || true
-	if ((rc != 0)); then
-		echo "the tests beside this phase's main run failed; the end of ${side_log}:" >&2
-		tail -n 60 -- "${side_log}" >&2
-		exit "${rc}"
-	fi
+	wait_job "${pid}" "${side_log}" "the tests beside this phase's main run" true
 }
 stop_side() {
 	if [[ -n "${side}" ]]; then
@@ -500,10 +526,17 @@ for pkg in "${acc_packages[@]}"; do
 done
 finish ok
 
-begin "unit tests"
+# The unit tests run in the background, beside the wait for the first control plane and the first
+# acceptance phase, whose test processes leave CPU idle while they wait on the clusters; a failure
+# fails the run when that phase ends.
 mapfile -t unit_only < <(go list ./... | grep -vxF -f <(cd "${repo_root}" && go list "${acc_packages[@]}"))
-QUIET_FILTER='^(ok|FAIL|--- FAIL|panic)' run "${logs}/unit.log" run_tests '' '' "${acc_packages[@]}" -- go test -count=1 -v "${unit_only[@]}"
-finish ok
+unit_log=${logs}/unit.log
+unit_phase() {
+	begin "unit tests (in the background)"
+	run_tests '' '' "${acc_packages[@]}" -- go test -count=1 -v "${unit_only[@]}"
+	finish ok
+}
+start_background unit "${unit_log}" unit_phase
 
 next_build assets
 assets=${built}
@@ -597,13 +630,6 @@ acceptance() {
 	fi
 }
 
-start_cluster "${assets}" "${kueue_version}"
-
-begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p'), Kubernetes ${k8s}, Kueue ${kueue_version}"
-acceptance "${logs}/acc-terraform.log" '^TestAcc' "^${upgrade_test}\$" "${beside_tests[@]}"
-check_selection "${logs}/acc-terraform.log" "${beside_tests[@]}"
-finish ok
-
 # cli_phase <CLI and version> <log> <check_selection option or ""> <tests...>: the acceptance tests
 # whose outcome depends on the CLI (every one with --all) under the CLI that TF_ACC_TERRAFORM_PATH
 # names, on the shared control plane.
@@ -689,6 +715,33 @@ other_pair() {
 	unset HYPERPOD_LOCALCLUSTER_DIR
 }
 
+start_cluster "${assets}" "${kueue_version}"
+
+# The oldest pair's phase: its control plane, tests and log are its own, so it runs in the
+# background beside the others, from the first acceptance phase on when its build is done by then
+# (warm caches), else once it is.
+oldest_log=${logs}/oldest-pair.log
+oldest_pair_phase() { # <assets>
+	cluster_dir=${logs}/cluster-oldest cluster_log=${logs}/cluster-oldest.log
+	other_pair_note=" (in the background)"
+	other_pair oldest "$1"
+}
+oldest_started=false
+start_oldest_pair() {
+	start_background oldest "${oldest_log}" oldest_pair_phase "${built}"
+	oldest_started=true
+}
+if ! ${all} && build_ready oldest; then
+	built=${built_paths[oldest]}
+	start_oldest_pair
+fi
+
+begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p'), Kubernetes ${k8s}, Kueue ${kueue_version}"
+acceptance "${logs}/acc-terraform.log" '^TestAcc' "^${upgrade_test}\$" "${beside_tests[@]}"
+check_selection "${logs}/acc-terraform.log" "${beside_tests[@]}"
+finish ok
+wait_background unit "${unit_log}"
+
 if ${all}; then
 	next_build tofu
 	tofu=${built}
@@ -702,11 +755,10 @@ if ${all}; then
 		other_pair "${build}" "${built}"
 	done
 else
-	# The oldest pair runs on its own control plane while the OpenTofu and newest Terraform
-	# phases run on the shared one: each phase is one test process running one test at a time,
-	# which leaves CPU idle that the other takes.
-	next_build oldest
-	start_other_pair "${built}"
+	if ! ${oldest_started}; then
+		next_build oldest
+		start_oldest_pair
+	fi
 	next_build tofu
 	tofu=${built}
 	opentofu_phase
@@ -714,5 +766,5 @@ else
 	terraform_latest=${built}
 	terraform_latest_phase
 	stop_cluster
-	wait_other_pair
+	wait_background oldest "${oldest_log}"
 fi
