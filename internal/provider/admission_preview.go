@@ -23,7 +23,8 @@ import (
 
 // previewBudget bounds what one plan spends on its admission previews, the read of the cluster
 // included, so a plan never waits longer than this on a slow or unreachable cluster or on a
-// large cohort's simulation.
+// large cohort's simulation. It is counted while some change waits for its preview (see
+// budgetClock), not from the first change on.
 const previewBudget = 10 * time.Second
 
 // maxPreviews bounds the previews of one plan: a plan that changes more quotas is a review of
@@ -45,9 +46,9 @@ type admissionPreview struct {
 	// budget is what the plan's previews may take in all; zero is previewBudget.
 	budget time.Duration
 
+	clock    budgetClock
 	once     sync.Once
 	readOver atomic.Bool // set once read has set what follows
-	deadline time.Time
 	snap     backend.KueueSnapshot
 	planner  *admission.Planner
 	readErr  error
@@ -96,15 +97,11 @@ const previewNote = "Terraform plans each resource on its own, so this considers
 	"of the plan. Turn previews off with admission_preview = false in the provider block, or " +
 	"HYPERPOD_ADMISSION_PREVIEW=false."
 
-// read reads the cluster once per run, within the plan's budget, which starts here.
-func (p *admissionPreview) read(ctx context.Context) error {
+// read reads the cluster once per run, by deadline.
+func (p *admissionPreview) read(ctx context.Context, deadline time.Time) error {
 	p.once.Do(func() {
-		if p.budget == 0 {
-			p.budget = previewBudget
-		}
-		p.deadline = time.Now().Add(p.budget)
 		// A cancelled first RPC must not leave every later one without a preview.
-		ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), p.deadline)
+		ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
 		defer cancel()
 		p.snap, p.readErr = p.state.Snapshot(ctx)
 		if p.readErr == nil {
@@ -144,7 +141,7 @@ func (p *admissionPreview) warnQuotaChange(ctx context.Context, at path.Path, ca
 		}
 		outcome, err := p.planner.Effect(ctx, after, queue)
 		if err != nil {
-			return previewWarning{cannot: cannotPredict(err, p.budget)}
+			return previewWarning{cannot: cannotPredict(err, p.limit())}
 		}
 		what := "this change of the quota"
 		switch {
@@ -193,7 +190,7 @@ func (p *admissionPreview) warnPriorityChange(ctx context.Context, at path.Path,
 		}
 		outcome, err := p.planner.Effect(ctx, after)
 		if err != nil {
-			return previewWarning{cannot: cannotPredict(err, p.budget)}
+			return previewWarning{cannot: cannotPredict(err, p.limit())}
 		}
 		return previewWarning{summary: "Admission preview: priority classes", detail: fmt.Sprintf(
 			"What this change of the priority classes does to jobs (modelled on %s):\n\n%s\n%s", p.snap.Version,
@@ -279,21 +276,85 @@ func (p *admissionPreview) previewOf(ctx context.Context, key string, preview fu
 		// for the read, which a plan of many new quotas would otherwise do for each of them.
 		// A read that failed already is the plan's one reason instead.
 		e.w.cannot = tooMany
-	case p.read(ctx) != nil:
-		e.w.cannot = fmt.Sprintf("reading the cluster's Kueue objects and Workloads failed (%v)", p.readErr)
-		if problem, ok := errors.AsType[backend.Problem](p.readErr); ok {
-			e.w.cannot = strings.TrimSuffix(problem.Detail, ".") // the store's own words: what is missing
-		}
-		e.w.blocked, _ = errors.AsType[*backend.ReadsRefused](p.readErr)
 	default:
-		ctx, cancel := context.WithDeadline(ctx, p.deadline)
-		defer cancel()
-		e.w = p.simulate(ctx, preview)
-		if e.w.cannot == "" {
-			e.w.refused = p.snap.Refused
-		}
+		e.w = p.predict(ctx, preview)
 	}
 	return e.w
+}
+
+// predict is the warning preview makes once the cluster is read, within what is left of the
+// plan's budget.
+func (p *admissionPreview) predict(ctx context.Context, preview func(context.Context) previewWarning) (w previewWarning) {
+	deadline := p.clock.start(p.limit())
+	defer p.clock.stop()
+	switch {
+	case p.read(ctx, deadline) != nil:
+		w.cannot = fmt.Sprintf("reading the cluster's Kueue objects and Workloads failed (%v)", p.readErr)
+		if problem, ok := errors.AsType[backend.Problem](p.readErr); ok {
+			w.cannot = strings.TrimSuffix(problem.Detail, ".") // the store's own words: what is missing
+		}
+		w.blocked, _ = errors.AsType[*backend.ReadsRefused](p.readErr)
+	default:
+		ctx, cancel := context.WithDeadline(ctx, deadline)
+		defer cancel()
+		w = p.simulate(ctx, preview)
+		if w.cannot == "" {
+			w.refused = p.snap.Refused
+		}
+	}
+	return w
+}
+
+// limit is the plan's budget.
+func (p *admissionPreview) limit() time.Duration {
+	if p.budget == 0 {
+		return previewBudget
+	}
+	return p.budget
+}
+
+// budgetClock counts the plan's preview budget down while at least one change waits for its
+// preview, the read included. Terraform plans the changes of a large plan over many seconds,
+// planning other resources between them: that time is not spent on previews, and a budget
+// counted from the first change on would leave the changes planned last without a preview
+// however fast the previews are.
+type budgetClock struct {
+	now func() time.Time // nil: time.Now
+
+	mu      sync.Mutex
+	spent   time.Duration // until since
+	waiting int
+	since   time.Time // when waiting last went from 0 to 1
+}
+
+// start counts one more change waiting and returns when budget runs out if some change waits
+// from now on, as this one does until then at most.
+func (c *budgetClock) start(budget time.Duration) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.time()
+	if c.waiting == 0 {
+		c.since = now
+	}
+	c.waiting++
+	return now.Add(budget - c.spent - now.Sub(c.since))
+}
+
+// stop counts one change less waiting.
+func (c *budgetClock) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.waiting--; c.waiting == 0 {
+		c.spent += c.time().Sub(c.since)
+	}
+}
+
+// time is the clock's now.
+func (c *budgetClock) time() time.Time {
+	if c.now == nil {
+		return time.Now()
+	}
+	return c.now()
 }
 
 // simulate runs preview once a processor is free for it. The plan's previews share one budget:
@@ -306,7 +367,7 @@ func (p *admissionPreview) simulate(ctx context.Context, preview func(context.Co
 		defer func() { <-p.slots }()
 		return preview(ctx)
 	case <-ctx.Done():
-		return previewWarning{cannot: cannotPredict(ctx.Err(), p.budget)}
+		return previewWarning{cannot: cannotPredict(ctx.Err(), p.limit())}
 	}
 }
 

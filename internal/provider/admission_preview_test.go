@@ -627,3 +627,36 @@ func TestAdmissionPreviewSimulatesAsManyAsProcessors(t *testing.T) {
 		t.Errorf("at most %d previews simulated at once, want %d (the processors)", got, n)
 	}
 }
+
+// The budget runs down only while some change waits for its preview: the time Terraform spends
+// planning other resources between two changes leaves it as it was, and changes that wait at
+// the same time spend it once.
+func TestAdmissionPreviewBudgetCountsWaiting(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := t0
+	c := budgetClock{now: func() time.Time { return now }}
+	const budget = 10 * time.Second
+	at := func(d time.Duration) { now = t0.Add(d) }
+	check := func(what string, got time.Time, want time.Duration) {
+		t.Helper()
+		if !got.Equal(t0.Add(want)) {
+			t.Errorf("%s: deadline %s, want %s", what, got.Sub(t0), want)
+		}
+	}
+	check("the first change", c.start(budget), 10*time.Second)
+	at(4 * time.Second)
+	c.stop()
+	at(60 * time.Second)
+	check("a change a minute later", c.start(budget), 66*time.Second)
+	at(61 * time.Second)
+	check("a change waiting beside it", c.start(budget), 66*time.Second)
+	at(62 * time.Second)
+	c.stop()
+	at(63 * time.Second)
+	c.stop()
+	at(100 * time.Second)
+	check("a change after both", c.start(budget), 103*time.Second)
+	at(110 * time.Second)
+	c.stop()
+	check("a change once the budget is spent", c.start(budget), 103*time.Second)
+}
