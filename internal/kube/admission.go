@@ -202,9 +202,7 @@ func (r *kueueReads) run(ctx context.Context, c *Client) error {
 	return nil
 }
 
-// listLean lists every object of gvr into *out as List does, without the objects' managed
-// fields, which the preview does not read: of a Workload or a ClusterQueue they are most of
-// its size, and a snapshot of thousands is held for the whole plan.
+// listLean lists every object of gvr into *out as List does, each made lean.
 func listLean[T any, PT interface {
 	*T
 	SetManagedFields([]metav1.ManagedFieldsEntry)
@@ -212,7 +210,7 @@ func listLean[T any, PT interface {
 	*out = nil
 	return ListPages(ctx, c, gvr, func(page []T) error {
 		for i := range page {
-			PT(&page[i]).SetManagedFields(nil)
+			lean(PT(&page[i]))
 		}
 		*out = append(*out, page...)
 		return nil
@@ -241,7 +239,7 @@ func listLeanPrimed[T any, PT interface {
 	listed := map[string]bool{}
 	err := pagesOf(ctx, c, gvr, others, func(page []T) error {
 		for i := range page {
-			PT(&page[i]).SetManagedFields(nil)
+			lean(PT(&page[i]))
 			listed[PT(&page[i]).GetNamespace()+"/"+PT(&page[i]).GetName()] = true
 		}
 		*out = append(*out, page...)
@@ -257,7 +255,7 @@ func listLeanPrimed[T any, PT interface {
 		}
 		// An object listed now is newer than the cache's copy (its label went since).
 		if !listed[PT(&obj).GetNamespace()+"/"+PT(&obj).GetName()] {
-			PT(&obj).SetManagedFields(nil)
+			lean(PT(&obj))
 			*out = append(*out, obj)
 		}
 	}
@@ -266,6 +264,59 @@ func listLeanPrimed[T any, PT interface {
 		return cmp.Or(cmp.Compare(PT(&a).GetNamespace(), PT(&b).GetNamespace()), cmp.Compare(PT(&a).GetName(), PT(&b).GetName()))
 	})
 	return nil
+}
+
+// lean drops from obj what the preview does not model. The snapshot of a large cluster is held
+// for the whole plan: of a thousand teams' Workloads and ClusterQueues, as decoded, about 35 MB,
+// and with that much more live heap a provider near its soft memory limit spent more of the
+// plan collecting garbage than simulating. Of every object it drops the managed fields, most
+// of its size as served; of a Workload and a ClusterQueue, see leanWorkload and
+// leanClusterQueue.
+func lean(obj interface {
+	SetManagedFields([]metav1.ManagedFieldsEntry)
+}) {
+	obj.SetManagedFields(nil)
+	switch o := obj.(type) {
+	case *kueue.Workload:
+		leanWorkload(o)
+	case *kueue.ClusterQueue:
+		// Kueue's usage figures: the preview counts usage from the Workloads. Whether the status
+		// reports fair sharing tells the snapshot that the manager runs with it.
+		if o.Status != nil {
+			o.Status = &kueue.ClusterQueueStatus{FairSharing: o.Status.FairSharing}
+		}
+		o.Labels, o.Annotations = nil, nil
+	}
+}
+
+// leanWorkload keeps of a Workload what admission reads: its name, namespace, UID, creation and
+// deletion, its conditions without their messages, and of each pod set's pod template what
+// decides the pod's requests and the nodes it may run on (containers' and init containers'
+// names, resources and restart policies, the overhead, the node selector and the affinity).
+func leanWorkload(w *kueue.Workload) {
+	w.ObjectMeta = metav1.ObjectMeta{Name: w.Name, Namespace: w.Namespace, UID: w.UID,
+		CreationTimestamp: w.CreationTimestamp, DeletionTimestamp: w.DeletionTimestamp}
+	for i := range w.Status.Conditions {
+		w.Status.Conditions[i].Message = ""
+	}
+	for i := range w.Spec.PodSets {
+		t := &w.Spec.PodSets[i].Template
+		t.ObjectMeta = metav1.ObjectMeta{}
+		t.Spec = corev1.PodSpec{Containers: leanContainers(t.Spec.Containers), InitContainers: leanContainers(t.Spec.InitContainers),
+			Overhead: t.Spec.Overhead, NodeSelector: t.Spec.NodeSelector, Affinity: t.Spec.Affinity}
+	}
+}
+
+// leanContainers are containers with only their names, resources and restart policies.
+func leanContainers(cs []corev1.Container) []corev1.Container {
+	if cs == nil {
+		return nil
+	}
+	out := make([]corev1.Container, len(cs))
+	for i, c := range cs {
+		out[i] = corev1.Container{Name: c.Name, Resources: c.Resources, RestartPolicy: c.RestartPolicy}
+	}
+	return out
 }
 
 // objects is what the reads found.
