@@ -102,16 +102,7 @@ func run() int {
 			res.Findings = string(data)
 		}
 	}
-	name := res.Date
-	switch {
-	case opts.ShapesOnly:
-		name = "workspace-shapes-" + res.Date
-	case opts.PreviewOnly:
-		name = "admission-preview-" + res.Date
-	case opts.QueryOnly:
-		name = "query-" + res.Date
-	}
-	md, js, err := writeResults(out, name, res)
+	md, js, err := writeResults(out, resultsName(opts, res.Date), res)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench: writing the results:", err)
 		return 1
@@ -127,6 +118,20 @@ func run() int {
 		return 1
 	}
 	return 0
+}
+
+// resultsName is the name of the results files of a run on date with opts: a section measured
+// alone has files of its own.
+func resultsName(opts options, date string) string {
+	switch {
+	case opts.ShapesOnly:
+		return "workspace-shapes-" + date
+	case opts.PreviewOnly:
+		return "admission-preview-" + date
+	case opts.QueryOnly:
+		return "query-" + date
+	}
+	return date
 }
 
 // execute sets everything up, measures every team count into res and tears down. It

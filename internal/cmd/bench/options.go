@@ -108,21 +108,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 			return o, err
 		}
 	}
-	if o.PreviewOnly && o.ShapesOnly {
-		return o, fmt.Errorf("-preview-only and -shapes-only each measure one section: pick one")
-	}
-	if o.PreviewOnly && len(o.PreviewTeams) > 0 && !slices.Contains(o.Paths, pathKubernetes) {
-		return o, fmt.Errorf("-preview-only with -preview-teams needs the %s path", pathKubernetes)
-	}
-	if o.PreviewOnly && len(o.PreviewTeams) == 0 && !o.PreviewBenchmark {
-		return o, fmt.Errorf("-preview-only with -preview-teams none and -preview-benchmark=false measures nothing")
-	}
-	if o.ShapesOnly && (len(o.ShapesTeams) == 0 || !slices.Contains(o.Paths, pathKubernetes)) {
-		return o, fmt.Errorf("-shapes-only needs -shapes-teams and the %s path", pathKubernetes)
-	}
-	if o.QueryOnly && (o.PreviewOnly || o.ShapesOnly || !slices.Equal(o.Paths, []string{pathSageMaker}) || o.QueryTerraform == "none") {
-		return o, fmt.Errorf("-query-only measures the %s scenario on the %s path alone: not with -preview-only, -shapes-only, "+
-			"-query-terraform none or another path (-paths %s)", opQuery, pathSageMaker, pathSageMaker)
+	if err := checkSections(o); err != nil {
+		return o, err
 	}
 	if o.Runs < 1 {
 		return o, fmt.Errorf("-runs %d: need at least 1", o.Runs)
@@ -134,6 +121,28 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-command-timeout %s: must be positive", o.CommandTimeout)
 	}
 	return o, nil
+}
+
+// checkSections refuses the flags of sections measured alone (-preview-only, -shapes-only,
+// -query-only) that measure nothing or more than one section.
+func checkSections(o options) error {
+	if o.PreviewOnly && o.ShapesOnly {
+		return fmt.Errorf("-preview-only and -shapes-only each measure one section: pick one")
+	}
+	if o.PreviewOnly && len(o.PreviewTeams) > 0 && !slices.Contains(o.Paths, pathKubernetes) {
+		return fmt.Errorf("-preview-only with -preview-teams needs the %s path", pathKubernetes)
+	}
+	if o.PreviewOnly && len(o.PreviewTeams) == 0 && !o.PreviewBenchmark {
+		return fmt.Errorf("-preview-only with -preview-teams none and -preview-benchmark=false measures nothing")
+	}
+	if o.ShapesOnly && (len(o.ShapesTeams) == 0 || !slices.Contains(o.Paths, pathKubernetes)) {
+		return fmt.Errorf("-shapes-only needs -shapes-teams and the %s path", pathKubernetes)
+	}
+	if o.QueryOnly && (o.PreviewOnly || o.ShapesOnly || !slices.Equal(o.Paths, []string{pathSageMaker}) || o.QueryTerraform == "none") {
+		return fmt.Errorf("-query-only measures the %s scenario on the %s path alone: not with -preview-only, -shapes-only, "+
+			"-query-terraform none or another path (-paths %s)", opQuery, pathSageMaker, pathSageMaker)
+	}
+	return nil
 }
 
 // queryTerraformUsage is the help of -query-terraform.
