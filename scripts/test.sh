@@ -11,13 +11,13 @@
 #                            on every supported Kueue release (on the newest Kubernetes); the
 #                            oldest pair runs the version-dependent tests as in `make test`
 #
-# Phases run in order and stop at the first failure, except two that run in the background at a
-# lower priority, taking the CPU that the acceptance phases leave idle while they wait on their
-# clusters: the unit tests, from the builds' end to the first acceptance phase's (.cache/test/unit.log),
-# and in `make test` the oldest pair's phase, on a control plane of its own, from the first acceptance
-# phase on when its build is done by then (.cache/test/oldest-pair.log). A failure of either fails
-# the run when it is waited for: the unit tests' after the first acceptance phase, the oldest pair's
-# at the end. Each phase's whole output is kept
+# Phases run in order and stop at the first failure, except two that run in the background, taking
+# the CPU that the acceptance phases leave idle while they wait on their clusters: the unit tests, at
+# a lower priority, from the builds' end to the first acceptance phase's (.cache/test/unit.log), and
+# in `make test` the oldest pair's phase, on a control plane of its own, beside the OpenTofu and
+# newest Terraform phases (.cache/test/oldest-pair.log). A failure of either fails the run when it is
+# waited for: the unit tests' after the first acceptance phase, the oldest pair's at the end. Each
+# phase's whole output is kept
 # in .cache/test/<phase>.log; at the end (also after a failure) the script prints the time of each
 # phase, the run's wall time, and the ten slowest acceptance tests, so a slow test is seen before
 # it becomes a slow CI. The packages that hold acceptance tests are linked once, in the builds
@@ -190,21 +190,20 @@ stop_cluster() {
 }
 
 # Phases in the background (the unit tests, the oldest pair's): each in a subshell and a process
-# group of its own, at a lower priority, so it takes the CPU the foreground phases leave idle rather
-# than slowing them; its output in its own log, its phase times merged into the table when it is
-# waited for.
+# group of its own, at the priority it is given, its output in its own log, its phase times merged
+# into the table when it is waited for.
 declare -A background_pids=()
-# start_background <name> <log> <command...>
+# start_background <name> <niceness> <log> <command...>
 start_background() {
-	local name=$1 log=$2
-	shift 2
+	local name=$1 niceness=$2 log=$3
+	shift 3
 	rm -f -- "${logs}/.${name}-phases"
 	set -m
 	(
 		# Its commands stay in its process group, which a stop signals as a whole.
 		set +m
 		background_name=${name}
-		renice -n 5 -p "${BASHPID}" >/dev/null 2>&1 || true
+		renice -n "${niceness}" -p "${BASHPID}" >/dev/null 2>&1 || true
 		phases=() current="" side="" builders=() cluster_started=false background_pids=()
 		trap 'rc=$?; [[ -z "${current}" ]] || finish FAILED; stop_side; stop_cluster; printf "%s\n" ${phases[@]+"${phases[@]}"} >"${logs}/.${background_name}-phases"; exit "${rc}"' EXIT
 		trap 'exit 143' TERM INT
@@ -360,10 +359,15 @@ declare -A built_paths=()
 # next_build <name>: wait for the background build <name> and set built to its path. The wait is
 # a phase of its own when it takes a second or more.
 next_build() {
-	local waited
+	local name path waited
 	waited=$(date +%s)
 	while [[ -z "${built_paths[$1]:-}" ]]; do
-		read_build
+		if ! read -r -u 7 name path || [[ "${name}" == failed ]]; then
+			echo "the ${path:-$1} build failed; the end of ${assets_log}:" >&2
+			tail -n 40 -- "${assets_log}" >&2
+			exit 1
+		fi
+		built_paths[${name}]=${path}
 	done
 	built=${built_paths[$1]}
 	waited=$(($(date +%s) - waited))
@@ -371,27 +375,6 @@ next_build() {
 		printf '\n==> waited %ds for the %s build\n' "${waited}" "$1"
 		phases+=("waiting for the $1 build (background)"$'\t'"${waited}"$'\t'"ok")
 	fi
-}
-# read_build [read option...]: the next line of the background builds into built_paths; fails
-# the run when a build failed, returns 1 when no line came (read -t).
-read_build() {
-	local name path rc=0
-	read -r "$@" -u 7 name path || rc=$?
-	if ((rc > 128)); then
-		return 1
-	fi
-	if ((rc != 0)) || [[ "${name}" == failed ]]; then
-		echo "the ${path:-background} build failed; the end of ${assets_log}:" >&2
-		tail -n 40 -- "${assets_log}" >&2
-		exit 1
-	fi
-	built_paths[${name}]=${path}
-}
-# build_ready <name>: whether the background build <name> is done, without waiting for it.
-build_ready() {
-	while [[ -z "${built_paths[$1]:-}" ]]; do
-		read_build -t 0.1 || return 1
-	done
 }
 # unattached <command...>: the command without the shared control plane (in the subshell that
 # runs it in the background).
@@ -526,9 +509,9 @@ for pkg in "${acc_packages[@]}"; do
 done
 finish ok
 
-# The unit tests run in the background, beside the wait for the first control plane and the first
-# acceptance phase, whose test processes leave CPU idle while they wait on the clusters; a failure
-# fails the run when that phase ends.
+# The unit tests run in the background at a lower priority, beside the wait for the first control
+# plane and the first acceptance phase, taking the CPU that phase's test processes leave idle while
+# they wait on their clusters; a failure fails the run when that phase ends.
 mapfile -t unit_only < <(go list ./... | grep -vxF -f <(cd "${repo_root}" && go list "${acc_packages[@]}"))
 unit_log=${logs}/unit.log
 unit_phase() {
@@ -536,7 +519,7 @@ unit_phase() {
 	run_tests '' '' "${acc_packages[@]}" -- go test -count=1 -v "${unit_only[@]}"
 	finish ok
 }
-start_background unit "${unit_log}" unit_phase
+start_background unit 10 "${unit_log}" unit_phase
 
 next_build assets
 assets=${built}
@@ -717,24 +700,16 @@ other_pair() {
 
 start_cluster "${assets}" "${kueue_version}"
 
-# The oldest pair's phase: its control plane, tests and log are its own, so it runs in the
-# background beside the others, from the first acceptance phase on when its build is done by then
-# (warm caches), else once it is.
+# The oldest pair's phase: its control plane, tests and log are its own, so in make test it runs
+# in the background beside the OpenTofu and newest Terraform phases, each one test process running
+# one test at a time on the shared control plane, which leave CPU idle that it takes. (Run beside
+# the first acceptance phase instead, it slowed that phase by all it took: 21m12s against 20m32s.)
 oldest_log=${logs}/oldest-pair.log
 oldest_pair_phase() { # <assets>
 	cluster_dir=${logs}/cluster-oldest cluster_log=${logs}/cluster-oldest.log
 	other_pair_note=" (in the background)"
 	other_pair oldest "$1"
 }
-oldest_started=false
-start_oldest_pair() {
-	start_background oldest "${oldest_log}" oldest_pair_phase "${built}"
-	oldest_started=true
-}
-if ! ${all} && build_ready oldest; then
-	built=${built_paths[oldest]}
-	start_oldest_pair
-fi
 
 begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p'), Kubernetes ${k8s}, Kueue ${kueue_version}"
 acceptance "${logs}/acc-terraform.log" '^TestAcc' "^${upgrade_test}\$" "${beside_tests[@]}"
@@ -755,10 +730,8 @@ if ${all}; then
 		other_pair "${build}" "${built}"
 	done
 else
-	if ! ${oldest_started}; then
-		next_build oldest
-		start_oldest_pair
-	fi
+	next_build oldest
+	start_background oldest 0 "${oldest_log}" oldest_pair_phase "${built}"
 	next_build tofu
 	tofu=${built}
 	opentofu_phase
