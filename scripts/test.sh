@@ -717,7 +717,9 @@ check_selection "${logs}/acc-terraform.log" "${beside_tests[@]}"
 finish ok
 wait_background unit "${unit_log}"
 
-if ${all}; then
+# cli_phases: the OpenTofu and newest Terraform phases, each once its CLI is built, then the shared
+# control plane stops.
+cli_phases() {
 	next_build tofu
 	tofu=${built}
 	opentofu_phase
@@ -725,6 +727,10 @@ if ${all}; then
 	terraform_latest=${built}
 	terraform_latest_phase
 	stop_cluster
+}
+
+if ${all}; then
+	cli_phases
 	for build in kueue-v0.15.0 kueue-v0.17.0 oldest; do
 		next_build "${build}"
 		other_pair "${build}" "${built}"
@@ -732,12 +738,6 @@ if ${all}; then
 else
 	next_build oldest
 	start_background oldest 0 "${oldest_log}" oldest_pair_phase "${built}"
-	next_build tofu
-	tofu=${built}
-	opentofu_phase
-	next_build terraform-latest
-	terraform_latest=${built}
-	terraform_latest_phase
-	stop_cluster
+	cli_phases
 	wait_background oldest "${oldest_log}"
 fi
