@@ -49,13 +49,10 @@ type fetchFunc func(ctx context.Context) (raw []byte, found bool, err error)
 func (c *readCache) get(ctx context.Context, key objectKey, fetch fetchFunc) ([]byte, bool, error) {
 	for {
 		c.mu.Lock()
-		if c.entries == nil {
-			c.entries = map[objectKey]*cacheEntry{}
-		}
 		e, ok := c.entries[key]
 		if !ok {
 			e = &cacheEntry{ready: make(chan struct{})}
-			c.entries[key] = e
+			c.set(key, e)
 			c.mu.Unlock()
 			e.raw, e.found, e.err = fetch(ctx)
 			if e.err != nil {
@@ -69,17 +66,32 @@ func (c *readCache) get(ctx context.Context, key objectKey, fetch fetchFunc) ([]
 			return e.raw, e.found, e.err
 		}
 		c.mu.Unlock()
-		select {
-		case <-e.ready:
-		case <-ctx.Done():
-			return nil, false, ctx.Err()
+		if answer, again := e.await(ctx); !again {
+			return answer.raw, answer.found, answer.err
 		}
-		// The reader we waited for gave up because its own context ended; ours has not.
-		if e.err != nil && isContextError(e.err) && ctx.Err() == nil {
-			continue
-		}
-		return e.raw, e.found, e.err
 	}
+}
+
+// await waits for e's read and returns its answer, or ctx's error if ctx ends first. again
+// says that read gave up because its own context ended while ctx has not: the caller reads again.
+func (e *cacheEntry) await(ctx context.Context) (answer *cacheEntry, again bool) {
+	select {
+	case <-e.ready:
+	case <-ctx.Done():
+		return &cacheEntry{err: ctx.Err()}, false
+	}
+	if e.err != nil && isContextError(e.err) && ctx.Err() == nil {
+		return nil, true
+	}
+	return e, false
+}
+
+// set makes e the entry of key. Callers hold mu.
+func (c *readCache) set(key objectKey, e *cacheEntry) {
+	if c.entries == nil {
+		c.entries = map[objectKey]*cacheEntry{}
+	}
+	c.entries[key] = e
 }
 
 // put records what this process just wrote (raw is the server's answer) or deleted (found =
@@ -88,10 +100,7 @@ func (c *readCache) put(key objectKey, raw []byte, found bool) {
 	e := &cacheEntry{ready: make(chan struct{}), raw: raw, found: found}
 	close(e.ready)
 	c.mu.Lock()
-	if c.entries == nil {
-		c.entries = map[objectKey]*cacheEntry{}
-	}
-	c.entries[key] = e
+	c.set(key, e)
 	c.mu.Unlock()
 }
 
@@ -110,13 +119,10 @@ func isContextError(err error) bool {
 func (c *readCache) offer(key objectKey, raw []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.entries == nil {
-		c.entries = map[objectKey]*cacheEntry{}
-	}
 	if _, ok := c.entries[key]; !ok {
 		e := &cacheEntry{ready: make(chan struct{}), raw: raw, found: true}
 		close(e.ready)
-		c.entries[key] = e
+		c.set(key, e)
 	}
 }
 
@@ -174,16 +180,9 @@ func (c *readCache) fresh(ctx context.Context, key objectKey, fetch fetchFunc) (
 			c.lead(ctx, key, group, previous, fetch)
 			return group.raw, group.found, group.err
 		}
-		select {
-		case <-group.ready:
-		case <-ctx.Done():
-			return nil, false, ctx.Err()
+		if answer, again := group.await(ctx); !again {
+			return answer.raw, answer.found, answer.err
 		}
-		// The leader gave up because its own context ended; ours has not.
-		if group.err != nil && isContextError(group.err) && ctx.Err() == nil {
-			continue
-		}
-		return group.raw, group.found, group.err
 	}
 }
 
@@ -210,10 +209,7 @@ func (c *readCache) lead(ctx context.Context, key objectKey, group, previous *ca
 		delete(c.running, key)
 	}
 	if group.err == nil {
-		if c.entries == nil {
-			c.entries = map[objectKey]*cacheEntry{}
-		}
-		c.entries[key] = group
+		c.set(key, group)
 	}
 	c.mu.Unlock()
 	close(group.ready)
