@@ -49,10 +49,12 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 )
 
 // Options configures an Emulator. The zero value is usable: region us-west-2, account
@@ -394,11 +396,19 @@ func decode(body []byte, in any) *apiError {
 	if err := json.Unmarshal(body, in); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
-			return validationError(fmt.Sprintf("Value at '%s' is not a valid %s", typeErr.Field, typeErr.Type))
+			return validationError(fmt.Sprintf("Value at '%s' is not a valid %s", memberPath(typeErr.Field), typeErr.Type))
 		}
 		return validationError("the request body is not valid JSON: " + err.Error())
 	}
 	return nil
+}
+
+// memberPath is a decoding error's field path in the API's member names. encoding/json puts the
+// Go names of embedded structs in it (createInput: the members inputs share); those start in
+// lower case, every member of the API in upper case.
+func memberPath(field string) string {
+	names := strings.Split(field, ".")
+	return strings.Join(slices.DeleteFunc(names, func(n string) bool { return n != "" && unicode.IsLower(rune(n[0])) }), ".")
 }
 
 // Calls returns the calls answered since Start or the last ResetCalls, in order.

@@ -515,3 +515,25 @@ func TestListCarriesLessThanDescribe(t *testing.T) {
 		}
 	}
 }
+
+// TestMistypedMember sends members of the wrong JSON type: the error names the member as the
+// API does, also one that inputs share through an embedded struct.
+func TestMistypedMember(t *testing.T) {
+	e := start(t, sagemakeremulator.Options{})
+	tests := []struct {
+		op, body, want string
+	}{
+		{"CreateComputeQuota", `{"Name":5}`, "Value at 'Name' is not a valid string"},
+		{"CreateComputeQuota", `{"ComputeQuotaTarget":{"TeamName":5}}`, "Value at 'ComputeQuotaTarget.TeamName' is not a valid string"},
+		{"AddTags", `{"ResourceArn":5}`, "Value at 'ResourceArn' is not a valid string"},
+		{"ListTags", `{"ResourceArn":5}`, "Value at 'ResourceArn' is not a valid string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.op, func(t *testing.T) {
+			status, code, msg := rawCall(t, e, tt.op, tt.body)
+			if status != http.StatusBadRequest || code != "ValidationException" || msg != tt.want {
+				t.Errorf("%d %s %q, want ValidationException %q", status, code, msg, tt.want)
+			}
+		})
+	}
+}
