@@ -87,26 +87,37 @@ func setTags(r *Record, tags []Tag) *apiError {
 	return nil
 }
 
+// taggedResource is the member every tag operation names its resource by, embedded in each
+// operation's input.
+type taggedResource struct {
+	ResourceArn *string `json:"ResourceArn"`
+}
+
+func (t *taggedResource) resource() *taggedResource { return t }
+
+// tagInput is the input of a tag operation.
+type tagInput interface{ resource() *taggedResource }
+
 // tagOperation decodes body into in and checks it as the API checks it (the ResourceArn, then the
-// rest with check), and runs do on the quota or scheduler config the ARN names, holding mu. arn
-// is the address of in's ResourceArn, the member every tag operation names its resource by.
-func tagOperation(e *Emulator, body []byte, in any, arn **string, check func(*violations),
+// rest with check), and runs do on the quota or scheduler config the ARN names, holding mu.
+func tagOperation(e *Emulator, body []byte, in tagInput, check func(*violations),
 	do func(*Record) (any, *apiError)) (any, *apiError) {
+	res := in.resource()
 	if err := decodeChecked(body, in, func(v *violations) {
-		v.checkResourceARN(*arn)
+		v.checkResourceARN(res.ResourceArn)
 		check(v)
 	}); err != nil {
 		return nil, err
 	}
-	return onTagged(e, **arn, do)
+	return onTagged(e, *res.ResourceArn, do)
 }
 
 func (e *Emulator) addTags(_ context.Context, body []byte) (any, *apiError) {
 	var in struct {
-		ResourceArn *string `json:"ResourceArn"`
-		Tags        []Tag   `json:"Tags"`
+		taggedResource
+		Tags []Tag `json:"Tags"`
 	}
-	return tagOperation(e, body, &in, &in.ResourceArn, func(v *violations) {
+	return tagOperation(e, body, &in, func(v *violations) {
 		if v.required(in.Tags != nil, "tags") {
 			v.checkTags(in.Tags)
 		}
@@ -120,10 +131,10 @@ func (e *Emulator) addTags(_ context.Context, body []byte) (any, *apiError) {
 
 func (e *Emulator) deleteTags(_ context.Context, body []byte) (any, *apiError) {
 	var in struct {
-		ResourceArn *string  `json:"ResourceArn"`
-		TagKeys     []string `json:"TagKeys"`
+		taggedResource
+		TagKeys []string `json:"TagKeys"`
 	}
-	return tagOperation(e, body, &in, &in.ResourceArn, func(v *violations) {
+	return tagOperation(e, body, &in, func(v *violations) {
 		if v.required(in.TagKeys != nil, "tagKeys") {
 			if len(in.TagKeys) == 0 {
 				v.add("[0 items]", "tagKeys", "have length greater than or equal to 1")
@@ -142,11 +153,11 @@ func (e *Emulator) deleteTags(_ context.Context, body []byte) (any, *apiError) {
 
 func (e *Emulator) listTags(_ context.Context, body []byte) (any, *apiError) {
 	var in struct {
-		ResourceArn *string `json:"ResourceArn"`
-		MaxResults  *int32  `json:"MaxResults"`
-		NextToken   *string `json:"NextToken"`
+		taggedResource
+		MaxResults *int32  `json:"MaxResults"`
+		NextToken  *string `json:"NextToken"`
 	}
-	return tagOperation(e, body, &in, &in.ResourceArn, func(v *violations) {
+	return tagOperation(e, body, &in, func(v *violations) {
 		inRange(v, in.MaxResults, "maxResults", minListTagsResults, maxListResults)
 		v.optionalStr(in.NextToken, "nextToken", 0, maxNextToken, nil)
 	}, func(r *Record) (any, *apiError) { return tagsPage(r.Tags, in.NextToken, in.MaxResults) })
