@@ -237,26 +237,35 @@ func replaceGiven[T any](member, given *T) {
 	}
 }
 
+// recordSummary holds the members that the summaries of both kinds carry under the same names:
+// what a Record holds besides the members named after the kind (ARN, ID and version).
+type recordSummary struct {
+	Name             string        `json:"Name"`
+	Status           string        `json:"Status"`
+	ClusterArn       string        `json:"ClusterArn"`
+	CreationTime     *epochSeconds `json:"CreationTime"`
+	LastModifiedTime *epochSeconds `json:"LastModifiedTime,omitempty"`
+}
+
+func summaryOf(r Record) recordSummary {
+	return recordSummary{Name: r.Name, Status: r.Status, ClusterArn: r.ClusterARN,
+		CreationTime: epoch(r.CreationTime), LastModifiedTime: epoch(r.LastModifiedTime)}
+}
+
 type computeQuotaSummary struct {
-	ComputeQuotaArn     string              `json:"ComputeQuotaArn"`
-	ComputeQuotaId      string              `json:"ComputeQuotaId"`
-	Name                string              `json:"Name"`
-	ComputeQuotaVersion int32               `json:"ComputeQuotaVersion"`
-	Status              string              `json:"Status"`
-	ClusterArn          string              `json:"ClusterArn"`
-	ComputeQuotaConfig  *ComputeQuotaConfig `json:"ComputeQuotaConfig,omitempty"`
-	ComputeQuotaTarget  ComputeQuotaTarget  `json:"ComputeQuotaTarget"`
-	ActivationState     string              `json:"ActivationState,omitempty"`
-	CreationTime        *epochSeconds       `json:"CreationTime"`
-	LastModifiedTime    *epochSeconds       `json:"LastModifiedTime,omitempty"`
+	ComputeQuotaArn     string `json:"ComputeQuotaArn"`
+	ComputeQuotaId      string `json:"ComputeQuotaId"`
+	ComputeQuotaVersion int32  `json:"ComputeQuotaVersion"`
+	recordSummary
+	ComputeQuotaConfig *ComputeQuotaConfig `json:"ComputeQuotaConfig,omitempty"`
+	ComputeQuotaTarget ComputeQuotaTarget  `json:"ComputeQuotaTarget"`
+	ActivationState    string              `json:"ActivationState,omitempty"`
 }
 
 func quotaSummary(q ComputeQuota) computeQuotaSummary {
 	return computeQuotaSummary{
-		ComputeQuotaArn: q.ARN, ComputeQuotaId: q.ID, Name: q.Name, ComputeQuotaVersion: q.Version,
-		Status: q.Status, ClusterArn: q.ClusterARN, ComputeQuotaConfig: &q.Config,
-		ComputeQuotaTarget: q.Target, ActivationState: q.ActivationState,
-		CreationTime: epoch(q.CreationTime), LastModifiedTime: epoch(q.LastModifiedTime),
+		ComputeQuotaArn: q.ARN, ComputeQuotaId: q.ID, ComputeQuotaVersion: q.Version, recordSummary: summaryOf(q.Record),
+		ComputeQuotaConfig: &q.Config, ComputeQuotaTarget: q.Target, ActivationState: q.ActivationState,
 	}
 }
 
@@ -329,21 +338,16 @@ func (e *Emulator) applyConfigUpdate(in updateSchedulerConfigInput) (*ClusterSch
 }
 
 type schedulerConfigSummary struct {
-	ClusterSchedulerConfigArn     string        `json:"ClusterSchedulerConfigArn"`
-	ClusterSchedulerConfigId      string        `json:"ClusterSchedulerConfigId"`
-	ClusterSchedulerConfigVersion int32         `json:"ClusterSchedulerConfigVersion"`
-	Name                          string        `json:"Name"`
-	CreationTime                  *epochSeconds `json:"CreationTime"`
-	LastModifiedTime              *epochSeconds `json:"LastModifiedTime,omitempty"`
-	Status                        string        `json:"Status"`
-	ClusterArn                    string        `json:"ClusterArn"`
+	ClusterSchedulerConfigArn     string `json:"ClusterSchedulerConfigArn"`
+	ClusterSchedulerConfigId      string `json:"ClusterSchedulerConfigId"`
+	ClusterSchedulerConfigVersion int32  `json:"ClusterSchedulerConfigVersion"`
+	recordSummary
 }
 
 func configSummary(c ClusterSchedulerConfig) schedulerConfigSummary {
 	return schedulerConfigSummary{
 		ClusterSchedulerConfigArn: c.ARN, ClusterSchedulerConfigId: c.ID, ClusterSchedulerConfigVersion: c.Version,
-		Name: c.Name, CreationTime: epoch(c.CreationTime), LastModifiedTime: epoch(c.LastModifiedTime),
-		Status: c.Status, ClusterArn: c.ClusterARN,
+		recordSummary: summaryOf(c.Record),
 	}
 }
 
