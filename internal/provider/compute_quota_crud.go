@@ -31,14 +31,7 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 	team := plan.Team.ValueString()
 	plan.TagsAll = tagsValue(r.data.tagsAll(config.Tags))
 	claimed := r.quotas().Ref(team, plan.Name.ValueString())
-	save := func(drift types.List) {
-		saveTeamState(run.ctx, &resp.State, resp.Identity, &plan, team, run.owner, drift, &resp.Diagnostics)
-		run.handOver(claimed)
-	}
-	run.saveState = save
-	run.saveTainted = func() {
-		save(driftList([]string{"the create stopped before it finished: the next refresh reads the " + claimed.Kind}))
-	}
+	run.savesTeamState(resp, &plan, team, claimed, "the "+claimed.Kind)
 	claim, version := r.claim(run.ctx, team, plan.Name.ValueString(), run.owner, &resp.Diagnostics)
 	if run.claimStopped(claim, claimed) {
 		return
@@ -66,7 +59,7 @@ func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRe
 		run.partlyCreated([]backend.ObjectRef{claimed}, []string{notWritten})
 		return
 	}
-	save(noDrift())
+	run.saveState(noDrift())
 }
 
 // createInOneRequest is the create on a store that creates the quota with its content in one

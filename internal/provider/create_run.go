@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
@@ -32,7 +33,7 @@ import (
 //	run := r.data.startCreate(ctx, kind, "create a ...", plan.Timeouts.Create, defaultTimeout, &resp.Diagnostics)
 //	if run == nil { return }
 //	defer run.end()
-//	run.saveTainted = ...            // the state to save when the create stops halfway
+//	run.saveTainted = ...            // the state to save when the create stops halfway (savesTeamState for a team resource)
 //	if run.claimStopped(r.claim(run.ctx, ...), claimed) { return }
 //	... write; on failure: if !run.undoIfGone(...) { run.partlyCreated(...) }
 //	... save the state; run.handOver(claimed)
@@ -111,6 +112,19 @@ func (c *createRun) cleanUp(f func(ctx context.Context)) {
 func (c *createRun) partlyCreated(written []backend.ObjectRef, notWritten []string) {
 	partlyCreated(c.diags, c.resourceKind, written, notWritten)
 	c.saveTainted()
+}
+
+// savesTeamState sets how the create of a team resource saves its state: m recorded as this
+// create's, with the team identity, and claimed handed over. A create that stopped halfway saves
+// a drift that says so and that the next refresh reads refreshed (what the create wrote).
+func (c *createRun) savesTeamState(resp *resource.CreateResponse, m teamModel, team string, claimed backend.ObjectRef, refreshed string) {
+	c.saveState = func(drift types.List) {
+		saveTeamState(c.ctx, &resp.State, resp.Identity, m, team, c.owner, drift, &resp.Diagnostics)
+		c.handOver(claimed)
+	}
+	c.saveTainted = func() {
+		c.saveState(driftList([]string{"the create stopped before it finished: the next refresh reads " + refreshed}))
+	}
 }
 
 // handOver records claimed objects whose create returned a state.

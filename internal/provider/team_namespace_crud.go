@@ -46,13 +46,7 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
 	ns := namespaceRef(nsName)
 	lq := backend.ObjectRef{Kind: "LocalQueue", Namespace: nsName, Name: lqName}
-	save := func(drift ...string) {
-		saveTeamState(ctx, &resp.State, resp.Identity, &plan, team, run.owner, driftList(drift), &resp.Diagnostics)
-		run.handOver(ns)
-	}
-	run.saveTainted = func() {
-		save("the create stopped before it finished: the next refresh reads the Namespace and LocalQueue")
-	}
+	run.savesTeamState(resp, &plan, team, ns, "the Namespace and LocalQueue")
 	claim, adopted := r.claim(ctx, team, run.owner, &resp.Diagnostics)
 	if run.claimStopped(claim, ns) {
 		return
@@ -71,7 +65,7 @@ func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateR
 		run.partlyCreated([]backend.ObjectRef{ns}, notWritten)
 		return
 	}
-	save()
+	run.saveState(noDrift())
 }
 
 // claim creates the team's Namespace with only its identity (the provider's labels and the
