@@ -167,14 +167,16 @@ func getModel[T any](ctx context.Context, data interface {
 	return codecOf(reflect.TypeFor[T]()).read(obj.Attributes(), reflect.ValueOf(m).Elem())
 }
 
-// setModel writes model m to a plan or state, as their Set does.
-func setModel[T any, D *tfsdk.Plan | *tfsdk.State](ctx context.Context, data D, m *T) diag.Diagnostics {
+// setModel writes model m to a plan, a state or a list result's resource data, as their Set does.
+func setModel[T any, D *tfsdk.Plan | *tfsdk.State | *tfsdk.Resource](ctx context.Context, data D, m *T) diag.Diagnostics {
 	var schemaType attr.Type
 	var set func(context.Context, any) diag.Diagnostics
 	switch d := any(data).(type) {
 	case *tfsdk.Plan:
 		schemaType, set = d.Schema.Type(), d.Set
 	case *tfsdk.State:
+		schemaType, set = d.Schema.Type(), d.Set
+	case *tfsdk.Resource:
 		schemaType, set = d.Schema.Type(), d.Set
 	}
 	obj, diags := codecOf(reflect.TypeFor[T]()).object(ctx, reflect.ValueOf(m).Elem(), schemaType.(attr.TypeWithAttributeTypes).AttributeTypes())

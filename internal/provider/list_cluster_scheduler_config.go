@@ -59,7 +59,7 @@ func (r *clusterSchedulerConfigResource) listConfig(ctx context.Context, req lis
 	if req.IncludeResource {
 		// As an import of the id saves it, then reads it.
 		m.tagsModel = r.data.refreshed(m.tagsModel, stored.Policy.Tags)
-		res.Diagnostics.Append(res.Resource.Set(ctx, &m)...)
+		res.Diagnostics.Append(setModel(ctx, res.Resource, &m)...)
 	}
 	return res, true, nil
 }

@@ -136,7 +136,7 @@ func (r *computeQuotaResource) listResult(ctx context.Context, req list.ListRequ
 	state, _, ok := r.storedState(ctx, importedQuota(team), team, q, true, &diags)
 	res.Diagnostics.Append(diags...)
 	if ok {
-		res.Diagnostics.Append(res.Resource.Set(ctx, &state)...)
+		res.Diagnostics.Append(setModel(ctx, res.Resource, &state)...)
 	}
 	return res, true
 }
@@ -185,7 +185,7 @@ func (r *teamNamespaceResource) listResult(ctx context.Context, req list.ListReq
 	diags.Append(d...)
 	res.Diagnostics.Append(diags...)
 	if !diags.HasError() {
-		res.Diagnostics.Append(res.Resource.Set(ctx, &state)...)
+		res.Diagnostics.Append(setModel(ctx, res.Resource, &state)...)
 	}
 	return res, true
 }
