@@ -301,7 +301,7 @@ func allocationObject(what, example string, v types.Dynamic) (attrs map[string]a
 	case types.Dynamic:
 		return allocationObject(what, example, u)
 	}
-	return nil, argError("%s must be an object, e.g. %s, not a %s.", what, example, typeName(v.UnderlyingValue()))
+	return nil, argError("%s must be an object, e.g. %s, not a %s.", what, example, valueTypeName(v.UnderlyingValue()))
 }
 
 // isNull reports whether an attribute is absent or null, also inside a dynamic value.
@@ -312,8 +312,8 @@ func isNull(v attr.Value) bool {
 	return v == nil || v.IsNull()
 }
 
-// typeName is the Terraform name of a value's type, for errors.
-func typeName(v attr.Value) string {
+// valueTypeName is the Terraform name of a value's type, for errors.
+func valueTypeName(v attr.Value) string {
 	switch v.(type) {
 	case types.String:
 		return "string"

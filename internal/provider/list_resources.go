@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -39,23 +38,14 @@ func (p *hyperpodProvider) ListResources(_ context.Context) []func() list.ListRe
 	}
 }
 
-var (
-	_ provider.ProviderWithListResources = (*hyperpodProvider)(nil)
-	_ resource.ResourceWithIdentity      = (*clusterSchedulerConfigResource)(nil)
-	_ list.ListResource                  = (*computeQuotaList)(nil)
-	_ list.ListResource                  = (*teamNamespaceList)(nil)
-	_ list.ListResource                  = (*clusterSchedulerConfigList)(nil)
-)
+var _ provider.ProviderWithListResources = (*hyperpodProvider)(nil)
 
-// listBase is what every list resource shares: its type name after the provider's, and the
-// provider whose last Configure it lists with (ConfigureProvider comes before any list).
+// listBase is what every list resource shares: the type name of the resource it lists (and
+// Metadata), and the provider whose last Configure it lists with (ConfigureProvider comes before
+// any list).
 type listBase struct {
-	typeName string
+	typeName
 	provider *hyperpodProvider
-}
-
-func (b *listBase) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + b.typeName
 }
 
 // data is the provider data to list with; nil, with the reason in diags, when the provider is

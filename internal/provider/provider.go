@@ -413,20 +413,25 @@ var (
 	_ resource.ResourceWithImportState    = (*clusterSchedulerConfigResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*clusterSchedulerConfigResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*clusterSchedulerConfigResource)(nil)
+	_ resource.ResourceWithIdentity       = (*clusterSchedulerConfigResource)(nil)
 
 	_ datasource.DataSourceWithConfigure = (*instanceTypeCapacityDataSource)(nil)
 	_ datasource.DataSourceWithConfigure = (*teamUsageDataSource)(nil)
 )
 
-// resourceBase is what every resource shares: its type name after the provider's, and the
-// provider data it is configured with (nil until the provider is configured).
-type resourceBase struct {
-	typeName string
-	data     *providerData
+// typeName is a resource type's name after the provider's, e.g. "_compute_quota": the Metadata
+// of the resource and of its list resource.
+type typeName string
+
+func (n typeName) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + string(n)
 }
 
-func (b *resourceBase) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + b.typeName
+// resourceBase is what every resource shares: its type name (and Metadata), and the provider
+// data it is configured with (nil until the provider is configured).
+type resourceBase struct {
+	typeName
+	data *providerData
 }
 
 func (b *resourceBase) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
