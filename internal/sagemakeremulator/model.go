@@ -349,8 +349,15 @@ func (v *violations) checkSchedulerConfig(c *SchedulerConfig, path string) {
 	v.enum(c.IdleResourceSharing, path+".idleResourceSharing", enabledDisabled)
 }
 
-// checkTags: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_Tag.html
-func (v *violations) checkTags(tags []Tag) {
+// checkTags: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_Tag.html; AddTags
+// requires the member, the creates do not.
+func (v *violations) checkTags(tags []Tag, required bool) {
+	if tags == nil {
+		if required {
+			v.required(false, "tags")
+		}
+		return
+	}
 	v.listLen(len(tags), "tags", maxTags)
 	for i, t := range tags {
 		p := member("tags", i)

@@ -90,7 +90,7 @@ func (in *createInput) check(v *violations) {
 	v.checkName(in.Name)
 	v.checkDescription(in.Description)
 	v.checkClusterARN(in.ClusterArn, true)
-	v.checkTags(in.Tags)
+	v.checkTags(in.Tags, false)
 }
 
 // createOp stores what build makes of the checked input on its cluster and answers with the

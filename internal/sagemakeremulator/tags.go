@@ -29,6 +29,20 @@ func (v *violations) checkResourceARN(arn *string) {
 	}
 }
 
+// checkTagKeys: TagKeys of API_DeleteTags.html, 1 to maxTags keys, each as a Tag's Key.
+func (v *violations) checkTagKeys(keys []string) {
+	if !v.required(keys != nil, "tagKeys") {
+		return
+	}
+	if len(keys) == 0 {
+		v.add("[0 items]", "tagKeys", "have length greater than or equal to 1")
+	}
+	v.listLen(len(keys), "tagKeys", maxTags)
+	for i, k := range keys {
+		v.str(k, member("tagKeys", i), 1, maxTagKey, &tagPattern)
+	}
+}
+
 // reservedTagKey says a key is in the prefix AWS keeps for its own tags: "You can't use the
 // aws: prefix in your tag names or values because it is reserved for AWS use"
 // (https://docs.aws.amazon.com/tag-editor/latest/userguide/best-practices-and-strats.html).
@@ -117,11 +131,7 @@ func (e *Emulator) addTags(_ context.Context, body []byte) (any, *apiError) {
 		taggedResource
 		Tags []Tag `json:"Tags"`
 	}
-	return tagOperation(e, body, &in, func(v *violations) {
-		if v.required(in.Tags != nil, "tags") {
-			v.checkTags(in.Tags)
-		}
-	}, func(r *Record) (any, *apiError) {
+	return tagOperation(e, body, &in, func(v *violations) { v.checkTags(in.Tags, true) }, func(r *Record) (any, *apiError) {
 		if aerr := setTags(r, in.Tags); aerr != nil {
 			return nil, aerr
 		}
@@ -134,17 +144,7 @@ func (e *Emulator) deleteTags(_ context.Context, body []byte) (any, *apiError) {
 		taggedResource
 		TagKeys []string `json:"TagKeys"`
 	}
-	return tagOperation(e, body, &in, func(v *violations) {
-		if v.required(in.TagKeys != nil, "tagKeys") {
-			if len(in.TagKeys) == 0 {
-				v.add("[0 items]", "tagKeys", "have length greater than or equal to 1")
-			}
-			v.listLen(len(in.TagKeys), "tagKeys", maxTags)
-			for i, k := range in.TagKeys {
-				v.str(k, member("tagKeys", i), 1, maxTagKey, &tagPattern)
-			}
-		}
-	}, func(r *Record) (any, *apiError) {
+	return tagOperation(e, body, &in, func(v *violations) { v.checkTagKeys(in.TagKeys) }, func(r *Record) (any, *apiError) {
 		// A key the resource does not have is ignored (permissive: the page documents no error).
 		r.Tags = slices.DeleteFunc(slices.Clone(r.Tags), func(t Tag) bool { return slices.Contains(in.TagKeys, *t.Key) })
 		return struct{}{}, nil
@@ -200,7 +200,7 @@ func (e *Emulator) SetTags(arn string, tags map[string]string) error {
 		list = append(list, Tag{Key: ptrTo(k), Value: ptrTo(tags[k])})
 	}
 	var v violations
-	v.checkTags(list)
+	v.checkTags(list, false)
 	if aerr := v.err(); aerr != nil {
 		return aerr
 	}
