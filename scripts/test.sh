@@ -5,18 +5,19 @@
 #                            OpenTofu and under the newest Terraform the tests whose outcome
 #                            depends on the CLI (all on the newest Kubernetes and the default
 #                            Kueue, the task-governance add-on's), and the tests whose outcome
-#                            depends on the cluster's versions on the oldest supported pair: the
-#                            oldest supported Kubernetes minor running the oldest supported Kueue
+#                            depends on Kueue's release on the oldest supported Kueue (on the
+#                            newest Kubernetes)
 #   scripts/test.sh --all    the full cross product: every acceptance test under every CLI and
-#                            on every supported Kueue release (on the newest Kubernetes); the
-#                            oldest pair runs the version-dependent tests as in `make test`
+#                            on every supported Kueue release (on the newest Kubernetes), and the
+#                            version-dependent tests on the oldest pair: the oldest supported
+#                            Kubernetes minor running the oldest supported Kueue
 #
 # Phases run in order and stop at the first failure, except two that run in the background, taking
 # the CPU that the acceptance phases leave idle while they wait on their clusters: the unit tests, at
 # a lower priority, from the builds' end to the first acceptance phase's (.cache/test/unit.log), and
-# in `make test` the oldest pair's phase, on a control plane of its own, beside the OpenTofu and
-# newest Terraform phases (.cache/test/oldest-pair.log). A failure of either fails the run when it is
-# waited for: the unit tests' after the first acceptance phase, the oldest pair's at the end. Each
+# in `make test` the oldest Kueue's phase, on a control plane of its own, beside the OpenTofu and
+# newest Terraform phases (.cache/test/oldest-kueue.log). A failure of either fails the run when it
+# is waited for: the unit tests' after the first acceptance phase, the oldest Kueue's at the end. Each
 # phase's whole output is kept
 # in .cache/test/<phase>.log; at the end (also after a failure) the script prints the time of each
 # phase, the run's wall time, and the ten slowest acceptance tests, so a slow test is seen before
@@ -97,11 +98,14 @@ terraform_latest_tests=(
 	'TestFunction_.*'
 )
 
-# The acceptance tests the oldest pair (the oldest supported Kubernetes minor running the oldest
-# supported Kueue) runs in `make test` and `make test-all`: those whose outcome depends on what
-# Kueue's or the API server's version changes (webhook defaults, admission and borrowing, status fields,
-# the stored API version, server-side apply and field management): admission, drift, import
-# and version detection.
+# The acceptance tests the oldest supported Kueue runs in `make test` (on the newest Kubernetes), and
+# the oldest pair (the oldest supported Kubernetes minor running that Kueue) in `make test-all`:
+# those whose outcome depends on what Kueue's or the API server's version changes (webhook defaults,
+# admission and borrowing, status fields, the stored API version, server-side apply and field
+# management): admission, drift, import and version detection. The oldest Kubernetes minor is left
+# to `make test-all`, before each release: its build (a second kube-apiserver and etcd) does not fit
+# a cold `make test` in 45 minutes on 2 cores, and of the API server the provider uses only core v1
+# Namespaces, Nodes and Pods and server-side apply.
 oldest_kueue_tests=(
 	'TestAccAdmission_.*'
 	'TestAccAdmissionPreview_differential'
@@ -113,7 +117,8 @@ oldest_kueue_tests=(
 )
 
 # The Kueue upgrade test starts its own control plane on the oldest supported Kueue and upgrades it
-# to the default one: it runs in the oldest pair's phase, whose build it needs, not in the first.
+# to the default one: it runs in the phases of the oldest Kueue, whose build it needs, not in the first.
+oldest_kueue=v0.15.0
 upgrade_test='TestAccKueueVersions_upgradedFromV1beta1Storage'
 
 # The acceptance tests that need no shared control plane, which the first phase runs beside the
@@ -189,7 +194,7 @@ stop_cluster() {
 	fi
 }
 
-# Phases in the background (the unit tests, the oldest pair's): each in a subshell and a process
+# Phases in the background (the unit tests, the oldest Kueue's): each in a subshell and a process
 # group of its own, at the priority it is given, its output in its own log, its phase times merged
 # into the table when it is waited for.
 declare -A background_pids=()
@@ -327,17 +332,18 @@ emit() {
 build_first() {
 	emit assets scripts/controlplane-assets.sh
 }
-# The oldest supported Kueue and Kubernetes always come from the cache, whatever
-# HYPERPOD_CONTROLPLANE_DIR names.
-# In make test the oldest pair's phase, the longest after the first, starts as soon as its build is
+# The other Kueue releases and the oldest pair always come from the cache, whatever
+# HYPERPOD_CONTROLPLANE_DIR names; another Kueue release on the newest Kubernetes builds only its
+# manager.
+# In make test the oldest Kueue's phase, the longest after the first, starts as soon as its build is
 # done, in the background: its build comes first. make test-all runs the phases one after another
 # in the order of their builds.
-build_oldest() {
-	emit oldest nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR HYPERPOD_K8S_VERSION=v1.32.13 HYPERPOD_KUEUE_VERSION=v0.15.0 scripts/controlplane-assets.sh
+build_kueue() { # <version>
+	emit "kueue-$1" nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION="$1" scripts/controlplane-assets.sh
 }
 build_later() {
 	if ! ${all}; then
-		build_oldest
+		build_kueue "${oldest_kueue}"
 	fi
 	if [[ -n "${TOFU:-}" ]]; then
 		printf 'tofu %s\n' "${TOFU}"
@@ -350,9 +356,9 @@ build_later() {
 		emit terraform-latest nice -n 10 scripts/terraform-assets.sh
 	fi
 	if ${all}; then
-		build_oldest
-		emit kueue-v0.15.0 nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.15.0 scripts/controlplane-assets.sh
-		emit kueue-v0.17.0 nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR -u HYPERPOD_K8S_VERSION HYPERPOD_KUEUE_VERSION=v0.17.0 scripts/controlplane-assets.sh
+		build_kueue "${oldest_kueue}"
+		build_kueue v0.17.0
+		emit oldest nice -n 10 env -u HYPERPOD_CONTROLPLANE_DIR HYPERPOD_K8S_VERSION=v1.32.13 HYPERPOD_KUEUE_VERSION="${oldest_kueue}" scripts/controlplane-assets.sh
 	fi
 }
 declare -A built_paths=()
@@ -652,10 +658,11 @@ terraform_latest_phase() {
 }
 
 # other_pair <build name> <assets>: the acceptance phase of another Kubernetes and Kueue pair, on a
-# control plane of its own, stopped after it. The oldest pair (the oldest Kubernetes minor running
-# the oldest Kueue) runs the version-dependent selection: what depends on either is checked where
-# both are oldest, and each other pairing of them with the newest is the first phase's. With
-# --all the other Kueue releases run everything.
+# control plane of its own, stopped after it. In make test the oldest Kueue, on the newest
+# Kubernetes, runs the version-dependent selection and the upgrade from it. With --all the other
+# Kueue releases run everything, and the oldest pair (the oldest Kubernetes minor running the oldest
+# Kueue) the version-dependent selection and the upgrade: what depends on either is checked where
+# both are oldest, and each other pairing of them with the newest is another phase's.
 other_pair() {
 	local build=$1 other=$2 version other_k8s selection label log skip="" seeds=${HYPERPOD_DIFFERENTIAL_SEEDS:-}
 	version=$(cat "${other}/kueue-version")
@@ -664,11 +671,14 @@ other_pair() {
 	export HYPERPOD_CONTROLPLANE_DIR="${other}"
 	start_cluster "${other}" "${version}"
 	local tests=("${oldest_kueue_tests[@]}")
-	if [[ "${build}" == oldest ]]; then
+	if [[ "${version}" == "${oldest_kueue}" ]]; then
 		tests+=("${upgrade_test}")
 	fi
 	selection="^($(IFS='|'; printf '%s' "${tests[*]}"))\$"
-	label="Kueue- and Kubernetes-dependent tests"
+	label="Kueue-dependent tests"
+	if [[ "${other_k8s}" != "${k8s}" ]]; then
+		label="Kueue- and Kubernetes-dependent tests"
+	fi
 	if ${all} && [[ "${build}" != oldest ]]; then
 		selection='^TestAcc'
 		label="all tests"
@@ -700,15 +710,15 @@ other_pair() {
 
 start_cluster "${assets}" "${kueue_version}"
 
-# The oldest pair's phase: its control plane, tests and log are its own, so in make test it runs
+# The oldest Kueue's phase: its control plane, tests and log are its own, so in make test it runs
 # in the background beside the OpenTofu and newest Terraform phases, each one test process running
 # one test at a time on the shared control plane, which leave CPU idle that it takes. (Run beside
 # the first acceptance phase instead, it slowed that phase by all it took: 21m12s against 20m32s.)
-oldest_log=${logs}/oldest-pair.log
-oldest_pair_phase() { # <assets>
+oldest_log=${logs}/oldest-kueue.log
+oldest_kueue_phase() { # <assets>
 	cluster_dir=${logs}/cluster-oldest cluster_log=${logs}/cluster-oldest.log
 	other_pair_note=" (in the background)"
-	other_pair oldest "$1"
+	other_pair "kueue-${oldest_kueue}" "$1"
 }
 
 begin "acceptance, Terraform $("${terraform}" version | sed -nE '1s/^Terraform v//p'), Kubernetes ${k8s}, Kueue ${kueue_version}"
@@ -731,13 +741,13 @@ cli_phases() {
 
 if ${all}; then
 	cli_phases
-	for build in kueue-v0.15.0 kueue-v0.17.0 oldest; do
+	for build in "kueue-${oldest_kueue}" kueue-v0.17.0 oldest; do
 		next_build "${build}"
 		other_pair "${build}" "${built}"
 	done
 else
-	next_build oldest
-	start_background oldest 0 "${oldest_log}" oldest_pair_phase "${built}"
+	next_build "kueue-${oldest_kueue}"
+	start_background oldest-kueue 0 "${oldest_log}" oldest_kueue_phase "${built}"
 	cli_phases
-	wait_background oldest "${oldest_log}"
+	wait_background oldest-kueue "${oldest_log}"
 fi
