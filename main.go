@@ -44,7 +44,12 @@ func main() {
 	// GOGC=400 saves that; the soft limit stops the garbage of a 1000-team command, whose read
 	// cache holds a few thousand objects, from growing the heap past 88 MiB. With about 50 MB of
 	// binary and runtime pages on top, the resident set stays under 150 MB at 1000 teams, with
-	// no measured slowdown (bench/findings.md). GOGC and GOMEMLIMIT, when set, win.
+	// no measured slowdown (bench/findings.md). That holds for every command but a plan that
+	// previews admission: it holds a snapshot of the cluster's Workloads and queues for the rest
+	// of the run, under which this limit left the collector running after every few megabytes.
+	// There the limit is doubled while the snapshot is read and is then this limit plus the live
+	// heap (makeRoomForSnapshot, internal/provider), and that plan's resident set grows by about
+	// the snapshot's size. GOGC and GOMEMLIMIT, when set, win.
 	if os.Getenv("GOGC") == "" {
 		rtdebug.SetGCPercent(400)
 	}

@@ -75,7 +75,8 @@
 // fair-sharing preemption search reaches, and return a *Stopped error (SimulationStopped)
 // instead of an outcome once it is done. A Planner is made once per state of the cluster (a
 // plan's read) and makes each cohort's prediction without the change once, for every preview
-// of that cohort. A cycle costs, per head, the flavor assigner and, when it needs preemption, a
+// of that cohort; it converts the Workloads and ClusterQueues as read once, and a preview's
+// simulation converts only the objects its change made anew. A cycle costs, per head, the flavor assigner and, when it needs preemption, a
 // search of the candidates: classical preemption looks at every admitted Workload of the
 // cohort's queues that borrow; fair-sharing preemption shares per cycle the cohort's queues
 // ordered by share and each queue's candidates in order, and reaches only the queues whose

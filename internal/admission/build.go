@@ -3,6 +3,7 @@ package admission
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -13,7 +14,11 @@ import (
 )
 
 // newState builds the simulated cluster from the listed objects.
-func newState(c Cluster) *state {
+func newState(c Cluster) *state { return newStateOf(c, nil) }
+
+// newStateOf builds the simulated cluster from the listed objects, with the models of m where
+// it has them (m may be nil).
+func newStateOf(c Cluster, m *models) *state {
 	s := &state{version: c.Version.orLatest(), fairSharing: c.FairSharing, cqByName: map[string]*clusterQueue{}}
 	var flavors map[string]bool
 	s.flavorLabels = map[string]map[string]string{}
@@ -26,7 +31,7 @@ func newState(c Cluster) *state {
 	}
 	cohorts := map[string]*cohort{}
 	for i := range c.ClusterQueues {
-		cq := newClusterQueue(&c.ClusterQueues[i], flavors)
+		cq := newClusterQueue(&c.ClusterQueues[i], m.queue(&c.ClusterQueues[i]), flavors)
 		if _, dup := s.cqByName[cq.name]; dup {
 			continue
 		}
@@ -57,20 +62,19 @@ func newState(c Cluster) *state {
 			co.lendable[fr.resource] += v
 		}
 	}
-	for _, cq := range s.cqs {
-		cq.frs = sortedFRs(cq.quotas)
-	}
 	s.live = newLedger(s)
-	s.addWorkloads(c)
+	s.addWorkloads(c, m)
 	s.applyAssumptions(c)
 	return s
 }
 
-func newClusterQueue(api *kueue.ClusterQueue, flavors map[string]bool) *clusterQueue {
+func newClusterQueue(api *kueue.ClusterQueue, model *queueModel, flavors map[string]bool) *clusterQueue {
 	cq := &clusterQueue{
 		name:                api.Name,
 		active:              api.DeletionTimestamp == nil,
-		quotas:              map[flavorResource]quota{},
+		groups:              model.groups,
+		quotas:              model.quotas,
+		frs:                 model.frs,
 		withinClusterQueue:  kueue.PreemptionNever,
 		reclaimWithinCohort: kueue.PreemptionNever,
 		borrowWithinCohort:  kueue.PreemptionNever,
@@ -90,34 +94,17 @@ func newClusterQueue(api *kueue.ClusterQueue, flavors map[string]bool) *clusterQ
 	if fs := api.Spec.FairSharing; fs != nil && fs.Weight != nil {
 		cq.fairWeight = fs.Weight.AsApproximateFloat64()
 	}
-	for _, g := range api.Spec.ResourceGroups {
-		rg := resourceGroup{covered: slices.Clone(g.CoveredResources)}
-		for _, f := range g.Flavors {
-			rg.flavors = append(rg.flavors, f.Name)
-			if flavors != nil && !flavors[f.Name] {
+	for _, g := range cq.groups {
+		for _, f := range g.flavors {
+			if flavors != nil && !flavors[f] {
 				cq.active = false // Kueue: FlavorNotFound
 			}
-			for _, r := range f.Resources {
-				fr := flavorResource{f.Name, r.Name}
-				cq.quotas[fr] = quota{
-					nominal:        amount(r.Name, r.NominalQuota),
-					borrowingLimit: quantityPtr(r.Name, r.BorrowingLimit),
-					lendingLimit:   quantityPtr(r.Name, r.LendingLimit),
-				}
-			}
-		}
-		cq.groups = append(cq.groups, rg)
-	}
-	if api.Spec.CohortName == "" {
-		// Kueue ignores lending and borrowing limits outside a cohort.
-		for fr, q := range cq.quotas {
-			cq.quotas[fr] = quota{nominal: q.nominal}
 		}
 	}
 	return cq
 }
 
-func (s *state) addWorkloads(c Cluster) {
+func (s *state) addWorkloads(c Cluster, m *models) {
 	localQueues := map[string]*kueue.LocalQueue{}
 	for i := range c.LocalQueues {
 		lq := &c.LocalQueues[i]
@@ -136,7 +123,8 @@ func (s *state) addWorkloads(c Cluster) {
 		if conditionTrue(api, kueue.WorkloadFinished) || (api.Spec.Active != nil && !*api.Spec.Active) {
 			continue
 		}
-		w := s.newWorkload(api, classes)
+		model := m.workload(api)
+		w := s.newWorkload(api, model, classes)
 		latest = maxTime(latest, w.created)
 		lqStop := ""
 		lq := localQueues[api.Namespace+"/"+api.Spec.QueueName]
@@ -144,7 +132,7 @@ func (s *state) addWorkloads(c Cluster) {
 			lqStop = *lq.Spec.StopPolicy
 		}
 		if a := api.Status.Admission; a != nil && conditionTrue(api, kueue.WorkloadQuotaReserved) && !conditionTrue(api, kueue.WorkloadEvicted) {
-			if s.addAdmitted(w, api, lqStop) {
+			if s.addAdmitted(w, api, model, lqStop) {
 				latest = maxTime(latest, w.reservedAt)
 			}
 			continue
@@ -187,7 +175,7 @@ func (s *state) numberAdmissions() {
 }
 
 // addAdmitted adds a Workload that holds quota, unless its ClusterQueue is not given.
-func (s *state) addAdmitted(w *workload, api *kueue.Workload, lqStop string) bool {
+func (s *state) addAdmitted(w *workload, api *kueue.Workload, model *workloadModel, lqStop string) bool {
 	cq := s.cqByName[api.Status.Admission.ClusterQueue]
 	if cq == nil {
 		return false
@@ -198,18 +186,9 @@ func (s *state) addAdmitted(w *workload, api *kueue.Workload, lqStop string) boo
 		w.undetermined = nil
 	}
 	w.initiallyAdmitted = true
-	flavors, usage := admittedUsage(api)
-	w.setFlavors(flavors)
-	w.usage = usage
-	for i, psa := range api.Status.Admission.PodSetAssignments {
-		count := int32(0)
-		if psa.Count != nil {
-			count = *psa.Count
-		} else if i < len(api.Spec.PodSets) {
-			count = api.Spec.PodSets[i].Count
-		}
-		w.assigned = append(w.assigned, podSetFlavors(psa.Name, count, psa.Flavors))
-	}
+	w.setFlavors(model.flavors)
+	w.usage = model.usage
+	w.assigned = model.assigned
 	w.reservedAt, _ = conditionTime(api, kueue.WorkloadQuotaReserved)
 	s.workloads = append(s.workloads, w)
 	s.reserve(w)
@@ -229,9 +208,13 @@ func (s *state) addPending(w *workload, clusterQueue, lqStop string) {
 	}
 	w.cq = cq
 	if cq.group(corev1.ResourcePods) != nil {
-		for i := range w.podSets {
-			w.podSets[i].total[corev1.ResourcePods] = int64(w.podSets[i].count)
+		// The pod sets are shared (models): these are copies.
+		podSets := slices.Clone(w.podSets)
+		for i := range podSets {
+			podSets[i].total = maps.Clone(podSets[i].total)
+			podSets[i].total[corev1.ResourcePods] = int64(podSets[i].count)
 		}
+		w.podSets = podSets
 	}
 	s.workloads = append(s.workloads, w)
 	if w.undetermined == nil && lqStop == "" {
@@ -253,7 +236,7 @@ func maxTime(a, b time.Time) time.Time {
 	return a
 }
 
-func (s *state) newWorkload(api *kueue.Workload, classes map[string]int32) *workload {
+func (s *state) newWorkload(api *kueue.Workload, model *workloadModel, classes map[string]int32) *workload {
 	w := &workload{
 		ref:     WorkloadRef{Namespace: api.Namespace, Name: api.Name},
 		uid:     string(api.UID),
@@ -276,9 +259,8 @@ func (s *state) newWorkload(api *kueue.Workload, classes map[string]int32) *work
 				Detail: fmt.Sprintf("WorkloadPriorityClass %s is not given and the Workload has no priority", ref.Name)}
 		}
 	}
-	for i := range api.Spec.PodSets {
-		ps := newPodSet(&api.Spec.PodSets[i], reclaimed(api, api.Spec.PodSets[i].Name))
-		w.podSets = append(w.podSets, ps)
+	w.podSets = model.podSets
+	for _, ps := range w.podSets {
 		if w.undetermined != nil {
 			continue
 		}

@@ -10,10 +10,15 @@ import (
 
 // Planner predicts what changes do to one state of the cluster, as a plan reads it once: the
 // prediction without a change (the baseline) is made once per cohort and shared by every
-// change of that cohort. It is safe for concurrent use; concurrent previews of one cohort wait
-// for one baseline.
+// change of that cohort, and the objects as read are converted once for every simulation (see
+// models). It is safe for concurrent use; concurrent previews of one cohort wait for one
+// baseline.
 type Planner struct {
 	now Cluster
+
+	// models are now's objects as simulations read them, made once by the first simulation.
+	modelsOnce sync.Once
+	models     *models
 
 	mu        sync.Mutex
 	baselines map[string]*baseline
@@ -36,6 +41,8 @@ func NewPlanner(now Cluster) *Planner {
 // Effect is what changing the cluster from the state as read to next does (see Effect) in the
 // cohorts of the named ClusterQueues, before and after the change (a ClusterQueue without a
 // cohort is one of its own; a name may be in next only); with no names, in the whole cluster.
+// What next shares with the cluster as read (copies of its objects share what their slices and
+// pointers hold) must be as read: a changed object is made anew, as the backends render one.
 // Kueue admits and preempts within a cohort, so the other cohorts are left out of both
 // predictions. It returns a *Stopped error when ctx is done first; a baseline stopped so is
 // made again by the next caller that needs it.
@@ -59,11 +66,17 @@ func (p *Planner) Effect(ctx context.Context, next Cluster, queues ...string) (O
 		base.Teams = append(base.Teams, out.Teams...)
 	}
 	slices.SortFunc(base.Teams, func(a, b TeamOutcome) int { return cmp.Compare(a.ClusterQueue, b.ClusterQueue) })
-	after, err := SimulateContext(ctx, next)
+	after, err := simulateContext(ctx, next, p.sharedModels())
 	if err != nil {
 		return Outcome{}, err
 	}
 	return difference(base, after), nil
+}
+
+// sharedModels are the models of the cluster as read, made by the first caller.
+func (p *Planner) sharedModels() *models {
+	p.modelsOnce.Do(func() { p.models = newModels(p.now) })
+	return p.models
 }
 
 // componentKey names a cohort, or a ClusterQueue without one, by one of its ClusterQueues
@@ -104,7 +117,7 @@ func (p *Planner) baseline(ctx context.Context, start time.Time, key componentKe
 			if p.made != nil {
 				p.made()
 			}
-			b.out, b.err = SimulateContext(ctx, p.now.CohortOf(key.queue))
+			b.out, b.err = simulateContext(ctx, p.now.CohortOf(key.queue), p.sharedModels())
 			if b.err != nil {
 				p.mu.Lock()
 				delete(p.baselines, key.id)

@@ -5,12 +5,16 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
 )
 
 // stopsAfter is a context whose Err reports cancellation from its n-th call on: a simulation
@@ -38,8 +42,12 @@ func (c *stopsAfter) Done() <-chan struct{} {
 }
 
 // changed is c with its first ClusterQueue's quotas halved, and that queue's name.
-func changed(c Cluster) (Cluster, string) {
-	cq := c.ClusterQueues[0]
+func changed(c Cluster) (Cluster, string) { return changedAt(c, 0) }
+
+// changedAt is c with its i-th ClusterQueue's quotas halved, as a plan renders it anew, and
+// that queue's name.
+func changedAt(c Cluster, i int) (Cluster, string) {
+	cq := c.ClusterQueues[i]
 	cq.Spec.ResourceGroups = slices.Clone(cq.Spec.ResourceGroups)
 	for g := range cq.Spec.ResourceGroups {
 		group := &cq.Spec.ResourceGroups[g]
@@ -216,5 +224,59 @@ func TestCohortOfOneCohortIsTheCluster(t *testing.T) {
 	part := c.CohortOf(c.ClusterQueues[0].Name)
 	if len(part.ClusterQueues) != len(c.ClusterQueues)-1 {
 		t.Errorf("CohortOf kept %d ClusterQueues, want %d", len(part.ClusterQueues), len(c.ClusterQueues)-1)
+	}
+}
+
+// withPodsQuota gives every flavor of the ClusterQueue name of c a quota of pods, so that its
+// pending Workloads count their pods (addPending adds them to the pod sets the simulations
+// share), while the other queues' do not.
+func withPodsQuota(c Cluster, name string) Cluster {
+	c.ClusterQueues = slices.Clone(c.ClusterQueues)
+	for i := range c.ClusterQueues {
+		if c.ClusterQueues[i].Name != name {
+			continue
+		}
+		spec := &c.ClusterQueues[i].Spec
+		spec.ResourceGroups = slices.Clone(spec.ResourceGroups)
+		for g := range spec.ResourceGroups {
+			group := &spec.ResourceGroups[g]
+			group.CoveredResources = append(slices.Clone(group.CoveredResources), corev1.ResourcePods)
+			group.Flavors = slices.Clone(group.Flavors)
+			for f := range group.Flavors {
+				group.Flavors[f].Resources = append(slices.Clone(group.Flavors[f].Resources),
+					kueue.ResourceQuota{Name: corev1.ResourcePods, NominalQuota: resource.MustParse(strconv.Itoa(1 + i%3))})
+			}
+		}
+	}
+	return c
+}
+
+// TestPlannerSharesModelsAcrossChanges: one Planner previews a change of every ClusterQueue in
+// turn (half of the seeds giving it a quota of pods), then the first again, and each
+// prediction is what Effect makes from the objects alone, so no simulation changes what the
+// Planner's later ones read of the cluster.
+func TestPlannerSharesModelsAcrossChanges(t *testing.T) {
+	for seed := range uint64(200) {
+		now := randomCluster(seed)
+		p := NewPlanner(now)
+		order := make([]int, 0, len(now.ClusterQueues)+1)
+		for i := range now.ClusterQueues {
+			order = append(order, i)
+		}
+		for _, i := range append(order, 0) {
+			next, name := changedAt(now, i)
+			if seed%2 == 0 {
+				next = withPodsQuota(next, name)
+			}
+			var names []string
+			for _, q := range append(now.CohortOf(name).ClusterQueues, next.CohortOf(name).ClusterQueues...) {
+				names = append(names, q.Name)
+			}
+			want := Effect(now.CohortOf(names...), next.CohortOf(names...))
+			got, err := p.Effect(context.Background(), next, name)
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d, change of %s: Planner.Effect = %v\n%s\nwant\n%s", seed, name, err, got, want)
+			}
+		}
 	}
 }

@@ -59,11 +59,16 @@ func (s *stopper) stopped() bool {
 // when ctx is done before scheduling settles. It checks ctx before every scheduling cycle and
 // before every Workload's flavor assignment and preemption search.
 func SimulateContext(ctx context.Context, c Cluster) (Outcome, error) {
+	return simulateContext(ctx, c, nil)
+}
+
+// simulateContext is SimulateContext with the models of m where it has them (m may be nil).
+func simulateContext(ctx context.Context, c Cluster, m *models) (Outcome, error) {
 	stop := newStopper(ctx)
 	if stop.stopped() {
 		return Outcome{}, stop.err
 	}
-	s := newState(c)
+	s := newStateOf(c, m)
 	s.stop = stop
 	s.run()
 	if s.stop.err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/admission"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/backend"
@@ -103,9 +104,16 @@ func (p *admissionPreview) read(ctx context.Context, deadline time.Time) error {
 		// A cancelled first RPC must not leave every later one without a preview.
 		ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
 		defer cancel()
-		p.snap, p.readErr = p.state.Snapshot(ctx)
+		live, limit := makeRoomForSnapshot(func() bool {
+			p.snap, p.readErr = p.state.Snapshot(ctx)
+			return p.readErr == nil
+		})
 		if p.readErr == nil {
 			p.planner = admission.NewPlanner(p.snap.Cluster)
+		}
+		if limit != 0 {
+			tflog.Debug(ctx, "admission preview: soft memory limit raised by the live heap with the snapshot",
+				map[string]any{"live_heap_bytes": live, "memory_limit_bytes": limit})
 		}
 		p.readOver.Store(true)
 	})
