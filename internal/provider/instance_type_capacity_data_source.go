@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -32,7 +34,7 @@ func (d *instanceTypeCapacityDataSource) Schema(_ context.Context, _ datasource.
 		Description: "Per-instance capacity of a HyperPod instance type (from the provider's `instance_types` or the " +
 			"built-in catalog) and what the cluster has of it: its Nodes, their allocatable resources, and how much " +
 			"of that the ClusterQueues already hand out as nominal quota.",
-		Attributes: attributesOf(&m, []fieldSchema[schema.Attribute]{
+		Attributes: attributesOf(&m, slices.Concat([]fieldSchema[schema.Attribute]{
 			{&m.InstanceType, schema.StringAttribute{
 				Required:    true,
 				Description: "Instance type, e.g. `ml.g5.12xlarge`. Unknown types are an error that names the closest known ones.",
@@ -57,29 +59,33 @@ func (d *instanceTypeCapacityDataSource) Schema(_ context.Context, _ datasource.
 				"`Unschedulable` (deep health checks running), `UnschedulablePendingReplacement` or `UnschedulablePendingReboot` " +
 				"(" + capacity.HealthStatusDoc + "). Empty when every Node is healthy; a Node can be both here and in " +
 				"`not_ready_node_count`. Null on the SageMaker path without a Kubernetes connection."}},
+		},
+			amountFields(&m.TotalAccelerators, &m.TotalVCPU, &m.TotalMemoryInGiB, "Sum of the Nodes' allocatable {amount}."),
+			amountFields(&m.AllocatedAccelerators, &m.AllocatedVCPU, &m.AllocatedMemoryInGiB,
+				"Sum of the nominal quotas of {amount} of every ClusterQueue for this flavor."),
+			amountFields(&m.UnallocatedAccelerators, &m.UnallocatedVCPU, &m.UnallocatedMemoryInGiB,
+				"`total_{attribute} - allocated_{attribute}`; negative when quotas promise more than the nodes have."),
+			amountFields(&m.SchedulableAccelerators, &m.SchedulableVCPU, &m.SchedulableMemoryInGiB,
+				"Sum of the allocatable {amount} of the Nodes in `schedulable_node_count`: what new pods can use now."),
+			amountFields(&m.UnallocatedSchedulableAccelerators, &m.UnallocatedSchedulableVCPU, &m.UnallocatedSchedulableMemoryInGiB,
+				"`schedulable_{attribute} - allocated_{attribute}`: what a new quota can still claim on healthy, schedulable "+
+					"Nodes. Negative when quotas promise more than those Nodes have: Kueue admits against quotas alone, so jobs it "+
+					"admits beyond this stay pending in the scheduler."),
+		)),
+	}
+}
 
-			{&m.TotalAccelerators, computedInt("Sum of the Nodes' allocatable accelerators.")},
-			{&m.TotalVCPU, computedFloat("Sum of the Nodes' allocatable vCPU.")},
-			{&m.TotalMemoryInGiB, computedFloat("Sum of the Nodes' allocatable memory in GiB.")},
-
-			{&m.AllocatedAccelerators, computedInt("Sum of the nominal accelerator quotas of every ClusterQueue for this flavor.")},
-			{&m.AllocatedVCPU, computedFloat("Sum of the nominal vCPU quotas of every ClusterQueue for this flavor.")},
-			{&m.AllocatedMemoryInGiB, computedFloat("Sum of the nominal memory quotas (GiB) of every ClusterQueue for this flavor.")},
-
-			{&m.UnallocatedAccelerators, computedInt("`total_accelerators - allocated_accelerators`; negative when quotas promise more than the nodes have.")},
-			{&m.UnallocatedVCPU, computedFloat("`total_vcpu - allocated_vcpu`; negative when overcommitted.")},
-			{&m.UnallocatedMemoryInGiB, computedFloat("`total_memory_in_gib - allocated_memory_in_gib`; negative when overcommitted.")},
-
-			{&m.SchedulableAccelerators, computedInt("Sum of the allocatable accelerators of the Nodes in `schedulable_node_count`: what new pods can use now.")},
-			{&m.SchedulableVCPU, computedFloat("Sum of the allocatable vCPU of the Nodes in `schedulable_node_count`.")},
-			{&m.SchedulableMemoryInGiB, computedFloat("Sum of the allocatable memory (GiB) of the Nodes in `schedulable_node_count`.")},
-
-			{&m.UnallocatedSchedulableAccelerators, computedInt("`schedulable_accelerators - allocated_accelerators`: what a new quota can " +
-				"still claim on healthy, schedulable Nodes. Negative when quotas promise more than those Nodes have: Kueue admits " +
-				"against quotas alone, so jobs it admits beyond this stay pending in the scheduler.")},
-			{&m.UnallocatedSchedulableVCPU, computedFloat("`schedulable_vcpu - allocated_vcpu`; negative when overcommitted.")},
-			{&m.UnallocatedSchedulableMemoryInGiB, computedFloat("`schedulable_memory_in_gib - allocated_memory_in_gib`; negative when overcommitted.")},
-		}),
+// amountFields are the schemas of one capacity.Amounts of the model (amountValues fills them):
+// its accelerators, vCPU and memory, each described by text with the amount in words for
+// {amount} and the end of its attribute's name for {attribute}.
+func amountFields(accelerators *types.Int64, vcpu, memory *types.Float64, text string) []fieldSchema[schema.Attribute] {
+	describe := func(amount, attribute string) string {
+		return strings.NewReplacer("{amount}", amount, "{attribute}", attribute).Replace(text)
+	}
+	return []fieldSchema[schema.Attribute]{
+		{accelerators, schema.Int64Attribute{Computed: true, Description: describe("accelerators", "accelerators")}},
+		{vcpu, schema.Float64Attribute{Computed: true, Description: describe("vCPU", "vcpu")}},
+		{memory, schema.Float64Attribute{Computed: true, Description: describe("memory in GiB", "memory_in_gib")}},
 	}
 }
 
