@@ -50,9 +50,9 @@ func (l *teamList[K]) List(ctx context.Context, req list.ListRequest, stream *li
 
 // teamListText describes a list block of teams' objects: the objects (in the filters' words,
 // filtered), which of the store's it lists (stored), what an import of one saves besides its
-// identity (imported), which it cannot hold, and what the log and a provider that cannot list call
-// a listing (logged).
-type teamListText struct{ objects, filtered, stored, imported, notHeld, logged string }
+// identity (imported), which it cannot hold (notHeld) and what its warning says of them
+// (warning), and what the log and a provider that cannot list call a listing (logged).
+type teamListText struct{ objects, filtered, stored, imported, notHeld, warning, logged string }
 
 // quotaListSchema is the schema of a list block of teams' objects (quotas or namespaces),
 // selected by quotaListModel's filters.
@@ -61,7 +61,8 @@ func quotaListSchema(t teamListText) schema.Schema {
 	return schema.Schema{
 		Description: "Lists the teams' " + t.objects + " for `terraform query` (Terraform 1.14 and later): " + t.stored +
 			" Each result is identified by its team; with `include_resource` (or `-generate-config-out`) it carries the " +
-			"state an import of the team saves, " + t.imported + ". " + t.notHeld,
+			"state an import of the team saves, " + t.imported + ". " + t.notHeld + " is listed with a warning that " + t.warning +
+			", and without its configuration.",
 		Attributes: quotaListAttributes(&m, t.filtered),
 	}
 }
@@ -74,8 +75,8 @@ func (quotaListKind) text() teamListText {
 			"(`hyperpod-ns-<team>-clusterqueue`), whoever wrote them; with `task_governance`, the cluster's SageMaker compute quotas.",
 		imported: "so the generated configuration and import block adopt the quota as it is",
 		notHeld: "A quota the resource cannot hold exactly (a second resource group, a resource the rendered queue does not " +
-			"cover or covers besides, two SageMaker quotas of one team, ...) is listed with a warning that names what an " +
-			"apply would change, and without its configuration."}
+			"cover or covers besides, two SageMaker quotas of one team, ...)",
+		warning: "names what an apply would change"}
 }
 
 func (quotaListKind) listing(ctx context.Context, req list.ListRequest, pd *providerData, r resourceBase, f quota.ListFilter, s *listStream) error {
@@ -90,11 +91,11 @@ type namespaceListKind struct{}
 func (namespaceListKind) text() teamListText {
 	return teamListText{objects: "namespaces", filtered: "namespaces", logged: "team namespaces",
 		stored: "the Namespaces named after a team (`hyperpod-ns-<team>`), whoever created them, with the LocalQueue in " +
-			"each. `cohort` and `instance_type` select by the team's compute quota.",
+			"each. `cohort` and `instance_type` select by the team's compute quota. With `task_governance` the namespaces " +
+			"are read through the provider's Kubernetes connection.",
 		imported: "its labels and annotations included",
-		notHeld: "A namespace whose LocalQueue feeds another ClusterQueue than the team's is listed with a warning (an apply " +
-			"would create that queue again) and without its configuration. With `task_governance` the namespaces are read " +
-			"through the provider's Kubernetes connection."}
+		notHeld:  "A namespace whose LocalQueue feeds another ClusterQueue than the team's",
+		warning:  "says that an apply would create that queue again"}
 }
 
 func (namespaceListKind) listing(ctx context.Context, req list.ListRequest, pd *providerData, r resourceBase, f quota.ListFilter, s *listStream) error {
