@@ -104,17 +104,18 @@ func (p *admissionPreview) read(ctx context.Context, deadline time.Time) error {
 		// A cancelled first RPC must not leave every later one without a preview.
 		ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
 		defer cancel()
-		live, limit := makeRoomForSnapshot(func() bool {
-			p.snap, p.readErr = p.state.Snapshot(ctx)
-			return p.readErr == nil
-		})
+		readOver := makeRoomForSnapshot()
+		p.snap, p.readErr = p.state.Snapshot(ctx)
 		if p.readErr == nil {
 			p.planner = admission.NewPlanner(p.snap.Cluster)
 		}
-		if limit != 0 {
-			tflog.Debug(ctx, "admission preview: soft memory limit raised by the live heap with the snapshot",
-				map[string]any{"live_heap_bytes": live, "memory_limit_bytes": limit})
-		}
+		// Its garbage collection would make the first preview wait.
+		go func(held bool) {
+			if live, limit := readOver(held); limit != 0 {
+				tflog.Debug(ctx, "admission preview: soft memory limit raised by the live heap with the snapshot",
+					map[string]any{"live_heap_bytes": live, "memory_limit_bytes": limit})
+			}
+		}(p.readErr == nil)
 		p.readOver.Store(true)
 	})
 	return p.readErr

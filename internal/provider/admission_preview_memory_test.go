@@ -13,20 +13,16 @@ func TestMakeRoomForSnapshot(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "") // as the provider runs unless the user sets it
 	before := debug.SetMemoryLimit(88 << 20)
 	t.Cleanup(func() { debug.SetMemoryLimit(before) })
-	var snapshot []byte
-	var during int64
-	live, limit := makeRoomForSnapshot(func() bool {
-		during = debug.SetMemoryLimit(-1)
-		snapshot = make([]byte, 32<<20) // what the snapshot holds, live from here on
-		for i := range snapshot {
-			snapshot[i] = byte(i)
-		}
-		return true
-	})
-	runtime.KeepAlive(snapshot)
-	if during != 2*88<<20 {
+	readOver := makeRoomForSnapshot()
+	if during := debug.SetMemoryLimit(-1); during != 2*88<<20 {
 		t.Errorf("limit while reading %d, want twice 88 MiB", during)
 	}
+	snapshot := make([]byte, 32<<20) // what the snapshot holds, live from here on
+	for i := range snapshot {
+		snapshot[i] = byte(i)
+	}
+	live, limit := readOver(true)
+	runtime.KeepAlive(snapshot)
 	if live < int64(len(snapshot)) {
 		t.Errorf("live heap %d, want at least the snapshot's %d bytes", live, len(snapshot))
 	}
@@ -35,7 +31,7 @@ func TestMakeRoomForSnapshot(t *testing.T) {
 	}
 
 	debug.SetMemoryLimit(88 << 20)
-	if _, limit := makeRoomForSnapshot(func() bool { return false }); limit != 0 || debug.SetMemoryLimit(-1) != 88<<20 {
+	if _, limit := makeRoomForSnapshot()(false); limit != 0 || debug.SetMemoryLimit(-1) != 88<<20 {
 		t.Errorf("after a failed read, the limit became %d", debug.SetMemoryLimit(-1))
 	}
 	for _, tt := range []struct {
@@ -47,9 +43,10 @@ func TestMakeRoomForSnapshot(t *testing.T) {
 	} {
 		t.Setenv("GOMEMLIMIT", tt.env)
 		debug.SetMemoryLimit(tt.limit)
-		read := false
-		if _, limit := makeRoomForSnapshot(func() bool { read = true; return true }); !read || limit != 0 || debug.SetMemoryLimit(-1) != tt.limit {
-			t.Errorf("%s: read %v, and the limit became %d", tt.name, read, debug.SetMemoryLimit(-1))
+		readOver := makeRoomForSnapshot()
+		during := debug.SetMemoryLimit(-1)
+		if _, limit := readOver(true); during != tt.limit || limit != 0 || debug.SetMemoryLimit(-1) != tt.limit {
+			t.Errorf("%s: the limit became %d while reading and %d after", tt.name, during, debug.SetMemoryLimit(-1))
 		}
 	}
 }
