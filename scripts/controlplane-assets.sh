@@ -24,8 +24,19 @@
 # is a client of the API server: its build does not depend on the server's version).
 # Idempotent: only what is missing is built or copied. Builds write to a temporary name and
 # are renamed into place, so an interrupted build never leaves a half-written binary.
-# Only the directory goes to stdout; everything else goes to stderr.
+# Only the directory goes to stdout; everything else goes to stderr. --servers-only builds
+# kube-apiserver and etcd alone (into the same directory) and prints it.
 set -euo pipefail
+
+servers_only=false
+case "${1:-}" in
+--servers-only) servers_only=true ;;
+"") ;;
+*)
+	printf 'usage: %s [--servers-only]\n' "$0" >&2
+	exit 2
+	;;
+esac
 
 # Kubernetes releases the suite runs, each with the tools module that pins it and the etcd
 # release that Kubernetes release uses; the first is the default.
@@ -149,6 +160,12 @@ build etcd go.etcd.io/etcd/server/v3 -ldflags "-s -w"
 build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver \
 	-ldflags "-s -w -X k8s.io/component-base/version.gitVersion=${K8S_VERSION} -X k8s.io/component-base/version.gitMajor=${k8s_major} -X k8s.io/component-base/version.gitMinor=${k8s_minor} -X k8s.io/component-base/version.gitTreeState=clean"
 exec 8>&-
+# With --servers-only the script ends here: scripts/test.sh builds the provider once the API
+# server's packages, which the provider shares, are in Go's build cache.
+if [[ "${servers_only}" == true ]]; then
+	printf '%s\n' "${dir}"
+	exit 0
+fi
 
 crds="${dir}/crds"
 if compgen -G "${crds}/*.yaml" >/dev/null; then
