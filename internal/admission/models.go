@@ -83,42 +83,48 @@ func keyOfQueue(api *kueue.ClusterQueue) (queueKey, bool) {
 
 // newModels converts the Workloads and ClusterQueues of c.
 func newModels(c Cluster) *models {
-	m := &models{workloads: make(map[workloadKey]*workloadModel, len(c.Workloads)), queues: make(map[queueKey]*queueModel, len(c.ClusterQueues))}
-	for i := range c.Workloads {
-		if k, ok := keyOfWorkload(&c.Workloads[i]); ok && m.workloads[k] == nil {
-			m.workloads[k] = newWorkloadModel(&c.Workloads[i])
-		}
-	}
-	for i := range c.ClusterQueues {
-		if k, ok := keyOfQueue(&c.ClusterQueues[i]); ok && m.queues[k] == nil {
-			m.queues[k] = newQueueModel(&c.ClusterQueues[i])
-		}
-	}
-	return m
+	return &models{workloads: modelsOf(c.Workloads, keyOfWorkload, newWorkloadModel),
+		queues: modelsOf(c.ClusterQueues, keyOfQueue, newQueueModel)}
 }
 
-// workload is api's model: the shared one when m has it, else one made for this simulation.
+// modelsOf converts each of objects once, by its key.
+func modelsOf[A any, K comparable, M any](objects []A, keyOf func(*A) (K, bool), convert func(*A) *M) map[K]*M {
+	out := make(map[K]*M, len(objects))
+	for i := range objects {
+		if k, ok := keyOf(&objects[i]); ok && out[k] == nil {
+			out[k] = convert(&objects[i])
+		}
+	}
+	return out
+}
+
+// sharedModel is api's model: the shared one when there is one, else one made for this
+// simulation.
+func sharedModel[A any, K comparable, M any](shared map[K]*M, api *A, keyOf func(*A) (K, bool), convert func(*A) *M) *M {
+	if k, ok := keyOf(api); ok {
+		if m := shared[k]; m != nil {
+			return m
+		}
+	}
+	return convert(api)
+}
+
+// workload is api's model, shared when m has it.
 func (m *models) workload(api *kueue.Workload) *workloadModel {
+	var shared map[workloadKey]*workloadModel
 	if m != nil {
-		if k, ok := keyOfWorkload(api); ok {
-			if wm := m.workloads[k]; wm != nil {
-				return wm
-			}
-		}
+		shared = m.workloads
 	}
-	return newWorkloadModel(api)
+	return sharedModel(shared, api, keyOfWorkload, newWorkloadModel)
 }
 
-// queue is api's model: the shared one when m has it, else one made for this simulation.
+// queue is api's model, shared when m has it.
 func (m *models) queue(api *kueue.ClusterQueue) *queueModel {
+	var shared map[queueKey]*queueModel
 	if m != nil {
-		if k, ok := keyOfQueue(api); ok {
-			if qm := m.queues[k]; qm != nil {
-				return qm
-			}
-		}
+		shared = m.queues
 	}
-	return newQueueModel(api)
+	return sharedModel(shared, api, keyOfQueue, newQueueModel)
 }
 
 func newWorkloadModel(api *kueue.Workload) *workloadModel {
