@@ -311,6 +311,9 @@ func (m *computeQuotaModel) recordOwner(owner string, drift types.List) {
 	m.OwnerID, m.Drift = types.StringValue(owner), drift
 }
 
+func (m *computeQuotaModel) plannedTeam() string          { return m.Team.ValueString() }
+func (m *computeQuotaModel) createTimeout() timeoutGetter { return m.Timeouts.Create }
+
 func (m computeQuotaModel) lastSeen() *backend.Quota {
 	r := m.record(m.QuotaID)
 	if r == nil {

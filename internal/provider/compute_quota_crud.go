@@ -20,15 +20,13 @@ const quotaResourceKind = "hyperpod_compute_quota"
 
 func (r *computeQuotaResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan, config computeQuotaModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	run := r.data.startCreate(ctx, quotaResourceKind, "create a compute quota", plan.Timeouts.Create, defaultQuotaTimeout, &resp.Diagnostics)
+	run, team := r.data.startTeamCreate(ctx, req, &plan, quotaResourceKind, "create a compute quota", defaultQuotaTimeout, &resp.Diagnostics)
 	if run == nil {
 		return
 	}
 	defer run.end()
 
-	team := plan.Team.ValueString()
 	plan.TagsAll = tagsValue(r.data.tagsAll(config.Tags))
 	claimed := r.quotas().Ref(team, plan.Name.ValueString())
 	run.savesTeamState(resp, &plan, team, claimed, "the "+claimed.Kind)

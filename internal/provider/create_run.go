@@ -31,6 +31,7 @@ import (
 // that a resource's Create states only those, in order:
 //
 //	run := r.data.startCreate(ctx, kind, "create a ...", plan.Timeouts.Create, defaultTimeout, &resp.Diagnostics)
+//	                                 // (run, team := r.data.startTeamCreate(ctx, req, &plan, ...) for a team resource)
 //	if run == nil { return }
 //	defer run.end()
 //	run.saveTainted = ...            // the state to save when the create stops halfway (savesTeamState for a team resource)
@@ -66,6 +67,24 @@ func (pd *providerData) startCreate(rpcCtx context.Context, resourceKind, what s
 		return nil
 	}
 	return &createRun{rpcCtx: rpcCtx, ctx: ctx, cancel: cancel, data: pd, resourceKind: resourceKind, owner: newOwnerID(), diags: diags}
+}
+
+// createdTeamModel is the plan of a team resource's create.
+type createdTeamModel interface {
+	teamModel
+	// plannedTeam is the team the plan names; createTimeout reads its timeouts block's create
+	// timeout.
+	plannedTeam() string
+	createTimeout() timeoutGetter
+}
+
+// startTeamCreate begins the create of a team resource as startCreate does, with req's plan read
+// into m, and returns the team it names; the run is nil when the create cannot start. The caller
+// defers end.
+func (pd *providerData) startTeamCreate(ctx context.Context, req resource.CreateRequest, m createdTeamModel, resourceKind, what string,
+	def time.Duration, diags *diag.Diagnostics) (*createRun, string) {
+	diags.Append(req.Plan.Get(ctx, m)...)
+	return pd.startCreate(ctx, resourceKind, what, m.createTimeout(), def, diags), m.plannedTeam()
 }
 
 // end releases the timeout and, when Terraform went away, marks what this process's creates

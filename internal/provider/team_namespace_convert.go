@@ -74,3 +74,6 @@ func teamNamespaceMapValue(ctx context.Context, m map[string]string) (types.Map,
 func (m *teamNamespaceModel) recordOwner(owner string, drift types.List) {
 	m.OwnerID, m.Drift = types.StringValue(owner), drift
 }
+
+func (m *teamNamespaceModel) plannedTeam() string          { return m.Team.ValueString() }
+func (m *teamNamespaceModel) createTimeout() timeoutGetter { return m.Timeouts.Create }

@@ -34,14 +34,12 @@ func (r *teamNamespaceResource) get(ctx context.Context, team string) (*backend.
 
 func (r *teamNamespaceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan teamNamespaceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	run := r.data.startCreate(ctx, teamNamespaceResourceKind, "create a Namespace", plan.Timeouts.Create, teamNamespaceCreateTimeout, &resp.Diagnostics)
+	run, team := r.data.startTeamCreate(ctx, req, &plan, teamNamespaceResourceKind, "create a Namespace", teamNamespaceCreateTimeout, &resp.Diagnostics)
 	if run == nil {
 		return
 	}
 	defer run.end()
 
-	team := plan.Team.ValueString()
 	ctx = tflog.SetField(run.ctx, "team", team)
 	nsName, lqName := quota.NamespaceName(team), quota.LocalQueueName(team)
 	ns := namespaceRef(nsName)
