@@ -207,8 +207,11 @@ func listLean[T any, PT interface {
 	*T
 	SetManagedFields([]metav1.ManagedFieldsEntry)
 }](ctx context.Context, c *Client, gvr schema.GroupVersionResource, out *[]T) error {
+	if err := c.init(ctx); err != nil {
+		return err
+	}
 	*out = nil
-	return ListPages(ctx, c, gvr, func(page []T) error {
+	return pagesOf(ctx, c, gvr, "", true, func(page []T) error {
 		for i := range page {
 			lean(PT(&page[i]))
 		}
@@ -237,7 +240,7 @@ func listLeanPrimed[T any, PT interface {
 	}
 	*out = nil
 	listed := map[string]bool{}
-	err := pagesOf(ctx, c, gvr, others, func(page []T) error {
+	err := pagesOf(ctx, c, gvr, others, true, func(page []T) error {
 		for i := range page {
 			lean(PT(&page[i]))
 			listed[PT(&page[i]).GetNamespace()+"/"+PT(&page[i]).GetName()] = true
