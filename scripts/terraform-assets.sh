@@ -95,7 +95,9 @@ if [[ ! -x "${out}" ]]; then
 	chmod -R u+w -- "${src}"
 	patch_source "${src}"
 	# The zip's go.sum covers every module the build needs: -mod=readonly refuses anything else.
-	(cd -- "${src}" && CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath \
+	# Built as OpenTofu is (scripts/tofu-assets.sh), so the packages both use at the same version
+	# are compiled once.
+	(cd -- "${src}" && CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath -gcflags=all=-dwarf=false \
 		-ldflags "-s -w -X ${module}/version.dev=no" -o "${tmp}" .) >&2
 	# No update check: the version is all that is asked.
 	got=$(CHECKPOINT_DISABLE=1 TF_CLI_CONFIG_FILE=/dev/null "${tmp}" version 2>&1) || die "the built terraform does not run: ${got}"

@@ -32,7 +32,9 @@ if [[ ! -x "${out}" ]]; then
 	trap 'rm -f -- "${tmp}"' EXIT
 	log "tofu ${TOFU_VERSION}: building github.com/opentofu/opentofu/cmd/tofu in tools/opentofu (a cold build takes ~4 minutes on 2 cores; later runs reuse ${dir})"
 	start=${SECONDS}
-	(cd -- "${tools_dir}" && CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath \
+	# Stripped (-s -w), so the compiler's debug information would be thrown away: without it the
+	# build takes about 7% less CPU.
+	(cd -- "${tools_dir}" && CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath -gcflags=all=-dwarf=false \
 		-ldflags "-s -w -X github.com/opentofu/opentofu/version.dev=no" \
 		-o "${tmp}" github.com/opentofu/opentofu/cmd/tofu) >&2
 	# An empty CLI configuration: OpenTofu prints a warning on stdout, before the version, when
