@@ -15,6 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/catalog"
 	"github.com/quotaworks/terraform-provider-hyperpod/internal/kueue"
@@ -234,6 +236,52 @@ func (c *cleaner) waitWorkloads(ctx context.Context, what string, done func(work
 	return s, err
 }
 
+// quietFor is how long no Workload and no ClusterQueue may change before the scenario's plans are
+// measured; quietLimit, how long the bench waits for that.
+const (
+	quietFor   = 5 * time.Second
+	quietLimit = 3 * time.Minute
+)
+
+// waitQuiet waits until no Workload and no ClusterQueue changed for quietFor, watching both. It
+// reports how long it waited and whether that happened within quietLimit.
+func (c *cleaner) waitQuiet(ctx context.Context) (waited time.Duration, quiet bool, err error) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, quietLimit)
+	defer cancel()
+	changed := make(chan struct{}, 1)
+	for _, gvr := range []schema.GroupVersionResource{kueue.Workloads, kueue.ClusterQueues} {
+		w, err := c.dyn.Resource(gvr).Watch(ctx, metav1.ListOptions{})
+		if err != nil {
+			return 0, false, fmt.Errorf("watching %s: %w", gvr.Resource, err)
+		}
+		defer w.Stop()
+		go func() {
+			for e := range w.ResultChan() {
+				if e.Type == watch.Bookmark {
+					continue
+				}
+				select {
+				case changed <- struct{}{}:
+				default:
+				}
+			}
+		}()
+	}
+	quietTimer := time.NewTimer(quietFor)
+	defer quietTimer.Stop()
+	for {
+		select {
+		case <-changed:
+			quietTimer.Reset(quietFor)
+		case <-quietTimer.C:
+			return time.Since(start), true, nil
+		case <-ctx.Done():
+			return time.Since(start), false, nil
+		}
+	}
+}
+
 // fairSharingReported counts the bench's ClusterQueues and those whose status carries a
 // fair-sharing share, which Kueue writes only with fair sharing on (and which is how the
 // provider's preview learns that it is).
@@ -302,8 +350,17 @@ func (b *bench) planWithJobs(ctx context.Context, n int, jr *jobsResult) (err er
 		return err
 	}
 	// Right after the setup the Kueue manager keeps the API server busy for a while (at 1000 teams
-	// about a core between them), and the plan measured first ran beside it: a plan that is not
-	// measured goes first.
+	// about a core between them), and the plan measured first ran beside it: the plans wait until
+	// Kueue's objects stop changing, and a plan that is not measured goes first.
+	waited, quiet, err := b.cleaner.waitQuiet(ctx)
+	if err != nil {
+		return err
+	}
+	b.logf("%s, %d teams: no Workload or ClusterQueue changed for %s, after %.1f s", opPlanChangedWithJobs, n, quietFor, waited.Seconds())
+	if !quiet {
+		b.note(fmt.Sprintf("%s, %d teams: Workloads or ClusterQueues still changed after %s; the plans were measured anyway",
+			opPlanChangedWithJobs, n, quietLimit))
+	}
 	if err := os.WriteFile(filepath.Join(dir, mainFile), []byte(mainConfig(providerConfig, previewOff)), 0o644); err != nil {
 		return err
 	}

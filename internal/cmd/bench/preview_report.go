@@ -115,9 +115,10 @@ const previewIntro = "The admission preview predicts, during plan, what a quota 
 	"behind it). The plan raises the quota of " +
 	"20 teams (every team's below 20 teams) by one GPU, which starts one pending job of each. It is planned with the " +
 	"provider's default (`admission_preview` on) and with `admission_preview = false` in the provider block, in the same " +
-	"state, one after the other in each run (which goes first alternates), after one plan that is not measured: right " +
-	"after the setup the manager still keeps the API server busy for a while, and the plan that came first carried " +
-	"that. Waiting for previews is the plan's wall " +
+	"state, one after the other in each run (which goes first alternates). Right after the setup the manager keeps " +
+	"the API server busy for a while, and the plan measured first ran beside it: the runs start once no Workload and " +
+	"no ClusterQueue has changed for 5 s (watched; at most 3 minutes of waiting, or the results say so), after one " +
+	"plan that is not measured. Waiting for previews is the plan's wall " +
 	"time with the preview on minus that with it off in the same run; previews made counts the plan's " +
 	"\"Admission preview\" warnings."
 
