@@ -349,23 +349,7 @@ func (b *bench) planWithJobs(ctx context.Context, n int, jr *jobsResult) (err er
 	if err := writeTeamsFile(changedTeams(n)); err != nil {
 		return err
 	}
-	// Right after the setup the Kueue manager keeps the API server busy for a while (at 1000 teams
-	// about a core between them), and the plan measured first ran beside it: the plans wait until
-	// Kueue's objects stop changing, and a plan that is not measured goes first.
-	waited, quiet, err := b.cleaner.waitQuiet(ctx)
-	if err != nil {
-		return err
-	}
-	b.logf("%s, %d teams: no Workload or ClusterQueue changed for %s, after %.1f s", opPlanChangedWithJobs, n, quietFor, waited.Seconds())
-	if !quiet {
-		b.note(fmt.Sprintf("%s, %d teams: Workloads or ClusterQueues still changed after %s; the plans were measured anyway",
-			opPlanChangedWithJobs, n, quietLimit))
-	}
-	if err := os.WriteFile(filepath.Join(dir, mainFile), []byte(mainConfig(providerConfig, previewOff)), 0o644); err != nil {
-		return err
-	}
-	b.logf("%s, %d teams: a plan that is not measured first", opPlanChangedWithJobs, n)
-	if _, err := b.tf.run(ctx, dir, fmt.Sprintf("%d-jobs unmeasured plan", n), exitChanges, argsPlan...); err != nil {
+	if err := b.settleBeforeRuns(ctx, dir, n, mainConfig(providerConfig, previewOff)); err != nil {
 		return err
 	}
 	for run := 1; run <= b.opts.Runs; run++ {
@@ -399,6 +383,29 @@ func (b *bench) planWithJobs(ctx context.Context, n int, jr *jobsResult) (err er
 		}
 	}
 	return nil
+}
+
+// settleBeforeRuns readies the cluster and the working directory dir of n teams for the measured
+// plans; offConfig is the configuration with previews off.
+func (b *bench) settleBeforeRuns(ctx context.Context, dir string, n int, offConfig string) error {
+	// Right after the setup the Kueue manager keeps the API server busy for a while (at 1000 teams
+	// about a core between them), and the plan measured first ran beside it: the plans wait until
+	// Kueue's objects stop changing, and a plan that is not measured goes first.
+	waited, quiet, err := b.cleaner.waitQuiet(ctx)
+	if err != nil {
+		return err
+	}
+	b.logf("%s, %d teams: no Workload or ClusterQueue changed for %s, after %.1f s", opPlanChangedWithJobs, n, quietFor, waited.Seconds())
+	if !quiet {
+		b.note(fmt.Sprintf("%s, %d teams: Workloads or ClusterQueues still changed after %s; the plans were measured anyway",
+			opPlanChangedWithJobs, n, quietLimit))
+	}
+	if err := os.WriteFile(filepath.Join(dir, mainFile), []byte(offConfig), 0o644); err != nil {
+		return err
+	}
+	b.logf("%s, %d teams: a plan that is not measured first", opPlanChangedWithJobs, n)
+	_, err = b.tf.run(ctx, dir, fmt.Sprintf("%d-jobs unmeasured plan", n), exitChanges, argsPlan...)
+	return err
 }
 
 func onOff(on bool) string {
